@@ -1,0 +1,1 @@
+"""Code generation of typed models and exporter stubs from the contract."""

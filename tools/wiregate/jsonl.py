@@ -1,0 +1,77 @@
+"""Reading records from JSON and JSONL files (also gzip-compressed, also stdin) line by line."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+
+from wiregate.errors import UserError
+
+__all__ = ["Line", "open_binary", "read_lines"]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of input: either a parsed value or the reason it could not be parsed."""
+
+    number: int
+    raw: bytes
+    value: Any = None
+    error: str | None = None
+
+    @property
+    def blank(self) -> bool:
+        return not self.raw.strip()
+
+
+@contextmanager
+def open_binary(path: str) -> Iterator[IO[bytes]]:
+    """Open a file for binary reading; ``-`` is stdin; ``.gz`` is decompressed."""
+    if path == "-":
+        yield sys.stdin.buffer
+        return
+    try:
+        handle: IO[bytes] = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path}: is a directory, not a file") from None
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        yield handle
+    finally:
+        handle.close()
+
+
+def _parse(number: int, raw: bytes) -> Line:
+    try:
+        return Line(number, raw, orjson.loads(raw))
+    except orjson.JSONDecodeError as exc:
+        reason = str(exc)
+        if "utf-8" in reason.lower() or "surrogates" in reason.lower():
+            return Line(number, raw, error="not valid UTF-8")
+        return Line(number, raw, error=f"not valid JSON: {reason}")
+
+
+def read_lines(path: str) -> Iterator[Line]:
+    """Yield every line of a JSONL file, parsed. I/O errors become a UserError naming the file."""
+    with open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                yield _parse(number, raw)
+        except (OSError, EOFError, gzip.BadGzipFile) as exc:
+            raise UserError(f"{path}: cannot read: {exc}") from None
+
+
+def is_json_document(path: str) -> bool:
+    """A ``.json`` file holds one document (a record or an array of records), not JSON lines."""
+    name = Path(path).name
+    return name.endswith(".json") or name.endswith(".json.gz")

@@ -1,0 +1,1 @@
+"""Reporters turn result data into text, JSON, GitHub annotations or Markdown."""

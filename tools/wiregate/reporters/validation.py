@@ -1,0 +1,72 @@
+"""Reporters for ``wiregate validate`` results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+
+from wiregate.validation import ValidationReport
+
+__all__ = ["VALIDATION_REPORTERS"]
+
+
+def _summary(report: ValidationReport) -> str:
+    parts = [
+        f"{report.records} records in {len(report.files)} files",
+        f"{report.valid} valid",
+        f"{report.invalid} invalid",
+        f"{report.broken_lines} broken lines",
+    ]
+    if report.file_errors:
+        parts.append(f"{len(report.file_errors)} file errors")
+    text = ", ".join(parts)
+    if report.picked:
+        picked = ", ".join(f"{name} {count}" for name, count in sorted(report.picked.items()))
+        text += f" (auto picked: {picked})"
+    return text
+
+
+def render_text(report: ValidationReport) -> str:
+    lines = []
+    for p in report.problems:
+        where = f" [{p.record_type}]" if p.record_type else ""
+        lines.append(f"{p.path}:{p.line}: {p.pointer}: {p.message}{where}")
+    lines.extend(f"error: {message}" for message in report.file_errors)
+    lines.append(_summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(report: ValidationReport) -> str:
+    document = {
+        "valid": report.exit_code == 0,
+        "record": report.record_option,
+        "summary": {
+            "files": len(report.files),
+            "records": report.records,
+            "valid": report.valid,
+            "invalid": report.invalid,
+            "broken_lines": report.broken_lines,
+            "blank_lines": report.blank_lines,
+            "file_errors": len(report.file_errors),
+            "picked": dict(sorted(report.picked.items())),
+        },
+        "problems": [
+            {
+                "path": p.path,
+                "line": p.line,
+                "pointer": p.pointer,
+                "message": p.message,
+                "record_type": p.record_type,
+            }
+            for p in report.problems
+        ],
+        "file_errors": report.file_errors,
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+VALIDATION_REPORTERS: dict[str, Callable[[ValidationReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+}

@@ -1,0 +1,136 @@
+"""Validate JSON and JSONL record files against the contract, record by record.
+
+Results are plain data; reporters turn them into text or JSON.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from wiregate.errors import UserError
+from wiregate.jsonl import Line, is_json_document, open_binary, read_lines
+from wiregate.record_validator import ValidatorSet, guess_record_type, pointer
+
+__all__ = ["AUTO", "FileProblem", "ValidationReport", "validate_files"]
+
+AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class FileProblem:
+    """A problem at ``path:line`` and a JSON pointer inside that line's record."""
+
+    path: str
+    line: int
+    pointer: str
+    message: str
+    record_type: str | None = None
+
+
+@dataclass
+class ValidationReport:
+    record_option: str
+    files: list[str] = field(default_factory=list)
+    records: int = 0
+    valid: int = 0
+    invalid: int = 0
+    broken_lines: int = 0
+    blank_lines: int = 0
+    picked: Counter[str] = field(default_factory=Counter)
+    problems: list[FileProblem] = field(default_factory=list)
+    file_errors: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if self.file_errors:
+            return 2
+        return 1 if self.invalid or self.broken_lines else 0
+
+
+def _check_record(
+    report: ValidationReport,
+    validators: ValidatorSet,
+    path: str,
+    line: int,
+    record: Any,
+    prefix: tuple[str | int, ...] = (),
+) -> None:
+    report.records += 1
+    name = report.record_option
+    if name == AUTO:
+        guessed = guess_record_type(record)
+        if guessed is None:
+            report.invalid += 1
+            what = "a JSON object" if isinstance(record, dict) else "not a JSON object"
+            report.problems.append(
+                FileProblem(path, line, pointer(prefix), f"cannot tell the record type ({what})")
+            )
+            return
+        name = guessed
+        report.picked[name] += 1
+    problems = validators.get(name).problems(record)
+    if not problems:
+        report.valid += 1
+        return
+    report.invalid += 1
+    for problem in problems:
+        inner = problem.pointer if problem.pointer != "/" else ""
+        full = (pointer(prefix) if prefix else "") + inner or "/"
+        report.problems.append(FileProblem(path, line, full, problem.message, name))
+
+
+def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
+    parsed_any = False
+    broken: list[Line] = []
+    for line in read_lines(path):
+        if line.blank:
+            report.blank_lines += 1
+            continue
+        if line.error is not None:
+            broken.append(line)
+            report.broken_lines += 1
+            report.problems.append(FileProblem(path, line.number, "/", line.error))
+            continue
+        parsed_any = True
+        _check_record(report, validators, path, line.number, line.value)
+    if broken and not parsed_any:
+        report.file_errors.append(f"{path}: not JSON or JSON Lines (no line parses)")
+
+
+def _validate_document(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
+    with open_binary(path) as handle:
+        try:
+            data = handle.read()
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read: {exc}") from None
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        report.file_errors.append(f"{path}: not valid JSON: {exc}")
+        return
+    if isinstance(document, list):
+        for index, record in enumerate(document):
+            _check_record(report, validators, path, 1, record, (index,))
+    else:
+        _check_record(report, validators, path, 1, document)
+
+
+def validate_files(paths: list[str], record: str, validators: ValidatorSet) -> ValidationReport:
+    """Validate every record of every file. A missing or unreadable file is a file error."""
+    if record != AUTO:
+        validators.get(record)  # unknown names fail before any file is read
+    report = ValidationReport(record_option=record)
+    for path in paths:
+        report.files.append(path)
+        try:
+            if is_json_document(path):
+                _validate_document(report, validators, path)
+            else:
+                _validate_jsonl(report, validators, path)
+        except UserError as exc:
+            report.file_errors.append(str(exc))
+    return report
