@@ -1,0 +1,41 @@
+"""Shared fixtures: the repository root, the real-world corpus beside it, and no network."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """``../shared/corpus``; tests that need it skip cleanly when it is absent."""
+    if not CORPUS_DIR.is_dir():
+        pytest.skip("../shared/corpus is not present beside the repository")
+    return CORPUS_DIR
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A test that tries to reach another host fails: nothing here may fetch a $ref."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") and "/" not in host:
+            raise RuntimeError(f"network access attempted: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    yield
