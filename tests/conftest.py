@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are reproducible in CI (same examples every run) and never time-boxed per example
+# on a shared, noisy machine.
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
