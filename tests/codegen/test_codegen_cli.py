@@ -106,8 +106,8 @@ def test_header_names_sources_with_hashes_and_says_do_not_edit(generated: dict[s
 def test_check_passes_on_the_committed_tree_without_generating(cli: Cli, repo_root: Path) -> None:
     result = check(repo_root)
     assert (result.fresh, result.fast, result.diff) == (True, True, "")
-    cli = cli("--root", str(repo_root), "codegen", "--check")
-    assert (cli.exit_code, cli.stdout, cli.stderr) == (0, "", "")
+    run = cli("--root", str(repo_root), "codegen", "--check")
+    assert (run.exit_code, run.stdout, run.stderr) == (0, "", "")
 
 
 def test_check_of_an_untouched_copy_is_fresh(cli: Cli, contract_copy: Path) -> None:
