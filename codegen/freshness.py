@@ -44,8 +44,9 @@ def schema_label(schema_name: str) -> str:
 def generator_fingerprint() -> str:
     """sha256 of the generator code, its templates and the pinned tool versions."""
     digest = hashlib.sha256()
-    for path in sorted(_CODEGEN_DIR.rglob("*")):
-        if path.is_file() and path.suffix != ".pyc" and "__pycache__" not in path.parts:
+    inputs = [*_CODEGEN_DIR.glob("*.py"), *(_CODEGEN_DIR / "templates").iterdir()]
+    for path in sorted(inputs):
+        if path.is_file():
             digest.update(path.relative_to(_CODEGEN_DIR).as_posix().encode())
             # Normalise line ends so a checkout with CRLF does not look stale.
             digest.update(path.read_bytes().replace(b"\r\n", b"\n"))

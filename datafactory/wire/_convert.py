@@ -3,8 +3,8 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=49f91e5f0e6af975fdc27f851e6afe16c19a1ffd196ccd34363bf8dc1bf71088
-# body: sha256=873757d741b01f4fa75375f08b91f37bd937dd17f9d121234c5c18cc3a7dd678
+# generator: sha256=a32a6907cafeae46ff084a045966689439497fcc12d1d4d294683a5fcf2dd023
+# body: sha256=7b98bf41e2577a71961c2ae6004ee36b48baa290a1fbe791f434aa0575ea5f7e
 
 """Exporter stubs: convert between wire dicts (parsed JSON) and the generated dataclasses.
 
@@ -47,6 +47,7 @@ __all__ = ["WireError", "from_wire", "to_wire"]
 
 _T = TypeVar("_T")
 _ABSENT: Any = object()
+_NO_NULLS: frozenset[str] = frozenset()
 _JSON_TYPE_NAMES = {
     str: "string",
     int: "integer",
@@ -163,7 +164,11 @@ def _from_ToolEventData(d: Any, p: str) -> ToolEventData:
             if d.keys() <= _KEYS_ToolEventData
             else {k: x for k, x in d.items() if k not in _KEYS_ToolEventData}
         ),
-        wire_nulls=_nulls(d, _NULLABLE_ToolEventData),
+        wire_nulls=(
+            _nulls(d, _NULLABLE_ToolEventData)
+            if (f_output is None and "output" in d) or (f_error is None and "error" in d)
+            else _NO_NULLS
+        ),
     )
 
 
@@ -281,7 +286,11 @@ def _from_BuildResult(d: Any, p: str) -> BuildResult:
             if d.keys() <= _KEYS_BuildResult
             else {k: x for k, x in d.items() if k not in _KEYS_BuildResult}
         ),
-        wire_nulls=_nulls(d, _NULLABLE_BuildResult),
+        wire_nulls=(
+            _nulls(d, _NULLABLE_BuildResult)
+            if (f_exit_code is None and "exit_code" in d) or (f_stderr is None and "stderr" in d)
+            else _NO_NULLS
+        ),
     )
 
 
@@ -438,7 +447,11 @@ def _from_RolloutBranchRecord(d: Any, p: str) -> RolloutBranchRecord:
             if d.keys() <= _KEYS_RolloutBranchRecord
             else {k: x for k, x in d.items() if k not in _KEYS_RolloutBranchRecord}
         ),
-        wire_nulls=_nulls(d, _NULLABLE_RolloutBranchRecord),
+        wire_nulls=(
+            _nulls(d, _NULLABLE_RolloutBranchRecord)
+            if (f_seed is None and "seed" in d) or (f_build_result is None and "build_result" in d)
+            else _NO_NULLS
+        ),
     )
 
 
