@@ -1,0 +1,125 @@
+"""The steps of `wiregate check`, each on a throwaway wiregate repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import git
+from wiregate.check.breaking import check_breaking, version_marks
+from wiregate.check.codegen_step import check_codegen
+from wiregate.check.contract_files import check_contract_files
+from wiregate.check.model import StepStatus
+
+from contracts import locate
+
+WIRE = Path("contracts/rollout-wire.schema.json")
+
+
+def root_of(repo: git.Repo) -> Path:
+    return Path(repo.working_dir)
+
+
+def edit_wire(repo: git.Repo, change: Any) -> None:
+    path = root_of(repo) / WIRE
+    schema = json.loads(path.read_text())
+    change(schema)
+    path.write_text(json.dumps(schema, indent=2) + "\n")
+
+
+def add_required_field(schema: dict[str, Any]) -> None:
+    branch = schema["$defs"]["RolloutBranchRecord"]
+    branch["properties"]["policy_digest"] = {"type": "string"}
+    branch["required"].append("policy_digest")
+
+
+def test_unchanged_contract_passes_every_step(wiregate_repo: git.Repo) -> None:
+    contract = locate(root_of(wiregate_repo))
+    assert check_contract_files(contract).status is StepStatus.PASSED
+    assert check_codegen(contract).status is StepStatus.PASSED
+    result = check_breaking(contract)
+    assert (result.status, result.summary, result.details) == (
+        StepStatus.PASSED,
+        "no breaking change since HEAD",
+        (),
+    )
+
+
+def test_required_field_without_version_bump_fails(wiregate_repo: git.Repo) -> None:
+    edit_wire(wiregate_repo, add_required_field)
+    result = check_breaking(locate(root_of(wiregate_repo)))
+    assert result.status is StepStatus.FAILED
+    assert result.summary == "breaking change without a version bump since HEAD"
+    assert result.details == (
+        "contracts/rollout-wire.schema.json: 1 breaking changes since HEAD without a version "
+        "bump of $id or schema_version",
+        "  required-added at #/$defs/RolloutBranchRecord/required: property 'policy_digest' "
+        "became required: old records without it are rejected",
+    )
+
+
+def test_required_field_with_id_bump_passes(wiregate_repo: git.Repo) -> None:
+    def bump(schema: dict[str, Any]) -> None:
+        add_required_field(schema)
+        schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v2"
+
+    edit_wire(wiregate_repo, bump)
+    result = check_breaking(locate(root_of(wiregate_repo)))
+    assert result.status is StepStatus.PASSED
+    assert result.details[0] == (
+        "contracts/rollout-wire.schema.json: 1 breaking changes with a version bump "
+        "(https://wiregate.dev/schemas/rollout-wire/v1 -> https://wiregate.dev/schemas/rollout-wire/v2)"
+    )
+
+
+def test_allow_breaking_says_so(wiregate_repo: git.Repo) -> None:
+    edit_wire(wiregate_repo, add_required_field)
+    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking=True)
+    assert result.status is StepStatus.PASSED
+    assert result.summary == "breaking change since HEAD allowed by --allow-breaking"
+    assert result.details[0].endswith("without a version bump, allowed by --allow-breaking")
+
+
+def test_optional_field_in_open_record_is_not_breaking(wiregate_repo: git.Repo) -> None:
+    def add_optional(schema: dict[str, Any]) -> None:
+        schema["$defs"]["RolloutBranchRecord"]["properties"]["policy_digest"] = {"type": "string"}
+
+    edit_wire(wiregate_repo, add_optional)
+    assert check_breaking(locate(root_of(wiregate_repo))).status is StepStatus.PASSED
+    strict = check_breaking(locate(root_of(wiregate_repo)), policy="strict")
+    assert strict.status is StepStatus.FAILED
+
+
+def test_unknown_against_ref_is_an_error(wiregate_repo: git.Repo) -> None:
+    result = check_breaking(locate(root_of(wiregate_repo)), against="v9")
+    assert result.status is StepStatus.ERROR
+    assert result.summary == f"{wiregate_repo.working_dir}: unknown git ref 'v9'"
+
+
+def test_stale_generated_code_fails_with_the_diff(wiregate_repo: git.Repo) -> None:
+    edit_wire(wiregate_repo, add_required_field)
+    result = check_codegen(locate(root_of(wiregate_repo)))
+    assert result.status is StepStatus.FAILED
+    assert (
+        result.summary
+        == "generated code is stale: run `wiregate codegen` and commit datafactory/wire/"
+    )
+    assert "+    policy_digest: str" in result.details
+
+
+def test_mislabelled_fixture_fails(wiregate_repo: git.Repo) -> None:
+    root = root_of(wiregate_repo)
+    valid = root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json"
+    (valid.parent.parent / "invalid" / "producer.json").write_bytes(valid.read_bytes())
+    result = check_contract_files(locate(root))
+    assert result.status is StepStatus.FAILED
+    assert result.details == (
+        f"{root}/contracts/fixtures/rollout-wire/DpoRecord/invalid/producer.json: "
+        "labelled invalid but is valid as DpoRecord",
+    )
+
+
+def test_version_marks() -> None:
+    schema = {"$id": "x/v1", "$defs": {"A": {"properties": {"schema_version": {"const": "a/v1"}}}}}
+    assert version_marks(schema) == ("x/v1", ("a/v1",))
