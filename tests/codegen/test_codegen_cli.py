@@ -332,3 +332,15 @@ def test_required_fields_are_never_widened_to_none(generated: dict[str, str]) ->
     assert message["content"] == "str | None"
     assert message["role"] == "Literal['system', 'user', 'assistant', 'tool']"
     assert "wire_extra" not in message  # closed type: unknown keys are an error
+
+
+def test_codegen_on_a_fresh_tree_writes_nothing(cli: Cli, contract_copy: Path) -> None:
+    before = {p.name: p.stat().st_mtime_ns for p in (contract_copy / OUTPUT_DIR).glob("*.py")}
+    result = cli("--root", str(contract_copy), "codegen")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        "datafactory/wire is up to date\n",
+        "",
+    )
+    after = {p.name: p.stat().st_mtime_ns for p in (contract_copy / OUTPUT_DIR).glob("*.py")}
+    assert after == before
