@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 from codegen.errors import BrokenSchemaError
@@ -43,6 +42,8 @@ def schema_label(schema_name: str) -> str:
 
 def generator_fingerprint() -> str:
     """sha256 of the generator code, its templates and the pinned tool versions."""
+    from importlib import metadata  # not at import time: every wiregate command imports us
+
     digest = hashlib.sha256()
     inputs = [*_CODEGEN_DIR.glob("*.py"), *(_CODEGEN_DIR / "templates").iterdir()]
     for path in sorted(inputs):

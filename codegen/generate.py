@@ -50,9 +50,13 @@ _DMCG_OPTIONS: dict[str, Any] = {
     # Enums and consts become Literal types: the wire value itself is the model value, so
     # conversion needs no mapping and `record.status == "pass"` holds; mypy checks them.
     "enum_field_as_literal": "all",
-    # Only types that allow null are `X | None` when required; optional fields are
-    # `X | None = None`, None meaning absent (explicit nulls are kept in wire_nulls).
-    "strict_nullable": True,
+    # Required fields are typed exactly (`rank: int`; `X | None` only where the schema allows
+    # null). Optional fields are `X | None = None`: None is the model's "absent" (the schema
+    # forbids null there, and from_wire rejects it; for nullable ones wire_nulls records an
+    # explicit null). strict_nullable would type a property with a `default` as plain `X`
+    # although from_wire must give None when the key is absent, so it stays off; on today's
+    # contract it changes nothing.
+    "strict_nullable": False,
     # Class names are the $defs names: never derived from titles.
     "use_title_as_name": False,
     # Non-object $defs (NGramHash, ObjectiveStatus, ...) become importable TypeAlias names.
@@ -99,8 +103,10 @@ def generate_package(root: Path) -> dict[str, str]:
         module = model_module(name)
         code = _models(schema, plan)
         _check_models(code, plan, name)
+        names = _top_level_names(code)
+        _check_names(names, schema, name)
         bodies[f"{module}.py"] = code
-        exports[module] = _top_level_names(code)
+        exports[module] = names
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -196,4 +202,16 @@ def _check_models(code: str, plan: Plan, schema_name: str) -> None:
         raise CodegenError(
             f"{schema_label(schema_name)}: generated classes not named after $defs: "
             f"{', '.join(sorted(classes))} (use a named $defs entry for every object type)"
+        )
+
+
+def _check_names(names: list[str], schema: Mapping[str, Any], schema_name: str) -> None:
+    """Every $defs entry is importable under its own name; nothing else but the root union."""
+    defs = set(schema.get("$defs", {}))
+    missing = sorted(defs - set(names))
+    unexpected = sorted(set(names) - defs - {schema.get("title")})
+    if missing or unexpected:
+        raise CodegenError(
+            f"{schema_label(schema_name)}: generated names differ from $defs "
+            f"(missing: {', '.join(missing) or '-'}; unexpected: {', '.join(unexpected) or '-'})"
         )

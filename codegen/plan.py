@@ -273,7 +273,7 @@ class _Planner:
         if spec.kind == "array":
             if spec.item.kind == "any":
                 return f"({v} if type({v}) is list else _coerce({v}, {ptr}, ('array',)))"
-            item = self.from_expr(spec.item, x, f'{ptr} + "/" + str({i})', depth + 1)
+            item = self.from_expr(spec.item, x, _join(ptr, f"str({i})"), depth + 1)
             return (
                 f"([{item} for {i}, {x} in enumerate({v})] if type({v}) is list "
                 f"else _coerce({v}, {ptr}, ('array',)))"
@@ -308,6 +308,13 @@ class _Planner:
         name = f"_ENUM_{len(self.plan.enums)}"
         self.plan.enums[name] = literal
         return name
+
+
+def _join(ptr: str, index: str) -> str:
+    """Pointer expression ``ptr + "/" + index``, folding the slash into a trailing literal."""
+    if ptr.endswith("'"):  # p + '/name' (names are Python identifiers: no quote inside)
+        return f"{ptr[:-1]}/' + {index}"
+    return f'{ptr} + "/" + {index}'
 
 
 def _json_kind(value: Any) -> str:

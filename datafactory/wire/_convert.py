@@ -3,8 +3,8 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=a32a6907cafeae46ff084a045966689439497fcc12d1d4d294683a5fcf2dd023
-# body: sha256=7b98bf41e2577a71961c2ae6004ee36b48baa290a1fbe791f434aa0575ea5f7e
+# generator: sha256=46547471066528241e4a7ea8db172ab5cd3b5ada179329ae41e45caaa9088572
+# body: sha256=d9ae29e91c6ff37ab5b3a6c466983dcef65e648a06a1950e525d136d0633e8a6
 
 """Exporter stubs: convert between wire dicts (parsed JSON) and the generated dataclasses.
 
@@ -385,10 +385,7 @@ def _from_RolloutBranchRecord(d: Any, p: str) -> RolloutBranchRecord:
     )
     v = d["tool_call_sequence"]
     f_tool_call_sequence: Any = (
-        [
-            _from_ToolCallEvent(x0, p + "/tool_call_sequence" + "/" + str(i0))
-            for i0, x0 in enumerate(v)
-        ]
+        [_from_ToolCallEvent(x0, p + "/tool_call_sequence/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/tool_call_sequence", ("array",))
     )
@@ -622,7 +619,7 @@ def _from_RolloutTreeRecord(d: Any, p: str) -> RolloutTreeRecord:
     f_task: Any = v if type(v) is str else _coerce(v, p + "/task", ("string",))
     v = d["branches"]
     f_branches: Any = (
-        [_from_ForkBranch(x0, p + "/branches" + "/" + str(i0)) for i0, x0 in enumerate(v)]
+        [_from_ForkBranch(x0, p + "/branches/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/branches", ("array",))
     )
@@ -893,10 +890,7 @@ def _from_DpoRecord(d: Any, p: str) -> DpoRecord:
     f_rejected: Any = v if type(v) is str else _coerce(v, p + "/rejected", ("string",))
     v = d["tool_call_sequence"]
     f_tool_call_sequence: Any = (
-        [
-            _from_ToolCallEvent(x0, p + "/tool_call_sequence" + "/" + str(i0))
-            for i0, x0 in enumerate(v)
-        ]
+        [_from_ToolCallEvent(x0, p + "/tool_call_sequence/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/tool_call_sequence", ("array",))
     )
@@ -908,7 +902,7 @@ def _from_DpoRecord(d: Any, p: str) -> DpoRecord:
         if v is _ABSENT
         else (
             [
-                _from_LossWeightAnnotation(x0, p + "/loss_weight_annotations" + "/" + str(i0))
+                _from_LossWeightAnnotation(x0, p + "/loss_weight_annotations/" + str(i0))
                 for i0, x0 in enumerate(v)
             ]
             if type(v) is list
@@ -967,10 +961,7 @@ def _from_PpoRecord(d: Any, p: str) -> PpoRecord:
     )
     v = d["tool_call_sequence"]
     f_tool_call_sequence: Any = (
-        [
-            _from_ToolCallEvent(x0, p + "/tool_call_sequence" + "/" + str(i0))
-            for i0, x0 in enumerate(v)
-        ]
+        [_from_ToolCallEvent(x0, p + "/tool_call_sequence/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/tool_call_sequence", ("array",))
     )
@@ -1094,7 +1085,7 @@ def _from_Message(d: Any, p: str) -> Message:
         None
         if v is _ABSENT
         else (
-            [_from_ToolCall(x0, p + "/tool_calls" + "/" + str(i0)) for i0, x0 in enumerate(v)]
+            [_from_ToolCall(x0, p + "/tool_calls/" + str(i0)) for i0, x0 in enumerate(v)]
             if type(v) is list
             else _coerce(v, p + "/tool_calls", ("array",))
         )
@@ -1241,13 +1232,13 @@ def _from_DpoTrainingRecord(d: Any, p: str) -> DpoTrainingRecord:
     )
     v = d["messages"]
     f_messages: Any = (
-        [_from_Message(x0, p + "/messages" + "/" + str(i0)) for i0, x0 in enumerate(v)]
+        [_from_Message(x0, p + "/messages/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/messages", ("array",))
     )
     v = d["prompt_messages"]
     f_prompt_messages: Any = (
-        [_from_Message(x0, p + "/prompt_messages" + "/" + str(i0)) for i0, x0 in enumerate(v)]
+        [_from_Message(x0, p + "/prompt_messages/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/prompt_messages", ("array",))
     )
@@ -1313,7 +1304,7 @@ def _from_PpoTrainingRecord(d: Any, p: str) -> PpoTrainingRecord:
     )
     v = d["messages"]
     f_messages: Any = (
-        [_from_Message(x0, p + "/messages" + "/" + str(i0)) for i0, x0 in enumerate(v)]
+        [_from_Message(x0, p + "/messages/" + str(i0)) for i0, x0 in enumerate(v)]
         if type(v) is list
         else _coerce(v, p + "/messages", ("array",))
     )

@@ -296,3 +296,51 @@ def test_inline_object_type_is_refused_with_its_pointer(cli: Cli, contract_copy:
         "wiregate: error: contracts/rollout-wire.schema.json: an inline object with properties "
         "(use a $defs type) at /$defs/PpoRecord/properties/meta is not supported by codegen\n"
     )
+
+
+def test_outside_a_checkout_codegen_refuses_to_write_into_the_package(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = cli("codegen")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "wiregate: error: codegen needs a wiregate checkout: run it inside one or pass --root\n"
+    )
+
+
+def test_required_fields_are_never_widened_to_none(generated: dict[str, str]) -> None:
+    def annotations(module: str, class_name: str) -> dict[str, str]:
+        for node in ast.parse(generated[f"{module}.py"]).body:
+            if isinstance(node, ast.ClassDef) and node.name == class_name:
+                return {
+                    item.target.id: ast.unparse(item.annotation)
+                    + ("" if item.value is None else " = " + ast.unparse(item.value))
+                    for item in node.body
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+                }
+        raise AssertionError(class_name)
+
+    branch = annotations("rollout_wire", "RolloutBranchRecord")
+    assert branch["rank"] == "int"
+    assert branch["objective_score"] == "ObjectiveScore"
+    assert branch["judge_score"] == "float | None = None"
+    assert branch["build_result"] == "BuildResult | None = None"
+    assert branch["schema_version"] == "Literal['rollout-wire/v1'] | None = None"
+    assert branch["wire_extra"] == "dict[str, Any] = field(default_factory=dict)"
+    message = annotations("training_record", "Message")
+    assert message["content"] == "str | None"
+    assert message["role"] == "Literal['system', 'user', 'assistant', 'tool']"
+    assert "wire_extra" not in message  # closed type: unknown keys are an error
+
+
+def test_codegen_on_a_fresh_tree_writes_nothing(cli: Cli, contract_copy: Path) -> None:
+    before = {p.name: p.stat().st_mtime_ns for p in (contract_copy / OUTPUT_DIR).glob("*.py")}
+    result = cli("--root", str(contract_copy), "codegen")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        "datafactory/wire is up to date\n",
+        "",
+    )
+    after = {p.name: p.stat().st_mtime_ns for p in (contract_copy / OUTPUT_DIR).glob("*.py")}
+    assert after == before

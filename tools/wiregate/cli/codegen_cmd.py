@@ -7,6 +7,7 @@ import sys
 import click
 
 from codegen import CodegenError, check, write
+from codegen.layout import OUTPUT_DIR
 from wiregate.cli import fail, main, pass_contract
 
 
@@ -39,7 +40,10 @@ def codegen_command(ctx: click.Context, check_only: bool) -> None:
                 )
                 sys.exit(1)
             return
-        for path in write(root):
+        changed = write(root)
+        for path in changed:
             click.echo(f"wrote {path}")
+        if not changed:
+            click.echo(f"{OUTPUT_DIR} is up to date")
     except CodegenError as exc:
         fail(str(exc))
