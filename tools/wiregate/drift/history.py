@@ -1,0 +1,126 @@
+"""``wiregate drift history``: every revision of a copy, judged against the canonical contract
+and against the revision before it, so the output says since which commit a copy drifted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from contracts import Contract
+from wiregate.diff import SchemaLoadError
+from wiregate.drift.check import Judgement, judge
+from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
+from wiregate.drift.copies import parse_schema
+from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
+from wiregate.errors import UserError
+from wiregate.gitsource import FileRevision, blob_at, file_history, open_repo, path_in_repo
+
+__all__ = ["run_history"]
+
+
+def run_history(
+    contract: Contract,
+    repository_name: str,
+    overrides: Mapping[str, Path] | None = None,
+    copy_id: str | None = None,
+    ref: str = "HEAD",
+    *,
+    config: MirrorsConfig | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[HistoryReport, ...]:
+    """The history of one copy (``copy_id``) or of every copy of a repository."""
+    config = config or load_mirrors(contract)
+    repository = config.repository(repository_name)
+    specs = repository.copies if copy_id is None else (repository.copy(copy_id),)
+    checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
+    if not checkout.is_dir():
+        raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
+    return tuple(
+        _copy_history(contract, repository, spec, checkout, ref) for spec in specs
+    )
+
+
+def _copy_history(
+    contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
+) -> HistoryReport:
+    repo = open_repo(checkout)
+    paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
+    revisions = file_history(repo, paths, ref)
+    canonical = contract.schemas[spec.schema]
+
+    # Oldest first, so each revision can be compared with the one before it.
+    entries: list[HistoryEntry] = []
+    verdicts: dict[bytes, Judgement] = {}
+    previous: dict[str, Any] | None = None
+    for revision in reversed(revisions):
+        if revision.deleted:
+            entries.append(_entry(revision, Verdict.DELETED))
+            previous = None
+            continue
+        data = blob_at(repo.commit(revision.commit), revision.path) or b""
+        label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
+        try:
+            document = parse_schema(data, label)
+            if data not in verdicts:
+                verdicts[data] = _judge(canonical, document, spec, repository.policy, label)
+            verdict, changes, failed = verdicts[data]
+            step: tuple[Any, ...] = ()
+            step_failed: tuple[str, ...] = ()
+            if previous is not None:
+                _, step, step_failed = _judge(
+                    previous, document, spec, repository.policy, label, canonical_at=spec.copy_at
+                )
+        except UserError as exc:
+            entries.append(_entry(revision, Verdict.ERROR, message=str(exc)))
+            continue
+        entries.append(
+            _entry(
+                revision,
+                verdict,
+                changes=changes,
+                failed=failed,
+                since_previous=step,
+                previous_failed=step_failed,
+            )
+        )
+        previous = document
+    return HistoryReport(
+        repository=repository.name,
+        checkout=str(checkout),
+        copy_id=spec.id,
+        role=spec.role,
+        direction=spec.direction,
+        schema=spec.schema,
+        canonical_at=spec.canonical_at,
+        ref=ref,
+        entries=tuple(reversed(entries)),
+    )
+
+
+def _judge(
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    spec: CopySpec,
+    policy: str,
+    label: str,
+    *,
+    canonical_at: str | None = None,
+) -> Judgement:
+    try:
+        return judge(old, new, spec, policy, canonical_at=canonical_at)
+    except SchemaLoadError as exc:
+        raise UserError(f"{label}: {exc}") from None
+
+
+def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:
+    return HistoryEntry(
+        commit=revision.commit,
+        date=revision.date,
+        subject=revision.subject,
+        status=revision.status,
+        path=revision.path,
+        old_path=revision.old_path,
+        verdict=verdict,
+        **fields,
+    )
