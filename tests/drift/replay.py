@@ -50,7 +50,7 @@ def replay(corpus_dir: Path, name: str, directory: Path, upto: str | None = None
     for minute, short in enumerate(REPLAY_ORDER[name]):
         in_commit = [e for e in entries if e["commit"].startswith(short)]
         files = {
-            e["path_in_repo"]: (corpus_dir / "schemas" / e["file"]).read_bytes() for e in in_commit
+            e["path_in_repo"]: (corpus_dir / e["file"]).read_bytes() for e in in_commit
         }
         date = f"{in_commit[0]['date']}T12:{minute:02d}:00+0000"
         commit_files(repo, files, in_commit[0]["commit_subject"], date)

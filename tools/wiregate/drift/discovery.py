@@ -24,7 +24,7 @@ __all__ = ["Candidate", "RepositoryCandidates", "discover", "discover_repositori
 #: Folders that never hold a copy worth reporting.
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache"})
 #: Bytes a JSON Schema almost always contains; cheaper than parsing every package.json.
-_SCHEMA_MARKERS = (b'"$schema"', b'"$defs"', b'"definitions"', b'"$id"')
+_SCHEMA_MARKERS = (b'"$schema"', b'"$defs"', b'"definitions"', b'"$id"', b'"title"')
 _MAX_BYTES = 5_000_000
 
 
