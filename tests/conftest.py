@@ -33,7 +33,11 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def guarded(self: socket.socket, address: Any) -> Any:
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") and "/" not in host:
+        if (
+            isinstance(host, str)
+            and host not in ("127.0.0.1", "::1", "localhost")
+            and "/" not in host
+        ):
             raise RuntimeError(f"network access attempted: {address!r}")
         return real_connect(self, address)
 

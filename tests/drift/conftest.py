@@ -22,9 +22,7 @@ def replayed(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict
 
 
 @pytest.fixture
-def replayed_copy(
-    replayed: dict[str, Path], tmp_path: Path
-) -> Callable[[str], git.Repo]:
+def replayed_copy(replayed: dict[str, Path], tmp_path: Path) -> Callable[[str], git.Repo]:
     """A private copy of a replayed repository that a test may add commits to."""
 
     def make(name: str) -> git.Repo:

@@ -15,8 +15,16 @@ import git
 #: tool_call_sequence to schema required array") added the key that 1947f4a (regenerated
 #: from the models) only moved to the end of `required`.
 REPLAY_ORDER = {
-    "wasmagent-js": ["842dfa5", "1e83a05", "bbf64c7", "33b8735", "bcdd2be", "1e0fcfa", "cfebd44",
-                     "8c9cd5d"],
+    "wasmagent-js": [
+        "842dfa5",
+        "1e83a05",
+        "bbf64c7",
+        "33b8735",
+        "bcdd2be",
+        "1e0fcfa",
+        "cfebd44",
+        "8c9cd5d",
+    ],
     "trace-pipeline": ["8679835", "755234b", "692ee62", "b1750b5", "1947f4a"],
 }
 
@@ -49,13 +57,9 @@ def replay(corpus_dir: Path, name: str, directory: Path, upto: str | None = None
     repo = init_repo(directory)
     for minute, short in enumerate(REPLAY_ORDER[name]):
         in_commit = [e for e in entries if e["commit"].startswith(short)]
-        files = {
-            e["path_in_repo"]: (corpus_dir / e["file"]).read_bytes() for e in in_commit
-        }
+        files = {e["path_in_repo"]: (corpus_dir / e["file"]).read_bytes() for e in in_commit}
         date = f"{in_commit[0]['date']}T12:{minute:02d}:00+0000"
         commit_files(repo, files, in_commit[0]["commit_subject"], date)
         if upto is not None and short == upto:
             break
     return repo
-
-

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-
-from contracts import Contract
 from wiregate.cli import main
 from wiregate.drift.discovery import discover
+
+from contracts import Contract
 
 
 def _write(path: Path, data: bytes) -> None:
@@ -20,12 +20,18 @@ def _write(path: Path, data: bytes) -> None:
 def test_finds_copies_in_node_modules_and_site_packages(contract: Contract, tmp_path: Path) -> None:
     canonical = contract.schema_path("rollout-wire").read_bytes()
     record = {"title": "RolloutBranchRecord", "type": "object"}
-    _write(tmp_path / "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
-           canonical)
-    _write(tmp_path / ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
-           json.dumps(record).encode())
-    _write(tmp_path / "vendor/training.json",
-           json.dumps({"$defs": {"Message": {}, "Unrelated": {}}}).encode())
+    _write(
+        tmp_path / "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
+        canonical,
+    )
+    _write(
+        tmp_path / ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
+        json.dumps(record).encode(),
+    )
+    _write(
+        tmp_path / "vendor/training.json",
+        json.dumps({"$defs": {"Message": {}, "Unrelated": {}}}).encode(),
+    )
     _write(tmp_path / "broken/training-record.schema.json", b"{")
     _write(tmp_path / "node_modules/left-pad/package.json", b'{"name": "left-pad"}')
     _write(tmp_path / "other.schema.json", json.dumps({"$schema": "x", "title": "Other"}).encode())
@@ -37,29 +43,51 @@ def test_finds_copies_in_node_modules_and_site_packages(contract: Contract, tmp_
     ]
     defs = ", ".join(sorted(json.loads(canonical)["$defs"]))
     assert found == [
-        (".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json", "rollout-wire",
-         "#/$defs/RolloutBranchRecord", ("title names $defs/RolloutBranchRecord",), False),
+        (
+            ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
+            "rollout-wire",
+            "#/$defs/RolloutBranchRecord",
+            ("title names $defs/RolloutBranchRecord",),
+            False,
+        ),
         ("broken/training-record.schema.json", "training-record", "#", ("file name",), True),
-        ("node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
-         "rollout-wire", "#", ("$id", "title", "file name", f"$defs {defs}"), False),
+        (
+            "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
+            "rollout-wire",
+            "#",
+            ("$id", "title", "file name", f"$defs {defs}"),
+            False,
+        ),
         ("vendor/training.json", "training-record", "#", ("$defs Message",), False),
     ]
 
 
 def test_replayed_consumer(contract: Contract, replayed: dict[str, Path]) -> None:
-    found = {c.path: (c.schema, c.canonical_at, c.reasons) for c in discover(contract, replayed["trace-pipeline"])}
+    found = {
+        c.path: (c.schema, c.canonical_at, c.reasons)
+        for c in discover(contract, replayed["trace-pipeline"])
+    }
     assert found == {
         "schemas/dpo-training-record.schema.json": (
-            "training-record", "#/$defs/DpoTrainingRecord",
-            ("title names $defs/DpoTrainingRecord", "$defs Message, Provenance")),
+            "training-record",
+            "#/$defs/DpoTrainingRecord",
+            ("title names $defs/DpoTrainingRecord", "$defs Message, Provenance"),
+        ),
         "schemas/ppo-training-record.schema.json": (
-            "training-record", "#/$defs/PpoTrainingRecord",
-            ("title names $defs/PpoTrainingRecord", "$defs Message, Provenance")),
+            "training-record",
+            "#/$defs/PpoTrainingRecord",
+            ("title names $defs/PpoTrainingRecord", "$defs Message, Provenance"),
+        ),
         "schemas/rollout-wire.schema.json": (
-            "rollout-wire", "#/$defs/RolloutBranchRecord",
-            ("title names $defs/RolloutBranchRecord", "file name", "$defs BuildResult")),
+            "rollout-wire",
+            "#/$defs/RolloutBranchRecord",
+            ("title names $defs/RolloutBranchRecord", "file name", "$defs BuildResult"),
+        ),
         "schemas/sft-training-record.schema.json": (
-            "training-record", "#", ("$defs Message, Provenance",)),
+            "training-record",
+            "#",
+            ("$defs Message, Provenance",),
+        ),
     }
 
 
@@ -82,8 +110,17 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
         "PpoTrainingRecord, Provenance)"
     )
     as_json = CliRunner().invoke(
-        main, ["--root", str(repo_root), "drift", "--discover", "--repo", f"x={checkout}",
-               "--format", "json"]
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--discover",
+            "--repo",
+            f"x={checkout}",
+            "--format",
+            "json",
+        ],
     )
     document = json.loads(as_json.stdout)
     assert [c["path"] for c in document["repositories"][0]["candidates"]] == [
@@ -91,8 +128,17 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
         "packages/core/src/ranking/schemas/training-record.schema.json",
     ]
     github = CliRunner().invoke(
-        main, ["--root", str(repo_root), "drift", "--discover", "--format", "github",
-               "--repo", f"x={checkout}"]
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--discover",
+            "--format",
+            "github",
+            "--repo",
+            f"x={checkout}",
+        ],
     )
     assert github.exit_code == 2
     assert github.stderr == "wiregate: error: --discover prints json, text, not github\n"

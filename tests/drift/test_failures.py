@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-
 from wiregate.cli import main
 
 from .replay import commit_files, init_repo
@@ -102,9 +101,9 @@ def test_unknown_repository_name(run: Run, tmp_path: Path, root: Path) -> None:
 
 
 def test_bad_repo_option(run: Run) -> None:
-    result = run("--repo", "producer")
+    result = run("--repo", "producer=")
     assert result.exit_code == 2
-    assert _one_error_line(result) == "--repo 'producer': expected NAME=PATH"
+    assert _one_error_line(result) == "--repo 'producer=': expected NAME=PATH or NAME"
 
 
 def test_invalid_mirrors_toml(run: Run, root: Path) -> None:
@@ -113,8 +112,7 @@ def test_invalid_mirrors_toml(run: Run, root: Path) -> None:
     result = run()
     assert result.exit_code == 2
     assert _one_error_line(result) == (
-        f"{mirrors}: repository[0].role: 'writer' is not one of "
-        "['producer', 'consumer', 'mirror']"
+        f"{mirrors}: repository[0].role: 'writer' is not one of ['producer', 'consumer', 'mirror']"
     )
 
 
@@ -124,7 +122,11 @@ def test_not_found_lists_the_paths_tried(run: Run, tmp_path: Path) -> None:
     assert result.exit_code == 0
     strict = run("--repo", f"producer={tmp_path / 'producer'}", "--strict")
     assert strict.exit_code == 1
-    assert f"{tmp_path / 'producer'}: copy 'wire' not found (tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)" in strict.stdout
+    assert (
+        f"{tmp_path / 'producer'}: copy 'wire' not found "
+        "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)"
+        in strict.stdout
+    )
 
 
 def test_invalid_json_in_a_copy(run: Run, tmp_path: Path) -> None:
@@ -192,18 +194,31 @@ def test_history_failures(root: Path, tmp_path: Path) -> None:
 
     (tmp_path / "plain").mkdir()
     cases = [
-        (("--repo", f"producer={tmp_path / 'plain'}"), f"{tmp_path / 'plain'}: not a git repository"),
-        (("--repo", f"producer={tmp_path / 'nope'}"),
-         f"{tmp_path / 'nope'}: checkout of 'producer' not found: no such directory"),
-        (("--repo", f"other={tmp_path}"),
-         f"{root / 'contracts' / 'mirrors.toml'}: no repository named 'other' (known: producer)"),
-        (("--repo", f"producer={tmp_path}", "--copy", "x"),
-         "repository 'producer' has no copy 'x' (known: wire)"),
+        (
+            ("--repo", f"producer={tmp_path / 'plain'}"),
+            f"{tmp_path / 'plain'}: not a git repository",
+        ),
+        (
+            ("--repo", f"producer={tmp_path / 'nope'}"),
+            f"{tmp_path / 'nope'}: checkout of 'producer' not found: no such directory",
+        ),
+        (
+            ("--repo", f"other={tmp_path}"),
+            f"{root / 'contracts' / 'mirrors.toml'}: no repository named 'other' (known: producer)",
+        ),
+        (
+            ("--repo", f"producer={tmp_path}", "--copy", "x"),
+            "repository 'producer' has no copy 'x' (known: wire)",
+        ),
     ]
     init_repo(tmp_path / "git")
     commit_files(init_repo(tmp_path / "git"), {"README": b"x"}, "start", "2026-07-01T00:00:00")
-    cases.append((("--repo", f"producer={tmp_path / 'git'}", "--ref", "v9"),
-                  f"{tmp_path / 'git'}: unknown git ref 'v9'"))
+    cases.append(
+        (
+            ("--repo", f"producer={tmp_path / 'git'}", "--ref", "v9"),
+            f"{tmp_path / 'git'}: unknown git ref 'v9'",
+        )
+    )
     for args, message in cases:
         result = history(*args)
         assert result.exit_code == 2, (args, result.output)

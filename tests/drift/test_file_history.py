@@ -7,13 +7,15 @@ from pathlib import Path
 
 import git
 import pytest
-
-from .replay import commit_files, init_repo
 from wiregate.errors import UserError
 from wiregate.gitsource import blob_at, file_history, path_in_repo
 
+from .replay import commit_files, init_repo
 
-def _history(repo: git.Repo, paths: list[str], ref: str = "HEAD") -> list[tuple[str, str, str, str | None]]:
+
+def _history(
+    repo: git.Repo, paths: list[str], ref: str = "HEAD"
+) -> list[tuple[str, str, str, str | None]]:
     return [(r.subject, r.status, r.path, r.old_path) for r in file_history(repo, paths, ref)]
 
 
@@ -25,10 +27,16 @@ def moved_then_deleted(tmp_path: Path) -> git.Repo:
     commit_files(repo, {"a/x.json": b"2"}, "change", "2026-07-01T00:02:00+0000")
     Path(repo.working_dir, "b").mkdir()
     repo.index.move(["a/x.json", "b/y.json"])
-    repo.index.commit("move", author_date="2026-07-01T00:03:00+0000", commit_date="2026-07-01T00:03:00+0000")
+    repo.index.commit(
+        "move", author_date="2026-07-01T00:03:00+0000", commit_date="2026-07-01T00:03:00+0000"
+    )
     commit_files(repo, {"b/y.json": b"3"}, "change again", "2026-07-01T00:04:00+0000")
     repo.index.remove(["b/y.json"], working_tree=True)
-    repo.index.commit("drop the copy", author_date="2026-07-01T00:05:00+0000", commit_date="2026-07-01T00:05:00+0000")
+    repo.index.commit(
+        "drop the copy",
+        author_date="2026-07-01T00:05:00+0000",
+        commit_date="2026-07-01T00:05:00+0000",
+    )
     commit_files(repo, {"other.txt": b"+"}, "later", "2026-07-01T00:06:00+0000")
     return repo
 

@@ -17,13 +17,16 @@ from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTO
 
 
 @main.group("drift", invoke_without_command=True)
-@click.option("--ref", default=None, help="Read every copy at this git ref instead of the work tree.")
+@click.option(
+    "--ref", default=None, help="Read every copy at this git ref instead of the work tree."
+)
 @click.option(
     "--repo",
     "repos",
     multiple=True,
-    metavar="NAME=PATH",
-    help="Where repository NAME is checked out (beats WIREGATE_REPO_<NAME> and mirrors.toml).",
+    metavar="NAME[=PATH]",
+    help="Check only repository NAME (repeatable), checked out at PATH (default: "
+    "WIREGATE_REPO_<NAME>, else the place in mirrors.toml).",
 )
 @click.option(
     "--strict",
@@ -69,7 +72,10 @@ def drift_command(
             found = discover_repositories(contract, overrides)
             sys.stdout.write(DISCOVERY_REPORTERS[output_format](found))
             return
-        report = run_drift(contract, overrides, ref=ref, strict=strict)
+        # Inside one governed repository (pre-commit hook, composite action) --repo names the
+        # repositories to check; without it every configured repository is checked.
+        selected = list(overrides) or None
+        report = run_drift(contract, overrides, ref=ref, strict=strict, repositories=selected)
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
@@ -107,9 +113,8 @@ def history_command(
     """
     contract = pass_contract(ctx)
     try:
-        name = repo.partition("=")[0]
-        overrides = parse_repo_overrides([repo]) if "=" in repo else {}
-        reports = run_history(contract, name, overrides, copy_id, ref)
+        overrides = parse_repo_overrides([repo])
+        reports = run_history(contract, next(iter(overrides)), overrides, copy_id, ref)
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,25 +59,29 @@ def judge(
 
 def run_drift(
     contract: Contract,
-    overrides: Mapping[str, Path] | None = None,
+    overrides: Mapping[str, Path | None] | None = None,
     ref: str | None = None,
     strict: bool = False,
     *,
+    repositories: Collection[str] | None = None,
     config: MirrorsConfig | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> DriftReport:
-    """Check every copy in ``contracts/mirrors.toml`` against ``contract``.
+    """Check the copies in ``contracts/mirrors.toml`` against ``contract``.
 
-    ``overrides`` maps repository names to checkouts (``--repo NAME=PATH``). A copy that
-    cannot be read becomes an ``error`` result, so one bad repository never hides the others;
-    a bad config or an override naming an unknown repository raises UserError.
+    ``overrides`` maps repository names to checkouts (``--repo NAME=PATH``; None keeps the
+    configured place); ``repositories`` limits the check to those names (default: all). A
+    copy that cannot be read becomes an ``error`` result, so one bad repository never hides
+    the others; a bad config or an unknown repository name raises UserError.
     """
     config = config or load_mirrors(contract)
     overrides = dict(overrides or {})
-    for name in overrides:
+    for name in [*overrides, *(repositories or ())]:
         config.repository(name)  # an unknown name is a usage error
     results: list[CopyResult] = []
     for repository in config.repositories:
+        if repositories is not None and repository.name not in repositories:
+            continue
         checkout, explicit = config.checkout(repository, overrides, environ)
         results.extend(_check_repository(contract, repository, checkout, explicit, ref))
     return DriftReport(results=tuple(results), ref=ref, strict=strict)

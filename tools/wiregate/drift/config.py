@@ -92,15 +92,16 @@ class MirrorsConfig:
     def checkout(
         self,
         repository: RepositorySpec,
-        overrides: Mapping[str, Path],
+        overrides: Mapping[str, Path | None],
         environ: Mapping[str, str] | None = None,
     ) -> tuple[Path, bool]:
         """Where ``repository`` is checked out, and whether the user named that place.
 
         ``--repo NAME=PATH`` beats ``WIREGATE_REPO_<NAME>``, which beats the config file.
         """
-        if repository.name in overrides:
-            return overrides[repository.name], True
+        override = overrides.get(repository.name)
+        if override is not None:
+            return override, True
         value = (os.environ if environ is None else environ).get(env_var_name(repository.name))
         if value:
             return Path(value), True
@@ -111,14 +112,14 @@ def env_var_name(repository: str) -> str:
     return "WIREGATE_REPO_" + repository.upper().replace("-", "_").replace(".", "_")
 
 
-def parse_repo_overrides(values: Sequence[str]) -> dict[str, Path]:
-    """``NAME=PATH`` options -> {name: path}."""
-    overrides: dict[str, Path] = {}
+def parse_repo_overrides(values: Sequence[str]) -> dict[str, Path | None]:
+    """``--repo NAME=PATH`` (or ``NAME`` alone: the configured place) -> {name: path or None}."""
+    overrides: dict[str, Path | None] = {}
     for value in values:
         name, sep, path = value.partition("=")
-        if not sep or not name or not path:
-            raise UserError(f"--repo {value!r}: expected NAME=PATH")
-        overrides[name] = Path(path)
+        if not name or (sep and not path):
+            raise UserError(f"--repo {value!r}: expected NAME=PATH or NAME")
+        overrides[name] = Path(path) if sep else None
     return overrides
 
 

@@ -92,7 +92,9 @@ class _Fingerprints:
             return Candidate(relative, by_name, "#", ("file name",), error=str(exc))
         return self._judge(relative, by_name, document)
 
-    def _judge(self, relative: str, by_name: str | None, document: dict[str, Any]) -> Candidate | None:
+    def _judge(
+        self, relative: str, by_name: str | None, document: dict[str, Any]
+    ) -> Candidate | None:
         reasons: list[str] = []
         schema: str | None = None
         canonical_at = "#"
@@ -129,16 +131,21 @@ class RepositoryCandidates:
 
 def discover_repositories(
     contract: Contract,
-    overrides: Mapping[str, Path],
+    overrides: Mapping[str, Path | None],
     environ: Mapping[str, str] | None = None,
 ) -> tuple[RepositoryCandidates, ...]:
-    """Candidates in each ``--repo`` checkout (any name), or else in every configured
-    repository whose checkout is present."""
+    """Candidates in each ``--repo NAME=PATH`` checkout (any name, configured or not), or
+    else in every configured repository whose checkout is present."""
+    places: list[tuple[str, Path]] = []
     if overrides:
-        places = list(overrides.items())
+        config = None
+        for name, path in overrides.items():
+            if path is None:
+                config = config or load_mirrors(contract)
+                path, _ = config.checkout(config.repository(name), {}, environ)
+            places.append((name, path))
     else:
         config = load_mirrors(contract)
-        places = []
         for repository in config.repositories:
             checkout, _ = config.checkout(repository, {}, environ)
             if checkout.is_dir():

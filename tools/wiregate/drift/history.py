@@ -22,7 +22,7 @@ __all__ = ["run_history"]
 def run_history(
     contract: Contract,
     repository_name: str,
-    overrides: Mapping[str, Path] | None = None,
+    overrides: Mapping[str, Path | None] | None = None,
     copy_id: str | None = None,
     ref: str = "HEAD",
     *,
@@ -36,9 +36,7 @@ def run_history(
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
     if not checkout.is_dir():
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
-    return tuple(
-        _copy_history(contract, repository, spec, checkout, ref) for spec in specs
-    )
+    return tuple(_copy_history(contract, repository, spec, checkout, ref) for spec in specs)
 
 
 def _copy_history(

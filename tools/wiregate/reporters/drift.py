@@ -49,8 +49,10 @@ def _breaks(change: Change, failed: Sequence[str]) -> bool:
 
 
 def _change_line(change: Change, failed: Sequence[str]) -> str:
-    where = change.old_pointer if change.old_pointer == change.new_pointer else (
-        f"{change.old_pointer} -> {change.new_pointer}"
+    where = (
+        change.old_pointer
+        if change.old_pointer == change.new_pointer
+        else (f"{change.old_pointer} -> {change.new_pointer}")
     )
     mark = "  [breaking]" if _breaks(change, failed) else ""
     return f"    {change.level:<7} {change.id}  {where}: {change.message}{mark}"
@@ -120,8 +122,11 @@ def render_json(report: DriftReport) -> str:
             "exit_code": report.exit_code,
             "ref": report.ref,
             "strict": report.strict,
-            "summary": {verdict.value: report.count(verdict) for verdict in Verdict
-                        if verdict is not Verdict.DELETED},
+            "summary": {
+                verdict.value: report.count(verdict)
+                for verdict in Verdict
+                if verdict is not Verdict.DELETED
+            },
             "copies": [copy_to_json(result) for result in report.results],
         }
     )
@@ -217,10 +222,15 @@ def _history_text(report: HistoryReport) -> list[str]:
         if entry.message:
             lines.append(f"      {entry.message}")
         if entry.since_previous:
-            step = "breaks " + "+".join(entry.previous_failed) if entry.previous_failed else "compatible"
+            step = (
+                "breaks " + "+".join(entry.previous_failed)
+                if entry.previous_failed
+                else "compatible"
+            )
             lines.append(f"      vs previous: {len(entry.since_previous)} changes, {step}")
             lines.extend(
-                "  " + _change_line(change, entry.previous_failed) for change in entry.since_previous
+                "  " + _change_line(change, entry.previous_failed)
+                for change in entry.since_previous
             )
     return lines
 
@@ -288,8 +298,10 @@ HISTORY_REPORTERS: dict[str, Callable[[Sequence[HistoryReport]], str]] = {
 def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
     lines = []
     for repository in found:
-        lines.append(f"{repository.repository} ({repository.checkout}): "
-                     f"{len(repository.candidates)} candidates")
+        lines.append(
+            f"{repository.repository} ({repository.checkout}): "
+            f"{len(repository.candidates)} candidates"
+        )
         for candidate in repository.candidates:
             lines.append(
                 f"  {candidate.path}: {candidate.schema} {candidate.canonical_at} "
