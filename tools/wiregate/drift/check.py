@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts import Contract
-from wiregate.diff import SchemaLoadError, diff
+from wiregate.diff import Change, SchemaLoadError, diff
 from wiregate.drift.config import (
     CopySpec,
     MirrorsConfig,
@@ -21,7 +21,8 @@ from wiregate.errors import UserError
 
 __all__ = ["Judgement", "judge", "run_drift"]
 
-Judgement = tuple[Verdict, tuple[Any, ...], tuple[str, ...]]
+#: (verdict, changes, required directions that fail)
+Judgement = tuple[Verdict, tuple[Change, ...], tuple[str, ...]]
 
 
 def judge(

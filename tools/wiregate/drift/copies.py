@@ -6,14 +6,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import git
 
 from wiregate.errors import UserError
 from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit
 
-__all__ = ["CopySource", "GitTree", "WorkTree", "parse_schema"]
+__all__ = ["CopySource", "FoundCopy", "GitTree", "WorkTree", "parse_schema"]
 
 
 @dataclass(frozen=True)
@@ -23,17 +23,17 @@ class FoundCopy:
     label: str  # how error messages name it
 
 
-class CopySource:
+class CopySource(Protocol):
     """Where the files of one checkout are read from."""
 
     def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
-        raise NotImplementedError
+        """The first candidate that exists, read."""
 
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
-        raise NotImplementedError
+        """One line saying none of the candidates exists."""
 
 
-class WorkTree(CopySource):
+class WorkTree:
     """Files as they are on disk (no git needed: an installed site-packages works too)."""
 
     def __init__(self, checkout: Path) -> None:
@@ -54,7 +54,7 @@ class WorkTree(CopySource):
         return f"{self.checkout}: copy {copy_id!r} not found (tried: {', '.join(candidates)})"
 
 
-class GitTree(CopySource):
+class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
 
     def __init__(self, checkout: Path, ref: str) -> None:

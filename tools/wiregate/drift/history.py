@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts import Contract
-from wiregate.diff import SchemaLoadError
+from wiregate.diff import Change, SchemaLoadError
 from wiregate.drift.check import Judgement, judge
 from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
 from wiregate.drift.copies import parse_schema
@@ -63,7 +63,7 @@ def _copy_history(
             if data not in verdicts:
                 verdicts[data] = _judge(canonical, document, spec, repository.policy, label)
             verdict, changes, failed = verdicts[data]
-            step: tuple[Any, ...] = ()
+            step: tuple[Change, ...] = ()
             step_failed: tuple[str, ...] = ()
             if previous is not None:
                 _, step, step_failed = _judge(

@@ -8,11 +8,13 @@ from enum import Enum
 from wiregate.diff import Change
 
 __all__ = [
+    "BREAKS",
     "CopyResult",
     "DriftReport",
     "HistoryEntry",
     "HistoryReport",
     "Verdict",
+    "is_breaking",
 ]
 
 
@@ -40,6 +42,13 @@ BREAKS = {
 }
 
 
+def is_breaking(change: Change, failed: tuple[str, ...]) -> bool:
+    """Whether ``change`` is incompatible in one of the ``failed`` required directions."""
+    return ("forward" in failed and not change.forward) or (
+        "backward" in failed and not change.backward
+    )
+
+
 @dataclass(frozen=True)
 class CopyResult:
     """The verdict on one copy in one repository."""
@@ -64,12 +73,6 @@ class CopyResult:
     def breaks(self) -> tuple[str, ...]:
         """Plain-language statements of which side breaks."""
         return tuple(BREAKS[direction] for direction in self.failed)
-
-    def is_breaking(self, change: Change) -> bool:
-        """Whether ``change`` fails one of the directions the role requires."""
-        return ("forward" in self.failed and not change.forward) or (
-            "backward" in self.failed and not change.backward
-        )
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,14 @@ import orjson
 
 from wiregate.diff import Change
 from wiregate.drift.discovery import RepositoryCandidates
-from wiregate.drift.result import CopyResult, DriftReport, HistoryEntry, HistoryReport, Verdict
+from wiregate.drift.result import (
+    CopyResult,
+    DriftReport,
+    HistoryEntry,
+    HistoryReport,
+    Verdict,
+    is_breaking,
+)
 from wiregate.reporters.diff import change_to_json, github_annotation, markdown_table
 
 __all__ = ["DISCOVERY_REPORTERS", "DRIFT_REPORTERS", "HISTORY_REPORTERS", "REPORT_VERSION"]
@@ -36,25 +43,19 @@ def _verdict_text(verdict: Verdict) -> str:
     return verdict.value.replace("-", " ")
 
 
-def _change_json(change: Change, failed: Sequence[str]) -> dict[str, Any]:
+def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
     document = change_to_json(change)
-    document["breaking"] = _breaks(change, failed)
+    document["breaking"] = is_breaking(change, failed)
     return document
 
 
-def _breaks(change: Change, failed: Sequence[str]) -> bool:
-    return ("forward" in failed and not change.forward) or (
-        "backward" in failed and not change.backward
-    )
-
-
-def _change_line(change: Change, failed: Sequence[str]) -> str:
+def _change_line(change: Change, failed: tuple[str, ...]) -> str:
     where = (
         change.old_pointer
         if change.old_pointer == change.new_pointer
         else (f"{change.old_pointer} -> {change.new_pointer}")
     )
-    mark = "  [breaking]" if _breaks(change, failed) else ""
+    mark = "  [breaking]" if is_breaking(change, failed) else ""
     return f"    {change.level:<7} {change.id}  {where}: {change.message}{mark}"
 
 
@@ -147,7 +148,7 @@ def render_github(report: DriftReport) -> str:
                     github_annotation(
                         change,
                         path=result.path,
-                        level="error" if _breaks(change, result.failed) else "warning",
+                        level="error" if is_breaking(change, result.failed) else "warning",
                         title=f"{title}: {change.id}",
                     )
                 )
