@@ -134,6 +134,7 @@ def render_json(report: DriftReport) -> str:
 
 
 def render_github(report: DriftReport) -> str:
+    """Workflow annotations; file paths are relative to the governed repository's checkout."""
     lines = []
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
@@ -143,15 +144,10 @@ def render_github(report: DriftReport) -> str:
             level = "error" if report.strict else "warning"
             lines.append(f"::{level} title={title}::{result.message}")
         elif result.verdict.drifted:
-            for change in result.changes:
-                lines.append(
-                    github_annotation(
-                        change,
-                        path=result.path,
-                        level="error" if is_breaking(change, result.failed) else "warning",
-                        title=f"{title}: {change.id}",
-                    )
-                )
+            lines.extend(
+                github_annotation(change, file=result.path, title_prefix=f"{title}: ")
+                for change in result.changes
+            )
     return "".join(line + "\n" for line in lines)
 
 

@@ -1,0 +1,110 @@
+"""Generate docs/rules.md from the rule registry and the golden fixtures.
+
+Run ``python tests/diff/rules_doc.py`` after adding or changing a rule; a test fails while the
+committed file differs from what this produces.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from wiregate.diff.registry import EVENTS, RULES
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+DOC = REPO_ROOT / "docs" / "rules.md"
+
+EFFECT = {
+    "yes": "compatible",
+    "no": "incompatible",
+    "depends": "decided per change by set containment",
+    "lenient": "incompatible under `strict`, tolerated under `lenient`",
+}
+
+HEADER = """\
+# Schema diff rules
+
+`wiregate diff` explains every difference between two JSON Schemas as findings. Each finding
+has a stable rule id, a JSON pointer into the old and the new document, a message, a level,
+and its effect in each direction:
+
+- **backward**: the new schema still accepts every value the old one accepted (consumers can
+  upgrade first; old records remain readable).
+- **forward**: the old schema accepts every value the new one accepts (producers can upgrade
+  first; old readers accept new records).
+
+Before comparing, both documents are normalised, so none of these is ever a finding: key
+order and whitespace, the order of `required`, `enum` and `oneOf`/`anyOf`/`allOf` members,
+`type: "x"` vs `["x"]`, a `$ref` to a definition vs the same schema inline, draft-07
+`definitions` vs 2020-12 `$defs`, draft-07 array-form `items`/`additionalItems` vs
+`prefixItems`/`items`, `true` vs `{}`, `false` vs `{"not": {}}`, and keywords that constrain
+nothing (`additionalProperties: true`, `uniqueItems: false`, a `pattern` such as `a*` that
+matches every string). Pointers use the normalised spelling (`$defs`, `prefixItems`).
+
+## Levels
+
+The level follows the effect under the chosen `--mode` and `--policy`: **error** when the
+change is incompatible in a direction the mode requires, **warning** when it is compatible
+under the mode but not in the other direction (or only because the lenient policy tolerates
+it), **info** when it is compatible both ways. The default level below is the level under the
+defaults (`--mode backward --policy strict`).
+
+## Policies
+
+- `strict` (default): set semantics. Whatever the old schema accepted must still be accepted.
+- `lenient`: as schema registries do, a typed optional property added to an open content
+  model, and closing `additionalProperties`, are tolerated in the backward direction
+  (assuming producers never sent undeclared keys); the mirror cases (a property removed from
+  an open model) are tolerated in the forward direction. A tolerated change says
+  `tolerated_by: "lenient"`.
+
+## Rule ids
+
+Grammar: `<subject>-<event>[-<qualifier>]`, lower-case kebab-case (`^[a-z]+(-[a-z]+)*$`).
+The subject is a JSON Schema keyword in kebab-case (`minLength` -> `min-length`, `oneOf` ->
+`one-of`) or a named concept (`property`, `tuple-item`, `nullable`, `definition`, `schema`,
+`keyword`). The event is one of: @EVENTS@. The qualifier narrows the context
+(`to-open-model`, `from-closed-model`). A published id keeps its meaning and is never reused;
+a retired id stays in the registry as deprecated, naming its replacement.
+
+To add a rule: put its id constant at the top of its family module in
+`tools/wiregate/diff/rules/`, emit it from the family's `check`, register it in
+`tools/wiregate/diff/registry.py`, add `tests/diff/golden/<id>/{base,revision,expected}.json`,
+run `python tests/diff/rules_doc.py`, and update the pinned id list in
+`tests/diff/test_rules.py`.
+
+@COUNT@ rules:
+
+"""
+
+
+def render() -> str:
+    events = ", ".join(f"`{event}`" for event in EVENTS)
+    parts = [HEADER.replace("@EVENTS@", events).replace("@COUNT@", str(len(RULES)))]
+    family = None
+    for rule in RULES:
+        if rule.family != family:
+            family = rule.family
+            parts.append(f"### Family `{family}` (`rules/{family}.py`)\n\n")
+        golden = GOLDEN / rule.id
+        base = json.loads((golden / "base.json").read_text(encoding="utf-8"))
+        revision = json.loads((golden / "revision.json").read_text(encoding="utf-8"))
+        expected = json.loads((golden / "expected.json").read_text(encoding="utf-8"))
+        finding = next(c for c in expected["changes"] if c["id"] == rule.id)
+        parts.append(
+            f"#### `{rule.id}`\n\n"
+            f"{rule.purpose}\n\n"
+            f"- Default level: {rule.default_level}\n"
+            f"- Backward: {EFFECT[rule.backward]}\n"
+            f"- Forward: {EFFECT[rule.forward]}\n"
+            f"- Example: `{json.dumps(base)}` -> `{json.dumps(revision)}` reports it at "
+            f"`{finding['old_pointer']}` -> `{finding['new_pointer']}`.\n\n"
+        )
+    return "".join(parts).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    DOC.parent.mkdir(exist_ok=True)
+    DOC.write_text(render(), encoding="utf-8")
+    print(f"wrote {DOC}")

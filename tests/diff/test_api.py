@@ -1,0 +1,148 @@
+"""The public API: names, result properties, modes, policies and load errors."""
+
+from __future__ import annotations
+
+import pytest
+from wiregate.diff import Change, DiffResult, SchemaLoadError, diff
+from wiregate.errors import UserError
+
+OPEN_A = {"type": "object", "properties": {"a": {"type": "string"}}}
+OPEN_AB = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}}
+
+
+def test_identical_documents_have_no_changes() -> None:
+    result = diff(OPEN_A, dict(OPEN_A))
+    assert result == DiffResult("backward", "strict", ())
+    assert result.identical and result.equivalent and result.compatible
+
+
+def test_formatting_only_differences_are_not_changes() -> None:
+    old = {
+        "definitions": {"S": {"type": "string"}},
+        "type": "object",
+        "required": ["b", "a"],
+        "properties": {"a": {"$ref": "#/definitions/S"}, "b": {"enum": ["y", "x"]}},
+    }
+    new = {
+        "properties": {"b": {"enum": ["x", "y"]}, "a": {"type": ["string"]}},
+        "required": ["a", "b"],
+        "type": ["object"],
+        "$defs": {"S": {"type": "string"}},
+    }
+    assert diff(old, new).identical
+
+
+def test_integer_to_number_is_a_widening() -> None:
+    result = diff({"type": "integer"}, {"type": "number"}, mode="full")
+    assert result.changes == (
+        Change(
+            id="type-widened",
+            level="error",
+            old_pointer="#/type",
+            new_pointer="#/type",
+            message="type widened from integer to number",
+            backward=True,
+            forward=False,
+        ),
+    )
+    assert result.backward_compatible and not result.forward_compatible
+    assert not result.compatible
+    assert diff({"type": "integer"}, {"type": "number"}, mode="backward").compatible
+    assert not diff({"type": "integer"}, {"type": "number"}, mode="forward").compatible
+
+
+def test_optional_property_in_open_model_strict_and_lenient() -> None:
+    strict = diff(OPEN_A, OPEN_AB)
+    assert [(c.id, c.backward, c.forward, c.tolerated_by) for c in strict.changes] == [
+        ("property-added-to-open-model", False, True, None)
+    ]
+    assert not strict.compatible and strict.forward_compatible
+    lenient = diff(OPEN_A, OPEN_AB, policy="lenient")
+    assert [(c.id, c.level, c.backward, c.tolerated_by) for c in lenient.changes] == [
+        ("property-added-to-open-model", "warning", True, "lenient")
+    ]
+    assert lenient.compatible and not lenient.equivalent
+
+
+def test_annotation_changes_are_equivalent() -> None:
+    result = diff({"type": "string", "title": "A"}, {"type": "string", "title": "B"}, mode="full")
+    assert [(c.id, c.level) for c in result.changes] == [("title-changed", "info")]
+    assert result.equivalent and not result.identical and result.compatible
+
+
+def test_def_pointer_compares_a_definition_with_a_root() -> None:
+    canonical = {
+        "$defs": {
+            "R": {"type": "object", "properties": {"x": {"$ref": "#/$defs/X"}}},
+            "X": {"type": "integer"},
+        }
+    }
+    copy = {"type": "object", "properties": {"x": {"type": "number"}}}
+    result = diff(canonical, copy, old_at="#/$defs/R", new_at="#")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("type-widened", "#/$defs/X/type", "#/properties/x/type")
+    ]
+
+
+def test_recursive_schemas_terminate() -> None:
+    node = {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+        "$ref": "#/$defs/Node",
+    }
+    changed = {
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "required": ["children"],
+                "properties": {"children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+        "$ref": "#/$defs/Node",
+    }
+    assert diff(node, node).identical
+    result = diff(node, changed)
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("required-added", "#/$defs/Node", "#/$defs/Node/required")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"$ref": "https://example.com/s.json"}, "remote $ref 'https://example.com/s.json'"),
+        ({"$ref": "other.json#/x"}, "remote $ref 'other.json#/x'"),
+        ({"$ref": "#/$defs/missing"}, "$ref '#/$defs/missing' points to nothing"),
+        (
+            {
+                "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}},
+                "$ref": "#/$defs/A",
+            },
+            "cyclic $ref #/$defs/A -> #/$defs/B -> #/$defs/A",
+        ),
+        ({"properties": {"a": 3}}, "#/properties/a: a schema must be an object or a boolean"),
+    ],
+)
+def test_malformed_documents_raise_schema_load_error(
+    document: dict[str, object], message: str
+) -> None:
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(document, {})
+    assert message in str(caught.value)
+    assert str(caught.value).startswith("old schema: ")
+    assert isinstance(caught.value, UserError)
+
+
+def test_unknown_def_pointer_is_a_load_error() -> None:
+    with pytest.raises(SchemaLoadError, match="schema location '#/\\$defs/Nope' points to nothing"):
+        diff({}, {}, old_at="#/$defs/Nope")
+
+
+@pytest.mark.parametrize(("mode", "policy"), [("sideways", "strict"), ("full", "loose")])
+def test_unknown_mode_or_policy(mode: str, policy: str) -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        diff({}, {}, mode=mode, policy=policy)

@@ -1,0 +1,15 @@
+"""Semantic diff of JSON Schemas: stable rule ids, per-direction effects and a verdict.
+
+Pipeline (one module per stage): ``load`` (normalise, resolve local references) ->
+``facts`` (raw structural differences) -> ``rules`` (one family per module, judged by the
+``registry``) -> ``findings`` (:class:`Change`) -> ``verdict`` (:class:`DiffResult`).
+"""
+
+from __future__ import annotations
+
+from wiregate.diff.engine import diff
+from wiregate.diff.findings import Change
+from wiregate.diff.load import SchemaLoadError
+from wiregate.diff.verdict import MODES, POLICIES, DiffResult
+
+__all__ = ["MODES", "POLICIES", "Change", "DiffResult", "SchemaLoadError", "diff"]

@@ -1,0 +1,89 @@
+"""The pipeline: normalise and resolve both documents, collect structural facts, let the rule
+families judge, apply the policy and mode, and return the verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wiregate.diff.facts import structural_facts
+from wiregate.diff.findings import Change
+from wiregate.diff.load import ResolvedSchema, Schema, normalise_document, resolve
+from wiregate.diff.rules import FAMILIES, definitions
+from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
+
+__all__ = ["diff"]
+
+
+def diff(
+    old: Mapping[str, Any] | bool,
+    new: Mapping[str, Any] | bool,
+    *,
+    mode: str = "backward",
+    policy: str = "strict",
+    old_at: str = "#",
+    new_at: str = "#",
+) -> DiffResult:
+    """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
+
+    Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
+    and :class:`ValueError` for an unknown mode or policy.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
+    old_doc = normalise_document(old, origin="old schema")
+    new_doc = normalise_document(new, origin="new schema")
+    old_schema = resolve(old_doc, old_at, origin="old schema")
+    new_schema = resolve(new_doc, new_at, origin="new schema")
+    raw: list[RawFinding] = []
+    at_roots = old_at == "#" and new_at == "#"
+    if structural_facts(old_schema.tree, new_schema.tree):
+        raw += _judge(old_schema, new_schema)
+    if at_roots:
+        raw += definitions.check(old_doc, new_doc)
+        raw += _unreferenced_definitions(old_doc, new_doc, old_schema, new_schema)
+    changes = {_apply(finding, mode, policy) for finding in raw}
+    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
+
+
+def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
+    comparison = Comparison(old, new, FAMILIES)
+    comparison.compare(old.tree, new.tree)
+    return comparison.findings
+
+
+def _unreferenced_definitions(
+    old_doc: Schema, new_doc: Schema, old_root: ResolvedSchema, new_root: ResolvedSchema
+) -> Iterable[RawFinding]:
+    """A ``$defs`` entry that the root does not reach is a schema of its own (a record type
+    validated by name): compare it too, so no difference goes unexplained."""
+    old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
+    new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
+    reached = {p for p in old_root.sources.values()} | {p for p in new_root.sources.values()}
+    for name in sorted(old_defs.keys() & new_defs.keys()):
+        pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
+        if pointer in reached or old_defs[name] == new_defs[name]:
+            continue
+        old_schema = resolve(old_doc, pointer, origin="old schema")
+        new_schema = resolve(new_doc, pointer, origin="new schema")
+        yield from _judge(old_schema, new_schema)
+
+
+def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
+    lenient = policy == "lenient"
+    backward = finding.backward or (lenient and finding.lenient_backward)
+    forward = finding.forward or (lenient and finding.lenient_forward)
+    tolerated = (backward and not finding.backward) or (forward and not finding.forward)
+    return Change(
+        id=finding.id,
+        level=level_for(backward, forward, mode, tolerated),
+        old_pointer=finding.old_pointer,
+        new_pointer=finding.new_pointer,
+        message=finding.message,
+        backward=backward,
+        forward=forward,
+        tolerated_by=policy if tolerated else None,
+    )

@@ -1,0 +1,33 @@
+"""Findings: one judged change between two schemas, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LEVELS", "Change"]
+
+# Most severe first; the order of sorting and of reports.
+LEVELS = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One semantic change.
+
+    ``backward``: the new schema still accepts every value the old one accepted (consumers can
+    upgrade first). ``forward``: the old schema accepts every value the new one accepts
+    (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
+    compatible that strict set semantics would not.
+    """
+
+    id: str
+    level: str
+    old_pointer: str
+    new_pointer: str
+    message: str
+    backward: bool
+    forward: bool
+    tolerated_by: str | None = None
+
+    def sort_key(self) -> tuple[int, str, str, str, str]:
+        return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)

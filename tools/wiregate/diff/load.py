@@ -1,0 +1,318 @@
+"""Loading stage: normalise a schema document and resolve the schema selected by a pointer.
+
+Normalisation removes differences that do not change meaning, so no later stage sees them:
+draft-07 ``definitions`` become ``$defs``, array-form ``items``/``additionalItems`` become
+``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
+sorted list, ``required`` and ``enum`` are sorted, ``oneOf``/``anyOf``/``allOf`` members are
+sorted, and trivial keywords (``additionalProperties: true``...) are dropped.
+
+Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
+a definition and the same schema written inline compare equal. A reference back into a schema
+that is being inlined (a recursive type) is kept as a ``{"$ref": ...}`` marker, so recursion
+terminates. A remote reference, a reference to a missing location and a reference chain that
+never reaches a schema are load errors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from wiregate.errors import UserError
+
+__all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
+
+Schema = dict[str, Any]
+
+# Keywords whose value is one subschema / a map of subschemas / a list of subschemas.
+SUBSCHEMA_KEYWORDS = frozenset(
+    {
+        "additionalProperties",
+        "items",
+        "contains",
+        "not",
+        "propertyNames",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
+)
+SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+UNORDERED_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf"})
+# Keywords whose trivial value ``{}`` (after normalisation) means the same as their absence.
+TRIVIAL_WHEN_EMPTY = frozenset(
+    {"additionalProperties", "items", "propertyNames", "unevaluatedItems", "unevaluatedProperties"}
+)
+FALSE_SCHEMA: Schema = {"not": {}}
+
+
+class SchemaLoadError(UserError):
+    """A schema document that cannot be compared: the message names the source and location."""
+
+
+def escape(token: str) -> str:
+    """Escape one JSON pointer reference token."""
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def canonical(value: Any) -> bytes:
+    """A canonical byte form of a JSON value, used to sort unordered lists."""
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+
+
+def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
+    """The document with every meaning-preserving difference removed (see the module docstring)."""
+    if isinstance(document, bool):
+        return {} if document else dict(FALSE_SCHEMA)
+    if not isinstance(document, Mapping):
+        raise SchemaLoadError(f"{origin}: a schema document must be a JSON object")
+    return _normalise_schema(document, "#", origin)
+
+
+def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
+    if isinstance(node, bool):
+        return {} if node else dict(FALSE_SCHEMA)
+    if not isinstance(node, Mapping):
+        raise SchemaLoadError(f"{origin}: {pointer}: a schema must be an object or a boolean")
+    raw = dict(node)
+    if "definitions" in raw:
+        definitions = raw.pop("definitions")
+        if isinstance(definitions, Mapping):
+            raw["$defs"] = {**definitions, **(raw.get("$defs") or {})}
+    if isinstance(raw.get("items"), list):
+        raw["prefixItems"] = raw.pop("items")
+        if "additionalItems" in raw:
+            raw["items"] = raw.pop("additionalItems")
+    else:
+        raw.pop("additionalItems", None)  # ignored by JSON Schema when items is not a list
+    out: Schema = {}
+    for key, value in raw.items():
+        here = f"{pointer}/{escape(key)}"
+        if key in SUBSCHEMA_KEYWORDS:
+            out[key] = _normalise_schema(value, here, origin)
+        elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
+            out[key] = {
+                name: _normalise_schema(sub, f"{here}/{escape(name)}", origin)
+                for name, sub in value.items()
+            }
+        elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
+            out[key] = [
+                _normalise_schema(sub, f"{here}/{index}", origin) for index, sub in enumerate(value)
+            ]
+        elif key == "type" and isinstance(value, (str, list)):
+            out[key] = sorted({value} if isinstance(value, str) else set(value))
+        elif key == "required" and isinstance(value, list):
+            out[key] = sorted(set(value))
+        elif key == "enum" and isinstance(value, list):
+            out[key] = sorted({canonical(v): v for v in value}.values(), key=canonical)
+        elif key == "$ref":
+            if not isinstance(value, str):
+                raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
+            if not value.startswith("#"):
+                raise SchemaLoadError(
+                    f"{origin}: {here}: remote $ref {value!r} is not fetched; "
+                    "bundle it into the document"
+                )
+            out[key] = value.replace("#/definitions/", "#/$defs/")
+        else:
+            out[key] = value
+    if isinstance(out.get("pattern"), str) and _matches_everything(out["pattern"]):
+        del out["pattern"]
+    if out.get("uniqueItems") is False:
+        del out["uniqueItems"]
+    for key in TRIVIAL_WHEN_EMPTY:
+        if out.get(key) == {}:
+            del out[key]
+    return out
+
+
+_PROBES = ("", "x", "\x00\n\u2603 A9/")
+
+
+def _matches_everything(pattern: str) -> bool:
+    """A pattern that matches the empty string at the start of any string (``a*``, ``^``,
+    ``.*``) accepts every string, like no pattern at all."""
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return False
+    return all(compiled.match(probe) for probe in _PROBES)
+
+
+@dataclass(frozen=True)
+class ResolvedSchema:
+    """The selected schema with local references inlined, and where each node came from.
+
+    ``sources`` maps ``id(node)`` of every schema node in ``tree`` to its JSON pointer in the
+    normalised document (an inlined definition keeps the pointer of the definition);
+    ``positions`` maps ``id()`` of each subschema list to where its members were written
+    (``oneOf``/``anyOf``/``allOf`` members are sorted).
+    """
+
+    tree: Schema
+    sources: Mapping[int, str]
+    document: Schema
+    positions: Mapping[int, list[str]]
+
+    def pointer(self, node: Schema) -> str:
+        return self.sources.get(id(node), "#")
+
+    def member_pointer(self, node: Schema, keyword: str, index: int) -> str:
+        """Where member ``index`` of a (sorted) subschema list was written in the document."""
+        members = node.get(keyword)
+        written = self.positions.get(id(members))
+        if written is None or index >= len(written):
+            return f"{self.pointer(node)}/{escape(keyword)}/{index}"
+        return written[index]
+
+
+def _lookup(document: Schema, pointer: str, origin: str, what: str) -> Any:
+    if pointer == "#" or pointer == "":
+        return document
+    if not pointer.startswith("#/"):
+        raise SchemaLoadError(f"{origin}: {what} {pointer!r} is not a local JSON pointer")
+    node: Any = document
+    for raw_token in pointer[2:].split("/"):
+        token = _unescape(raw_token)
+        if token == "definitions" and isinstance(node, dict) and "definitions" not in node:
+            token = "$defs"
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
+    return node
+
+
+def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> ResolvedSchema:
+    """Inline the local references of the schema at ``at`` in a normalised ``document``."""
+    at = at.replace("#/definitions/", "#/$defs/")
+    selected = _lookup(document, at, origin, "schema location")
+    if not isinstance(selected, dict):
+        raise SchemaLoadError(f"{origin}: {at!r} is not a schema")
+    sources: dict[int, str] = {}
+    positions: dict[int, list[str]] = {}
+    done: dict[str, Schema] = {}
+    keep_alive: list[object] = []
+
+    def target_of(ref: str, where: str) -> tuple[str, Schema]:
+        """Follow a chain of bare references to a schema that has content."""
+        seen = [ref]
+        while True:
+            if not ref.startswith("#"):
+                raise SchemaLoadError(
+                    f"{origin}: {where}: remote $ref {ref!r} is not fetched; "
+                    "bundle it into the document"
+                )
+            node = _lookup(document, ref, origin, "$ref")
+            if not isinstance(node, dict):
+                raise SchemaLoadError(f"{origin}: {where}: $ref {ref!r} is not a schema")
+            nxt = node.get("$ref")
+            if not isinstance(nxt, str) or len(node) > 1:
+                return ref.replace("#/definitions/", "#/$defs/"), node
+            nxt = nxt.replace("#/definitions/", "#/$defs/")
+            if nxt in seen:
+                chain = " -> ".join([*seen, nxt])
+                raise SchemaLoadError(f"{origin}: {where}: cyclic $ref {chain}")
+            seen.append(nxt)
+            ref = nxt
+
+    def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:
+        """The inlined node and whether it is independent of ``stack`` (safe to reuse)."""
+        independent = True
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            target_pointer, target = target_of(ref, pointer)
+            if target_pointer in stack:
+                marker = {"$ref": target_pointer}
+                sources[id(marker)] = pointer
+                keep_alive.append(marker)
+                return marker, False
+            if target_pointer in done:
+                resolved: Schema = done[target_pointer]
+            else:
+                resolved, independent = inline(target, target_pointer, (*stack, target_pointer))
+                if independent:
+                    done[target_pointer] = resolved
+            siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs")}
+            if not siblings:
+                return resolved, independent
+            sibling_schema, sib_independent = inline(siblings, pointer, stack)
+            merged = _merge(resolved, sibling_schema)
+            sources[id(merged)] = pointer
+            keep_alive.append(merged)
+            return merged, independent and sib_independent
+        out: Schema = {}
+        for key, value in node.items():
+            here = f"{pointer}/{escape(key)}"
+            if key == "$defs":
+                continue  # definitions are reached through references, never compared as data
+            if key in SUBSCHEMA_KEYWORDS and isinstance(value, dict):
+                out[key], ok = inline(value, here, stack)
+            elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+                children = {}
+                for name, sub in value.items():
+                    children[name], ok = inline(sub, f"{here}/{escape(name)}", stack)
+                    independent = independent and ok
+                out[key] = children
+                continue
+            elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
+                items = []
+                for index, sub in enumerate(value):
+                    inlined, ok = inline(sub, f"{here}/{index}", stack)
+                    items.append((inlined, f"{here}/{index}"))
+                    independent = independent and ok
+                if key in UNORDERED_LIST_KEYWORDS:
+                    items.sort(key=lambda pair: canonical(pair[0]))
+                members = [item for item, _ in items]
+                positions[id(members)] = [where for _, where in items]
+                keep_alive.append(members)
+                out[key] = members
+                continue
+            else:
+                out[key] = value
+                continue
+            independent = independent and ok
+        sources[id(out)] = pointer
+        keep_alive.append(out)
+        return out, independent
+
+    tree, _ = inline(selected, at, (at,))
+    # keep_alive holds every node so that no id() in ``sources`` is reused by another object.
+    return ResolvedSchema(
+        tree=tree,
+        sources=_Sources(sources, keep_alive),
+        document=document,
+        positions=positions,
+    )
+
+
+class _Sources(dict[int, str]):
+    """The id -> pointer map, holding the nodes alive so their ids stay unique."""
+
+    def __init__(self, sources: dict[int, str], nodes: list[object]) -> None:
+        super().__init__(sources)
+        self.nodes = nodes
+
+
+def _merge(target: Schema, siblings: Schema) -> Schema:
+    """A ``$ref`` with sibling keywords: both apply. Merge when no keyword clashes."""
+    clashes = {k for k in siblings if k in target and target[k] != siblings[k]}
+    annotation_only = clashes <= {"title", "description", "examples", "$comment", "default"}
+    if annotation_only:
+        return {**target, **siblings}
+    rest = {k: v for k, v in siblings.items() if k not in clashes}
+    return {**rest, "allOf": sorted([target, {k: siblings[k] for k in clashes}], key=canonical)}

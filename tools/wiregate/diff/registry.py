@@ -1,0 +1,535 @@
+# ruff: noqa: E501  (a table: one rule per entry, purposes on one line)
+"""The one registry of rule ids: default level, purpose and effect per direction.
+
+Id grammar (written down in docs/rules.md): ``<subject>-<event>[-<qualifier>]``, all
+lower-case kebab-case, matching ``ID_PATTERN``. The subject is a JSON Schema keyword in
+kebab-case (``minLength`` -> ``min-length``, ``oneOf`` -> ``one-of``) or a named concept
+(``property``, ``tuple-item``, ``nullable``, ``definition``, ``schema``, ``keyword``); the
+event is one of ``EVENTS``; the qualifier narrows the context (``to-open-model``). An id,
+once published, keeps its meaning forever and is never reused: a retired id stays here with
+``deprecated_by`` set.
+
+Effects: ``yes`` (always compatible in that direction), ``no`` (never), ``depends`` (decided
+per change by set containment), ``lenient`` (incompatible under the strict policy,
+tolerated by the lenient one). The default level is the level under the default mode
+(``backward``) and policy (``strict``): ``error`` when backward is not ``yes``, ``warning``
+when only forward is not ``yes``, ``info`` otherwise. Each change's actual level follows its
+actual effect under the chosen mode and policy (see ``wiregate.diff.verdict.level_for``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from wiregate.diff.rules import annotations as annotation_rules
+from wiregate.diff.rules import (
+    arrays,
+    bounds,
+    composition,
+    definitions,
+    enums,
+    properties,
+    required,
+    schema,
+    strings,
+    types,
+)
+
+__all__ = ["EVENTS", "ID_PATTERN", "RULES", "Rule"]
+
+ID_PATTERN = re.compile(r"^[a-z]+(-[a-z]+)*$")
+EVENTS = (
+    "added",
+    "removed",
+    "changed",
+    "widened",
+    "narrowed",
+    "extended",
+    "tightened",
+    "loosened",
+    "opened",
+    "closed",
+    "rejects-all",
+    "accepts-values-again",
+)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    family: str
+    purpose: str
+    backward: str
+    forward: str
+    deprecated_by: str | None = None
+
+    @property
+    def default_level(self) -> str:
+        if self.backward != "yes":
+            return "error"
+        return "warning" if self.forward != "yes" else "info"
+
+
+def _bound_rules() -> list[Rule]:
+    subjects = {
+        "minLength": "the minimum string length",
+        "maxLength": "the maximum string length",
+        "minimum": "the inclusive minimum",
+        "maximum": "the inclusive maximum",
+        "exclusiveMinimum": "the exclusive minimum",
+        "exclusiveMaximum": "the exclusive maximum",
+        "minItems": "the minimum array length",
+        "maxItems": "the maximum array length",
+        "minProperties": "the minimum number of object members",
+        "maxProperties": "the maximum number of object members",
+        "minContains": "the minimum number of items matching contains",
+        "maxContains": "the maximum number of items matching contains",
+    }
+    rules = []
+    for keyword, what in subjects.items():
+        added, removed, tightened, loosened = bounds.bound_ids(keyword)
+        rules += [
+            Rule(added, "bounds", f"{keyword} added: {what} now limits values.", "no", "yes"),
+            Rule(removed, "bounds", f"{keyword} removed: {what} no longer applies.", "yes", "no"),
+            Rule(tightened, "bounds", f"{keyword} changed to admit fewer values.", "no", "yes"),
+            Rule(loosened, "bounds", f"{keyword} changed to admit more values.", "yes", "no"),
+        ]
+    return rules
+
+
+RULES: tuple[Rule, ...] = (
+    # types
+    Rule(
+        types.TYPE_WIDENED,
+        "types",
+        "The accepted JSON types grew (integer -> number, a type added to the list, type removed).",
+        "yes",
+        "no",
+    ),
+    Rule(
+        types.TYPE_NARROWED,
+        "types",
+        "The accepted JSON types shrank (number -> integer, a type dropped, type added).",
+        "no",
+        "yes",
+    ),
+    Rule(
+        types.TYPE_CHANGED,
+        "types",
+        "The accepted JSON types changed so that neither side contains the other.",
+        "no",
+        "no",
+    ),
+    Rule(types.NULLABLE_ADDED, "types", "null became an accepted value.", "yes", "no"),
+    Rule(types.NULLABLE_REMOVED, "types", "null is no longer an accepted value.", "no", "yes"),
+    # enum and const
+    Rule(enums.ENUM_ADDED, "enums", "An enum now limits the accepted values.", "depends", "yes"),
+    Rule(
+        enums.ENUM_REMOVED,
+        "enums",
+        "The enum that limited the accepted values was removed.",
+        "yes",
+        "depends",
+    ),
+    Rule(enums.ENUM_EXTENDED, "enums", "Values were added to an enum.", "yes", "no"),
+    Rule(enums.ENUM_NARROWED, "enums", "Values were removed from an enum.", "no", "yes"),
+    Rule(
+        enums.ENUM_CHANGED,
+        "enums",
+        "Values were both added to and removed from an enum.",
+        "no",
+        "no",
+    ),
+    Rule(enums.CONST_ADDED, "enums", "A const now fixes the accepted value.", "depends", "yes"),
+    Rule(
+        enums.CONST_REMOVED,
+        "enums",
+        "The const that fixed the accepted value was removed.",
+        "yes",
+        "depends",
+    ),
+    Rule(enums.CONST_CHANGED, "enums", "The const value changed.", "no", "no"),
+    # required
+    Rule(required.REQUIRED_ADDED, "required", "A property became required.", "no", "yes"),
+    Rule(required.REQUIRED_REMOVED, "required", "A property is no longer required.", "yes", "no"),
+    # properties
+    Rule(
+        properties.PROPERTY_ADDED_TO_OPEN_MODEL,
+        "properties",
+        "A property was declared where any value was accepted under that key (additionalProperties absent or true).",
+        "lenient",
+        "yes",
+    ),
+    Rule(
+        properties.PROPERTY_ADDED_TO_CLOSED_MODEL,
+        "properties",
+        "A property was declared where its key was rejected (additionalProperties false).",
+        "yes",
+        "no",
+    ),
+    Rule(
+        properties.PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL,
+        "properties",
+        "A property was declared where its key was checked by an additionalProperties or patternProperties schema.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        properties.PROPERTY_REMOVED_FROM_OPEN_MODEL,
+        "properties",
+        "A property declaration was removed; any value is now accepted under that key.",
+        "yes",
+        "lenient",
+    ),
+    Rule(
+        properties.PROPERTY_REMOVED_FROM_CLOSED_MODEL,
+        "properties",
+        "A property was removed from a closed model: its key is now rejected.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        properties.PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL,
+        "properties",
+        "A property declaration was removed; its key is now checked by an additionalProperties or patternProperties schema.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        properties.ADDITIONAL_PROPERTIES_CLOSED,
+        "properties",
+        "additionalProperties became false: undeclared keys are rejected.",
+        "lenient",
+        "yes",
+    ),
+    Rule(
+        properties.ADDITIONAL_PROPERTIES_OPENED,
+        "properties",
+        "additionalProperties was false and now accepts undeclared keys.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        properties.ADDITIONAL_PROPERTIES_NARROWED,
+        "properties",
+        "Undeclared keys, accepted with any value before, must now match an additionalProperties schema.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        properties.ADDITIONAL_PROPERTIES_WIDENED,
+        "properties",
+        "Undeclared keys no longer have to match the additionalProperties schema.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        properties.PATTERN_PROPERTY_ADDED,
+        "properties",
+        "A patternProperties entry was added: matching undeclared keys get its schema.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        properties.PATTERN_PROPERTY_REMOVED,
+        "properties",
+        "A patternProperties entry was removed: matching keys fall back to additionalProperties.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        properties.PROPERTY_NAMES_ADDED,
+        "properties",
+        "propertyNames now constrains the keys of an object.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        properties.PROPERTY_NAMES_REMOVED,
+        "properties",
+        "propertyNames no longer constrains the keys of an object.",
+        "yes",
+        "no",
+    ),
+    # arrays
+    Rule(
+        arrays.ITEMS_ADDED,
+        "arrays",
+        "An items schema now checks the array items (after any tuple prefix).",
+        "no",
+        "yes",
+    ),
+    Rule(
+        arrays.ITEMS_REMOVED,
+        "arrays",
+        "The items schema no longer checks the array items.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        arrays.TUPLE_ITEM_ADDED,
+        "arrays",
+        "A tuple position got its own schema (prefixItems, or draft-07 array-form items).",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        arrays.TUPLE_ITEM_REMOVED,
+        "arrays",
+        "A tuple position lost its own schema and falls back to items.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        arrays.CONTAINS_ADDED,
+        "arrays",
+        "Arrays must now contain an item matching contains.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        arrays.CONTAINS_REMOVED,
+        "arrays",
+        "Arrays no longer have to contain an item matching contains.",
+        "yes",
+        "no",
+    ),
+    # bounds
+    *_bound_rules(),
+    Rule(bounds.MULTIPLE_OF_ADDED, "bounds", "multipleOf now restricts numbers.", "no", "yes"),
+    Rule(
+        bounds.MULTIPLE_OF_REMOVED, "bounds", "multipleOf no longer restricts numbers.", "yes", "no"
+    ),
+    Rule(
+        bounds.MULTIPLE_OF_TIGHTENED,
+        "bounds",
+        "multipleOf became a multiple of the old step (fewer numbers).",
+        "no",
+        "yes",
+    ),
+    Rule(
+        bounds.MULTIPLE_OF_LOOSENED,
+        "bounds",
+        "multipleOf became a divisor of the old step (more numbers).",
+        "yes",
+        "no",
+    ),
+    Rule(
+        bounds.MULTIPLE_OF_CHANGED,
+        "bounds",
+        "multipleOf changed to a step neither dividing nor multiplying the old one.",
+        "no",
+        "no",
+    ),
+    Rule(bounds.UNIQUE_ITEMS_ADDED, "bounds", "Arrays must no longer repeat items.", "no", "yes"),
+    Rule(bounds.UNIQUE_ITEMS_REMOVED, "bounds", "Arrays may repeat items again.", "yes", "no"),
+    # strings
+    Rule(
+        strings.PATTERN_ADDED,
+        "strings",
+        "Strings must now match a regular expression.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        strings.PATTERN_REMOVED,
+        "strings",
+        "Strings no longer have to match a regular expression.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        strings.PATTERN_CHANGED,
+        "strings",
+        "The regular expression changed (containment is not decided: treated as incompatible).",
+        "no",
+        "no",
+    ),
+    Rule(
+        strings.FORMAT_ADDED,
+        "strings",
+        "A format now applies to strings (assumed asserted by consumers).",
+        "no",
+        "yes",
+    ),
+    Rule(strings.FORMAT_REMOVED, "strings", "A format no longer applies to strings.", "yes", "no"),
+    Rule(strings.FORMAT_CHANGED, "strings", "The format changed.", "no", "no"),
+    # composition
+    Rule(
+        composition.ONE_OF_ADDED,
+        "composition",
+        "A oneOf now applies: values must match exactly one member.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        composition.ONE_OF_REMOVED,
+        "composition",
+        "The oneOf no longer applies.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        composition.ONE_OF_MEMBER_ADDED,
+        "composition",
+        "A oneOf member was added: more values are accepted.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        composition.ONE_OF_MEMBER_REMOVED,
+        "composition",
+        "A oneOf member was removed: its values are rejected unless another member accepts them.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        composition.ANY_OF_ADDED,
+        "composition",
+        "An anyOf now applies: values must match a member.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        composition.ANY_OF_REMOVED,
+        "composition",
+        "The anyOf no longer applies.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        composition.ANY_OF_MEMBER_ADDED,
+        "composition",
+        "An anyOf member was added: more values are accepted.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        composition.ANY_OF_MEMBER_REMOVED,
+        "composition",
+        "An anyOf member was removed: its values are rejected unless another member accepts them.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        composition.ALL_OF_ADDED,
+        "composition",
+        "An allOf now applies: values must match every member.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        composition.ALL_OF_REMOVED, "composition", "The allOf no longer applies.", "yes", "depends"
+    ),
+    Rule(
+        composition.ALL_OF_MEMBER_ADDED,
+        "composition",
+        "An allOf member was added: values must also match it.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        composition.ALL_OF_MEMBER_REMOVED,
+        "composition",
+        "An allOf member was removed: values no longer have to match it.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        composition.NOT_ADDED,
+        "composition",
+        "A not schema now rejects the values it matches.",
+        "no",
+        "yes",
+    ),
+    Rule(
+        composition.NOT_REMOVED,
+        "composition",
+        "The not schema no longer rejects values.",
+        "yes",
+        "no",
+    ),
+    # whole schemas
+    Rule(
+        schema.SCHEMA_REJECTS_ALL,
+        "schema",
+        'The schema became false (or {"not": {}}): it rejects every value.',
+        "no",
+        "yes",
+    ),
+    Rule(
+        schema.SCHEMA_ACCEPTS_VALUES_AGAIN,
+        "schema",
+        "The schema rejected every value and now accepts some.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        schema.KEYWORD_CHANGED,
+        "schema",
+        "A keyword that no rule judges changed (including a recursive $ref target); assumed incompatible both ways.",
+        "no",
+        "no",
+    ),
+    # definitions
+    Rule(
+        definitions.DEFINITION_ADDED,
+        "definitions",
+        "A $defs entry was added (a reference to it is judged where the reference is).",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        definitions.DEFINITION_REMOVED,
+        "definitions",
+        "A $defs entry was removed (a reference to it would fail to load).",
+        "yes",
+        "yes",
+    ),
+    # annotations
+    Rule(
+        annotation_rules.TITLE_CHANGED,
+        "annotations",
+        "title added, removed or changed.",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        annotation_rules.DESCRIPTION_CHANGED,
+        "annotations",
+        "description added, removed or changed.",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        annotation_rules.EXAMPLES_CHANGED,
+        "annotations",
+        "examples added, removed or changed.",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        annotation_rules.COMMENT_CHANGED,
+        "annotations",
+        "$comment added, removed or changed.",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        annotation_rules.DEFAULT_CHANGED,
+        "annotations",
+        "default added, removed or changed (validation ignores it; readers that fill defaults see a different value).",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        annotation_rules.ANNOTATION_CHANGED,
+        "annotations",
+        "Another annotation changed ($schema, $id, deprecated, readOnly, writeOnly, content*, x-* extensions).",
+        "yes",
+        "yes",
+    ),
+)
+
+RULES_BY_ID: dict[str, Rule] = {rule.id: rule for rule in RULES}

@@ -1,0 +1,44 @@
+"""Annotations: they never change which values are accepted (info level)."""
+
+from __future__ import annotations
+
+from wiregate.diff.load import Schema
+from wiregate.diff.rules.base import ANNOTATION_KEYWORDS, Comparison
+
+TITLE_CHANGED = "title-changed"
+DESCRIPTION_CHANGED = "description-changed"
+EXAMPLES_CHANGED = "examples-changed"
+COMMENT_CHANGED = "comment-changed"
+DEFAULT_CHANGED = "default-changed"
+ANNOTATION_CHANGED = "annotation-changed"
+
+KEYWORDS = ANNOTATION_KEYWORDS  # and every "x-" extension keyword
+_IDS = {
+    "title": TITLE_CHANGED,
+    "description": DESCRIPTION_CHANGED,
+    "examples": EXAMPLES_CHANGED,
+    "$comment": COMMENT_CHANGED,
+    "default": DEFAULT_CHANGED,
+}
+_MISSING = object()
+
+
+def _is_annotation(keyword: str) -> bool:
+    return keyword in ANNOTATION_KEYWORDS or keyword.startswith("x-")
+
+
+def check(cmp: Comparison, old: Schema, new: Schema) -> None:
+    for keyword in sorted(set(old) | set(new)):
+        if not _is_annotation(keyword):
+            continue
+        before, after = old.get(keyword, _MISSING), new.get(keyword, _MISSING)
+        if before == after:
+            continue
+        verb = "added" if before is _MISSING else "removed" if after is _MISSING else "changed"
+        cmp.emit(
+            _IDS.get(keyword, ANNOTATION_CHANGED),
+            *cmp.keyword_ptrs(old, new, keyword),
+            f"{keyword} {verb}",
+            backward=True,
+            forward=True,
+        )

@@ -1,0 +1,94 @@
+"""Array items: ``items`` (every item after the tuple prefix), ``prefixItems`` (tuple
+positions; draft-07 array-form ``items`` is normalised to it) and ``contains``."""
+
+from __future__ import annotations
+
+from wiregate.diff.load import Schema
+from wiregate.diff.rules.base import Comparison, is_true
+
+ITEMS_ADDED = "items-added"
+ITEMS_REMOVED = "items-removed"
+TUPLE_ITEM_ADDED = "tuple-item-added"
+TUPLE_ITEM_REMOVED = "tuple-item-removed"
+CONTAINS_ADDED = "contains-added"
+CONTAINS_REMOVED = "contains-removed"
+
+KEYWORDS = frozenset({"items", "prefixItems", "contains"})
+ANY: Schema = {}
+
+
+def check(cmp: Comparison, old: Schema, new: Schema) -> None:
+    old_prefix: list[Schema] = old.get("prefixItems") or []
+    new_prefix: list[Schema] = new.get("prefixItems") or []
+    old_rest, new_rest = old.get("items", ANY), new.get("items", ANY)
+    for index in range(max(len(old_prefix), len(new_prefix))):
+        if index < len(old_prefix) and index < len(new_prefix):
+            cmp.compare(old_prefix[index], new_prefix[index])
+        elif index < len(new_prefix):
+            schema = new_prefix[index]
+            cmp.emit(
+                TUPLE_ITEM_ADDED,
+                cmp.old_ptr(old, "items") if "items" in old else cmp.old_ptr(old),
+                cmp.new_member_ptr(new, "prefixItems", index),
+                f"array position {index} now has its own schema",
+                backward=cmp.subsumes(old_rest, schema),
+                forward=cmp.subsumes(schema, old_rest),
+            )
+        else:
+            schema = old_prefix[index]
+            cmp.emit(
+                TUPLE_ITEM_REMOVED,
+                cmp.old_member_ptr(old, "prefixItems", index),
+                cmp.new_ptr(new, "items") if "items" in new else cmp.new_ptr(new),
+                f"array position {index} no longer has its own schema",
+                backward=cmp.subsumes(schema, new_rest),
+                forward=cmp.subsumes(new_rest, schema),
+            )
+    if old_rest != new_rest:
+        if "items" in old and "items" in new:
+            cmp.compare(old_rest, new_rest)
+        elif "items" in new:
+            cmp.emit(
+                ITEMS_ADDED,
+                *cmp.keyword_ptrs(old, new, "items"),
+                _where_items(new_prefix) + " are now checked by the items schema",
+                backward=is_true(new_rest),
+                forward=True,
+            )
+        else:
+            cmp.emit(
+                ITEMS_REMOVED,
+                *cmp.keyword_ptrs(old, new, "items"),
+                _where_items(old_prefix) + " are no longer checked by the items schema",
+                backward=True,
+                forward=is_true(old_rest),
+            )
+    _contains(cmp, old, new)
+
+
+def _where_items(prefix: list[Schema]) -> str:
+    return f"array items after position {len(prefix) - 1}" if prefix else "array items"
+
+
+def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
+    before, after = old.get("contains"), new.get("contains")
+    if before == after:
+        return
+    if before is not None and after is not None:
+        cmp.compare(before, after)
+    elif after is not None:
+        cmp.emit(
+            CONTAINS_ADDED,
+            *cmp.keyword_ptrs(old, new, "contains"),
+            "arrays must now contain a matching item",
+            backward=False,
+            forward=True,
+        )
+    else:
+        cmp.emit(
+            CONTAINS_REMOVED,
+            *cmp.keyword_ptrs(old, new, "contains"),
+            "arrays no longer have to contain a matching item",
+            backward=True,
+            forward=False,
+        )

@@ -1,0 +1,204 @@
+"""Composition: ``oneOf``, ``anyOf``, ``allOf`` and ``not``.
+
+Members are matched across the two sides (identical members first, then the closest member
+that shares a type), matched members are compared in depth, and unmatched ones are reported
+as added or removed. Whether an added or removed member changes what is accepted is decided
+by set containment against the other side's members.
+"""
+
+from __future__ import annotations
+
+from wiregate.diff.load import Schema
+from wiregate.diff.rules.base import Comparison
+from wiregate.diff.rules.types import effective_types
+
+ONE_OF_ADDED = "one-of-added"
+ONE_OF_REMOVED = "one-of-removed"
+ONE_OF_MEMBER_ADDED = "one-of-member-added"
+ONE_OF_MEMBER_REMOVED = "one-of-member-removed"
+ANY_OF_ADDED = "any-of-added"
+ANY_OF_REMOVED = "any-of-removed"
+ANY_OF_MEMBER_ADDED = "any-of-member-added"
+ANY_OF_MEMBER_REMOVED = "any-of-member-removed"
+ALL_OF_ADDED = "all-of-added"
+ALL_OF_REMOVED = "all-of-removed"
+ALL_OF_MEMBER_ADDED = "all-of-member-added"
+ALL_OF_MEMBER_REMOVED = "all-of-member-removed"
+NOT_ADDED = "not-added"
+NOT_REMOVED = "not-removed"
+
+KEYWORDS = frozenset({"oneOf", "anyOf", "allOf", "not"})
+_IDS = {
+    "oneOf": (ONE_OF_ADDED, ONE_OF_REMOVED, ONE_OF_MEMBER_ADDED, ONE_OF_MEMBER_REMOVED),
+    "anyOf": (ANY_OF_ADDED, ANY_OF_REMOVED, ANY_OF_MEMBER_ADDED, ANY_OF_MEMBER_REMOVED),
+    "allOf": (ALL_OF_ADDED, ALL_OF_REMOVED, ALL_OF_MEMBER_ADDED, ALL_OF_MEMBER_REMOVED),
+}
+COMPOSITION = ("oneOf", "anyOf", "allOf")
+
+
+def without_composition(node: Schema, keyword: str) -> Schema:
+    return {k: v for k, v in node.items() if k != keyword}
+
+
+def check(cmp: Comparison, old: Schema, new: Schema) -> None:
+    for keyword in COMPOSITION:
+        before, after = old.get(keyword), new.get(keyword)
+        if before == after:
+            continue
+        if isinstance(before, list) and isinstance(after, list):
+            _members(cmp, old, new, keyword, before, after)
+        elif isinstance(after, list):
+            _keyword_added(cmp, old, new, keyword, after)
+        elif isinstance(before, list):
+            _keyword_removed(cmp, old, new, keyword, before)
+    _not(cmp, old, new)
+
+
+def _keyword_added(
+    cmp: Comparison, old: Schema, new: Schema, keyword: str, members: list[Schema]
+) -> None:
+    added_id = _IDS[keyword][0]
+    rest = without_composition(new, keyword)
+    if keyword == "allOf":
+        backward = all(cmp.subsumes(old, member) for member in members)
+        forward = True
+    else:
+        # Every old value must fit one member (together with the rest of the new schema).
+        backward = any(cmp.subsumes(old, {**rest, **member}) for member in members)
+        forward = all(cmp.subsumes(member, old) for member in members)
+    cmp.emit(
+        added_id,
+        cmp.old_ptr(old),
+        cmp.new_ptr(new, keyword),
+        f"{keyword} with {len(members)} members added",
+        backward=backward,
+        forward=forward,
+    )
+
+
+def _keyword_removed(
+    cmp: Comparison, old: Schema, new: Schema, keyword: str, members: list[Schema]
+) -> None:
+    removed_id = _IDS[keyword][1]
+    rest = without_composition(old, keyword)
+    if keyword == "allOf":
+        backward = True
+        forward = all(cmp.subsumes(new, member) for member in members)
+    else:
+        backward = all(cmp.subsumes(member, new) for member in members)
+        forward = any(cmp.subsumes(new, {**rest, **member}) for member in members)
+    cmp.emit(
+        removed_id,
+        cmp.old_ptr(old, keyword),
+        cmp.new_ptr(new),
+        f"{keyword} with {len(members)} members removed",
+        backward=backward,
+        forward=forward,
+    )
+
+
+def _members(
+    cmp: Comparison,
+    old: Schema,
+    new: Schema,
+    keyword: str,
+    before: list[Schema],
+    after: list[Schema],
+) -> None:
+    _, _, member_added, member_removed = _IDS[keyword]
+    old_left = [i for i, m in enumerate(before) if m not in after]
+    new_left = [j for j, m in enumerate(after) if m not in before]
+    pairs = _pair(cmp, [before[i] for i in old_left], [after[j] for j in new_left])
+    paired_old = {old_left[a] for a, _ in pairs}
+    paired_new = {new_left[b] for _, b in pairs}
+    for a, b in pairs:
+        cmp.compare(before[old_left[a]], after[new_left[b]])
+    union = keyword != "allOf"
+    for j in new_left:
+        if j in paired_new:
+            continue
+        member = after[j]
+        covered = any(cmp.subsumes(member, m) for m in before)
+        implied = cmp.subsumes(old, member)
+        cmp.emit(
+            member_added,
+            cmp.old_ptr(old, keyword),
+            cmp.new_member_ptr(new, keyword, j),
+            f"{keyword} member {_describe(cmp.new.pointer(member), member)} added",
+            backward=True if union else implied,
+            forward=covered if union else True,
+        )
+    for i in old_left:
+        if i in paired_old:
+            continue
+        member = before[i]
+        covered = any(cmp.subsumes(member, m) for m in after)
+        implied = cmp.subsumes(new, member)
+        cmp.emit(
+            member_removed,
+            cmp.old_member_ptr(old, keyword, i),
+            cmp.new_ptr(new, keyword),
+            f"{keyword} member {_describe(cmp.old.pointer(member), member)} removed",
+            backward=covered if union else True,
+            forward=True if union else implied,
+        )
+
+
+def _describe(pointer: str, member: Schema) -> str:
+    """A definition's name, else the member's types."""
+    if pointer.startswith("#/$defs/") and pointer.count("/") == 2:
+        return pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
+    types = sorted(effective_types(member))
+    return "of type " + "|".join(types) if len(types) < 7 else "accepting any type"
+
+
+def _pair(cmp: Comparison, olds: list[Schema], news: list[Schema]) -> list[tuple[int, int]]:
+    """Match changed members: one-to-one when one member changed, else by shared types,
+    preferring the closest pair (fewest differing keywords)."""
+    if len(olds) == 1 and len(news) == 1:
+        return [(0, 0)]
+    candidates = []
+    for a, o in enumerate(olds):
+        for b, n in enumerate(news):
+            if effective_types(o) & effective_types(n):
+                distance = len({k for k in set(o) | set(n) if o.get(k) != n.get(k)})
+                candidates.append((distance, a, b))
+    pairs: list[tuple[int, int]] = []
+    used_old: set[int] = set()
+    used_new: set[int] = set()
+    for _, a, b in sorted(candidates):
+        if a not in used_old and b not in used_new:
+            pairs.append((a, b))
+            used_old.add(a)
+            used_new.add(b)
+    return sorted(pairs)
+
+
+def _not(cmp: Comparison, old: Schema, new: Schema) -> None:
+    before, after = old.get("not"), new.get("not")
+    if before == after:
+        return
+    if isinstance(before, dict) and isinstance(after, dict):
+        if before == {} or after == {}:
+            return  # accepting nothing is the schema family's concern
+        cmp.compare_flipped(before, after)
+    elif isinstance(after, dict):
+        if after == {}:
+            return
+        cmp.emit(
+            NOT_ADDED,
+            *cmp.keyword_ptrs(old, new, "not"),
+            "values matching the 'not' schema are now rejected",
+            backward=False,
+            forward=True,
+        )
+    elif isinstance(before, dict):
+        if before == {}:
+            return
+        cmp.emit(
+            NOT_REMOVED,
+            *cmp.keyword_ptrs(old, new, "not"),
+            "values matching the old 'not' schema are accepted again",
+            backward=True,
+            forward=False,
+        )

@@ -1,0 +1,141 @@
+"""Reporters for ``wiregate diff`` results; the per-change pieces are reused by other reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import orjson
+
+from wiregate.diff import Change, DiffResult
+
+__all__ = [
+    "DIFF_REPORTERS",
+    "change_to_json",
+    "change_to_text",
+    "github_annotation",
+    "markdown_table",
+    "summary",
+]
+
+_GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def change_to_json(change: Change) -> dict[str, Any]:
+    return {
+        "id": change.id,
+        "level": change.level,
+        "old_pointer": change.old_pointer,
+        "new_pointer": change.new_pointer,
+        "message": change.message,
+        "backward": change.backward,
+        "forward": change.forward,
+        "tolerated_by": change.tolerated_by,
+    }
+
+
+def change_to_text(change: Change) -> str:
+    where = (
+        change.new_pointer
+        if change.old_pointer == change.new_pointer
+        else f"{change.old_pointer} -> {change.new_pointer}"
+    )
+    tolerated = f", tolerated by {change.tolerated_by}" if change.tolerated_by else ""
+    return (
+        f"{change.level}: {change.id} at {where}: {change.message} "
+        f"(backward: {_yes_no(change.backward)}, forward: {_yes_no(change.forward)}{tolerated})"
+    )
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotation(change: Change, *, file: str | None, title_prefix: str = "") -> str:
+    """One GitHub workflow command (``::error title=<rule-id>::...``) for a change."""
+    properties = []
+    if file:
+        properties.append(f"file={_escape_property(file)}")
+    properties.append(f"title={_escape_property(title_prefix + change.id)}")
+    text = change_to_text(change).split(": ", 1)[1]
+    return f"::{_GITHUB_COMMAND[change.level]} {','.join(properties)}::{_escape_data(text)}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(changes: Iterable[Change]) -> str:
+    """A Markdown table of changes, fit for a pull-request comment."""
+    lines = [
+        "| Level | Rule | Old pointer | New pointer | Message | Backward | Forward |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for c in changes:
+        backward = _yes_no(c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
+        lines.append(
+            f"| {c.level} | `{c.id}` | `{_cell(c.old_pointer)}` | `{_cell(c.new_pointer)}` | "
+            f"{_cell(c.message)} | {backward} | {_yes_no(c.forward)} |"
+        )
+    return "\n".join(lines)
+
+
+def summary(result: DiffResult) -> str:
+    verdict = "compatible" if result.compatible else "INCOMPATIBLE"
+    if result.identical:
+        detail = "no changes"
+    else:
+        counts = {level: 0 for level in ("error", "warning", "info")}
+        for change in result.changes:
+            counts[change.level] += 1
+        detail = ", ".join(f"{n} {level}" for level, n in counts.items() if n)
+        detail = f"{len(result.changes)} changes ({detail})"
+    return f"{verdict} ({result.mode}, {result.policy}): {detail}"
+
+
+def render_text(result: DiffResult) -> str:
+    lines = [change_to_text(change) for change in result.changes]
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def render_json(result: DiffResult) -> str:
+    document = {
+        "compatible": result.compatible,
+        "mode": result.mode,
+        "policy": result.policy,
+        "backward_compatible": result.backward_compatible,
+        "forward_compatible": result.forward_compatible,
+        "changes": [change_to_json(change) for change in result.changes],
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def render_github(result: DiffResult) -> str:
+    lines = [github_annotation(change, file=None) for change in result.changes]
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(result: DiffResult) -> str:
+    verdict = "compatible" if result.compatible else "**incompatible**"
+    head = f"### Schema diff: {verdict} ({result.mode}, policy {result.policy})\n"
+    if result.identical:
+        return head + "\nNo changes.\n"
+    return head + "\n" + markdown_table(result.changes) + "\n"
+
+
+DIFF_REPORTERS: dict[str, Callable[[DiffResult], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+    "markdown": render_markdown,
+}
