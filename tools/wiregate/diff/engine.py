@@ -1,12 +1,12 @@
-"""The pipeline: normalise and resolve both documents, collect structural facts, let the rule
-families judge, apply the policy and mode, and return the verdict."""
+"""The pipeline: normalise and resolve both documents, let the rule families judge every
+difference (consulting the structural facts for keywords no rule judges), apply the policy and
+mode, and return the verdict."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from wiregate.diff.facts import structural_facts
 from wiregate.diff.findings import Change
 from wiregate.diff.load import ResolvedSchema, Schema, normalise_document, resolve
 from wiregate.diff.rules import FAMILIES, definitions
@@ -40,7 +40,7 @@ def diff(
     new_schema = resolve(new_doc, new_at, origin="new schema")
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
-    if structural_facts(old_schema.tree, new_schema.tree):
+    if old_schema.tree != new_schema.tree:
         raw += _judge(old_schema, new_schema)
     if at_roots:
         raw += definitions.check(old_doc, new_doc)

@@ -1,8 +1,10 @@
-"""Structural facts: the raw differences between two normalised schema trees, no judgement.
+"""Structural facts: the raw differences between two JSON values, no judgement.
 
-DeepDiff reports them. It is slow on large trees, so equal subtrees are pruned first: only
-keys whose values differ are handed to DeepDiff, which keeps the reported paths the paths of
-the full trees.
+DeepDiff reports them. The rule families judge every keyword they know without them; the
+facts explain what no rule judges (``keyword-changed``) and serve callers that want the raw
+difference. DeepDiff takes a noticeable time to import and is slow on large trees, so it is
+imported on first use and equal subtrees are pruned before it runs (the reported paths stay
+those of the full values).
 """
 
 from __future__ import annotations
@@ -10,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Fact", "structural_facts"]
+import orjson
+
+__all__ = ["ABSENT", "Fact", "structural_facts"]
 
 
 @dataclass(frozen=True)
@@ -24,24 +28,70 @@ class Fact:
     new: Any
 
 
-_ABSENT = "<absent>"
+class _Absent:
+    """The side of a fact where the value does not exist."""
+
+    def __repr__(self) -> str:
+        return "ABSENT"
 
 
-def _prune(old: Any, new: Any) -> tuple[Any, Any]:
-    """Copies of two values keeping only the dict keys whose values differ."""
+ABSENT: Any = _Absent()
+
+
+# Lists whose order carries no meaning; every other list is compared position by position.
+UNORDERED = frozenset({"oneOf", "anyOf", "allOf", "enum", "required", "type"})
+
+
+def _prune(old: Any, new: Any, unordered: bool = False) -> tuple[Any, Any]:
+    """Copies of two values keeping only what differs. Lists become ``{index: item}`` maps of
+    their differing items (DeepDiff prints an int key like a list index, so paths stay
+    those of the full trees)."""
     if isinstance(old, dict) and isinstance(new, dict):
-        old_out: dict[str, Any] = {}
-        new_out: dict[str, Any] = {}
+        old_out: dict[Any, Any] = {}
+        new_out: dict[Any, Any] = {}
         for key in old.keys() | new.keys():
             if key in old and key in new:
                 if old[key] != new[key]:
-                    old_out[key], new_out[key] = _prune(old[key], new[key])
+                    old_out[key], new_out[key] = _prune(old[key], new[key], key in UNORDERED)
             elif key in old:
                 old_out[key] = old[key]
             else:
                 new_out[key] = new[key]
         return old_out, new_out
+    if isinstance(old, list) and isinstance(new, list):
+        if unordered:
+            old_left, new_left = _unmatched(old, new)
+        elif len(old) == len(new):
+            old_left = new_left = [i for i in range(len(old)) if old[i] != new[i]]
+        else:
+            return old, new
+        old_items: dict[int, Any] = {i: old[i] for i in old_left}
+        new_items: dict[int, Any] = {j: new[j] for j in new_left}
+        for i, j in zip(old_left, new_left, strict=False):
+            del new_items[j]
+            old_items[i], new_items[i] = _prune(old[i], new[j])
+        return old_items, new_items
     return old, new
+
+
+def _unmatched(old: list[Any], new: list[Any]) -> tuple[list[int], list[int]]:
+    """Indexes of the items of each list that the other lacks, counting repeats."""
+    available: dict[bytes, list[int]] = {}
+    for j, item in enumerate(new):
+        available.setdefault(_key(item), []).append(j)
+    old_left = []
+    for i, item in enumerate(old):
+        matches = available.get(_key(item))
+        if matches:
+            matches.pop(0)
+        else:
+            old_left.append(i)
+    new_left = sorted(j for indexes in available.values() for j in indexes)
+    return old_left, new_left
+
+
+def _key(item: Any) -> bytes:
+    return orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
 
 
 def structural_facts(old: Any, new: Any) -> tuple[Fact, ...]:
@@ -56,12 +106,12 @@ def structural_facts(old: Any, new: Any) -> tuple[Fact, ...]:
     for kind, items in report.items():
         for item in items:
             path = tuple(item.path(output_format="list"))
-            before = item.t1 if item.t1 is not _NOT_PRESENT(item.t1) else _ABSENT
-            after = item.t2 if item.t2 is not _NOT_PRESENT(item.t2) else _ABSENT
+            before = ABSENT if _missing(item.t1) else item.t1
+            after = ABSENT if _missing(item.t2) else item.t2
             facts.append(Fact(kind, path, before, after))
     return tuple(sorted(facts, key=lambda f: (tuple(str(p) for p in f.path), f.kind)))
 
 
-def _NOT_PRESENT(value: Any) -> Any:
+def _missing(value: Any) -> bool:
     """DeepDiff marks a missing side with its own ``NotPresent`` object."""
-    return value if type(value).__name__ == "NotPresent" else object()
+    return type(value).__name__ == "NotPresent"

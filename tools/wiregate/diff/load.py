@@ -4,7 +4,7 @@ Normalisation removes differences that do not change meaning, so no later stage 
 draft-07 ``definitions`` become ``$defs``, array-form ``items``/``additionalItems`` become
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
 sorted list, ``required`` and ``enum`` are sorted, ``oneOf``/``anyOf``/``allOf`` members are
-sorted, and trivial keywords (``additionalProperties: true``...) are dropped.
+compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
 
 Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
 a definition and the same schema written inline compare equal. A reference back into a schema
@@ -157,8 +157,7 @@ class ResolvedSchema:
 
     ``sources`` maps ``id(node)`` of every schema node in ``tree`` to its JSON pointer in the
     normalised document (an inlined definition keeps the pointer of the definition);
-    ``positions`` maps ``id()`` of each subschema list to where its members were written
-    (``oneOf``/``anyOf``/``allOf`` members are sorted).
+    ``positions`` maps ``id()`` of each subschema list to where its members were written.
     """
 
     tree: Schema
@@ -170,7 +169,7 @@ class ResolvedSchema:
         return self.sources.get(id(node), "#")
 
     def member_pointer(self, node: Schema, keyword: str, index: int) -> str:
-        """Where member ``index`` of a (sorted) subschema list was written in the document."""
+        """Where member ``index`` of a subschema list was written in the document."""
         members = node.get(keyword)
         written = self.positions.get(id(members))
         if written is None or index >= len(written):
@@ -275,8 +274,6 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                     inlined, ok = inline(sub, f"{here}/{index}", stack)
                     items.append((inlined, f"{here}/{index}"))
                     independent = independent and ok
-                if key in UNORDERED_LIST_KEYWORDS:
-                    items.sort(key=lambda pair: canonical(pair[0]))
                 members = [item for item, _ in items]
                 positions[id(members)] = [where for _, where in items]
                 keep_alive.append(members)

@@ -153,19 +153,34 @@ def _describe(pointer: str, member: Schema) -> str:
 
 
 def _pair(cmp: Comparison, olds: list[Schema], news: list[Schema]) -> list[tuple[int, int]]:
-    """Match changed members: one-to-one when one member changed, else by shared types,
-    preferring the closest pair (fewest differing keywords)."""
-    if len(olds) == 1 and len(news) == 1:
-        return [(0, 0)]
-    candidates = []
-    for a, o in enumerate(olds):
-        for b, n in enumerate(news):
-            if effective_types(o) & effective_types(n):
-                distance = len({k for k in set(o) | set(n) if o.get(k) != n.get(k)})
-                candidates.append((distance, a, b))
+    """Match changed members: references to the same definition first, then one-to-one when
+    one member is left on each side, else by shared types, closest pair first (fewest
+    differing keywords)."""
     pairs: list[tuple[int, int]] = []
+    by_definition: dict[str, int] = {}
+    for b, n in enumerate(news):
+        pointer = cmp.new.pointer(n)
+        if pointer.startswith("#/$defs/"):
+            by_definition.setdefault(pointer, b)
     used_old: set[int] = set()
     used_new: set[int] = set()
+    for a, o in enumerate(olds):
+        b = by_definition.get(cmp.old.pointer(o), -1)
+        if b >= 0 and b not in used_new:
+            pairs.append((a, b))
+            used_old.add(a)
+            used_new.add(b)
+    rest_old = [a for a in range(len(olds)) if a not in used_old]
+    rest_new = [b for b in range(len(news)) if b not in used_new]
+    if len(rest_old) == 1 and len(rest_new) == 1:
+        return sorted([*pairs, (rest_old[0], rest_new[0])])
+    candidates = []
+    for a in rest_old:
+        for b in rest_new:
+            if effective_types(olds[a]) & effective_types(news[b]):
+                o, n = olds[a], news[b]
+                distance = len({k for k in set(o) | set(n) if o.get(k) != n.get(k)})
+                candidates.append((distance, a, b))
     for _, a, b in sorted(candidates):
         if a not in used_old and b not in used_new:
             pairs.append((a, b))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from wiregate.diff.facts import ABSENT, Fact, structural_facts
 from wiregate.diff.load import Schema, canonical
 
 if TYPE_CHECKING:
@@ -32,17 +33,35 @@ def check_false(
 
 
 def keyword_changed(cmp: Comparison, old: Schema, new: Schema, keyword: str) -> None:
-    """A keyword no rule judges: reported, and counted as incompatible both ways."""
-    before = canonical(old[keyword]).decode() if keyword in old else "absent"
-    after = canonical(new[keyword]).decode() if keyword in new else "absent"
-    if len(before) > 60:
-        before = before[:57] + "..."
-    if len(after) > 60:
-        after = after[:57] + "..."
+    """A keyword no rule judges: reported with its raw differences (the structural facts),
+    and counted as incompatible both ways."""
+    if keyword not in old:
+        what = f"{keyword} added: {_short(new[keyword])}"
+    elif keyword not in new:
+        what = f"{keyword} removed: {_short(old[keyword])}"
+    else:
+        facts = structural_facts(old[keyword], new[keyword])
+        shown = "; ".join(_describe(keyword, fact) for fact in facts[:3])
+        more = f" and {len(facts) - 3} more" if len(facts) > 3 else ""
+        what = f"{keyword} changed: {shown}{more}"
     cmp.emit(
         KEYWORD_CHANGED,
         *cmp.keyword_ptrs(old, new, keyword),
-        f"{keyword} changed from {before} to {after} (not judged: assumed incompatible)",
+        f"{what} (no rule judges {keyword}: assumed incompatible)",
         backward=False,
         forward=False,
     )
+
+
+def _short(value: Any) -> str:
+    text = canonical(value).decode()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(keyword: str, fact: Fact) -> str:
+    where = "".join(f"[{step!r}]" for step in fact.path)
+    if fact.old is ABSENT:
+        return f"{keyword}{where} added ({_short(fact.new)})"
+    if fact.new is ABSENT:
+        return f"{keyword}{where} removed ({_short(fact.old)})"
+    return f"{keyword}{where} {_short(fact.old)} -> {_short(fact.new)}"

@@ -1,0 +1,236 @@
+"""``wiregate diff`` end to end through the click command: exit codes, formats, sources and
+one-line errors for malformed input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from wiregate.cli import main
+
+OLD = {
+    "$defs": {
+        "Rec": {
+            "type": "object",
+            "required": ["id"],
+            "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+        }
+    },
+    "$ref": "#/$defs/Rec",
+}
+NEW = {
+    "$defs": {
+        "Rec": {
+            "type": "object",
+            "required": ["id", "tag"],
+            "properties": {"id": {"type": "number"}, "tag": {"type": "string"}},
+        }
+    },
+    "$ref": "#/$defs/Rec",
+}
+
+
+def _write(path: Path, document: Any) -> str:
+    path.write_text(json.dumps(document, indent=2), encoding="utf-8")
+    return str(path)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> tuple[str, str]:
+    return _write(tmp_path / "old.json", OLD), _write(tmp_path / "new.json", NEW)
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["diff", *args], input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_text_output_and_exit_1_when_incompatible(files: tuple[str, str]) -> None:
+    code, out, err = run(*files)
+    assert (code, err) == (1, "")
+    assert out == (
+        "error: required-added at #/$defs/Rec/required: property 'tag' became required: "
+        "old records without it are rejected (backward: no, forward: yes)\n"
+        "warning: type-widened at #/$defs/Rec/properties/id/type: type widened from integer "
+        "to number (backward: yes, forward: no)\n"
+        "INCOMPATIBLE (backward, strict): 2 changes (1 error, 1 warning)\n"
+    )
+
+
+def test_forward_mode_is_compatible_and_full_is_not(files: tuple[str, str]) -> None:
+    assert run(*files, "--mode", "forward")[0] == 1  # the widening breaks forward
+    assert run(files[1], files[1], "--mode", "full")[0] == 0
+    code, out, _ = run(files[0], files[0], "--format", "json")
+    assert (code, json.loads(out)["changes"]) == (0, [])
+
+
+def test_json_format(files: tuple[str, str]) -> None:
+    code, out, _ = run(*files, "--format", "json", "--mode", "full")
+    assert code == 1
+    assert json.loads(out) == {
+        "compatible": False,
+        "mode": "full",
+        "policy": "strict",
+        "backward_compatible": False,
+        "forward_compatible": False,
+        "changes": [
+            {
+                "id": "type-widened",
+                "level": "error",
+                "old_pointer": "#/$defs/Rec/properties/id/type",
+                "new_pointer": "#/$defs/Rec/properties/id/type",
+                "message": "type widened from integer to number",
+                "backward": True,
+                "forward": False,
+                "tolerated_by": None,
+            },
+            {
+                "id": "required-added",
+                "level": "error",
+                "old_pointer": "#/$defs/Rec/required",
+                "new_pointer": "#/$defs/Rec/required",
+                "message": "property 'tag' became required: old records without it are rejected",
+                "backward": False,
+                "forward": True,
+                "tolerated_by": None,
+            },
+        ],
+    }
+
+
+def test_github_format(files: tuple[str, str]) -> None:
+    code, out, _ = run(*files, "--format", "github")
+    assert code == 1
+    assert out.splitlines() == [
+        "::error title=required-added::required-added at #/$defs/Rec/required: property 'tag' "
+        "became required: old records without it are rejected (backward: no, forward: yes)",
+        "::warning title=type-widened::type-widened at #/$defs/Rec/properties/id/type: type "
+        "widened from integer to number (backward: yes, forward: no)",
+        "INCOMPATIBLE (backward, strict): 2 changes (1 error, 1 warning)",
+    ]
+
+
+def test_markdown_format(files: tuple[str, str]) -> None:
+    code, out, _ = run(*files, "--format", "markdown")
+    assert code == 1
+    assert out.splitlines() == [
+        "### Schema diff: **incompatible** (backward, policy strict)",
+        "",
+        "| Level | Rule | Old pointer | New pointer | Message | Backward | Forward |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| error | `required-added` | `#/$defs/Rec/required` | `#/$defs/Rec/required` | "
+        "property 'tag' became required: old records without it are rejected | no | yes |",
+        "| warning | `type-widened` | `#/$defs/Rec/properties/id/type` | "
+        "`#/$defs/Rec/properties/id/type` | type widened from integer to number | yes | no |",
+    ]
+
+
+def test_def_option_and_lenient_policy(tmp_path: Path) -> None:
+    old = {"definitions": {"R": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+    new = {
+        "$defs": {
+            "R": {
+                "type": "object",
+                "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+            }
+        }
+    }
+    old_file, new_file = _write(tmp_path / "o.json", old), _write(tmp_path / "n.json", new)
+    assert run(old_file, new_file, "--def", "R")[0] == 1
+    code, out, _ = run(old_file, new_file, "--def", "R", "--policy", "lenient")
+    assert code == 0
+    assert "tolerated by lenient" in out
+    code, _, err = run(old_file, new_file, "--def", "Missing")
+    assert (code, err) == (
+        2,
+        f"wiregate: error: {old_file}: schema location '#/$defs/Missing' points to nothing\n",
+    )
+
+
+def test_stdin_source(files: tuple[str, str]) -> None:
+    code, out, _ = run("-", files[1], "--format", "json", stdin=json.dumps(OLD))
+    assert code == 1 and len(json.loads(out)["changes"]) == 2
+    code, _, err = run("-", "-", stdin="{}")
+    assert (code, err) == (2, "wiregate: error: OLD and NEW cannot both be stdin\n")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "a schema document must be a JSON object"),
+        (
+            json.dumps({"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}),
+            "#: cyclic $ref #/$defs/A -> #/$defs/A",
+        ),
+        (
+            json.dumps({"properties": {"a": {"$ref": "https://example.com/a.json"}}}),
+            "#/properties/a/$ref: remote $ref 'https://example.com/a.json' is not fetched",
+        ),
+    ],
+)
+def test_malformed_input_exits_2_with_one_line(
+    tmp_path: Path, files: tuple[str, str], content: str, message: str
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content, encoding="utf-8")
+    for args in ((str(bad), files[1]), (files[0], str(bad))):
+        code, out, err = run(*args)
+        assert code == 2 and out == ""
+        assert err.startswith(f"wiregate: error: {bad}: ") and message in err
+        assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_missing_file(files: tuple[str, str], tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    assert run(str(missing), files[1]) == (2, "", f"wiregate: error: {missing}: no such file\n")
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    _write(root / "schema.json", OLD)
+    _git(root, "add", "schema.json")
+    _git(root, "commit", "-q", "-m", "old")
+    _write(root / "schema.json", NEW)  # uncommitted work-tree change
+    return root
+
+
+def test_git_sources_read_without_touching_the_work_tree(repo: Path) -> None:
+    before = (repo / "schema.json").read_bytes()
+    code, out, err = run(f"{repo}@HEAD:schema.json", str(repo / "schema.json"), "--format", "json")
+    assert (code, err) == (1, "")
+    assert [c["id"] for c in json.loads(out)["changes"]] == ["required-added", "type-widened"]
+    assert run(f"{repo}@main:schema.json", f"{repo}@HEAD:schema.json")[0] == 0
+    assert (repo / "schema.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("{repo}@no-such-ref:schema.json", "unknown git ref 'no-such-ref'"),
+        ("{repo}@HEAD:missing.json", "missing.json: path not found at that ref"),
+        ("{tmp}@HEAD:schema.json", "not a git repository"),
+    ],
+)
+def test_bad_git_sources_exit_2(repo: Path, spec: str, message: str) -> None:
+    outside = repo.parent / "plain"
+    outside.mkdir(exist_ok=True)
+    source = spec.format(repo=repo, tmp=outside)
+    code, out, err = run(source, str(repo / "schema.json"))
+    assert code == 2 and out == "" and message in err and err.count("\n") == 1
