@@ -74,6 +74,16 @@ def _revision(canonical: dict[str, Any], index: int) -> bytes:
     return json.dumps(document, indent=2).encode() + b"\n"
 
 
+def _single_record(root: Path) -> dict[str, Any]:
+    """The consumer's copy: RolloutBranchRecord alone, with the definitions it references."""
+    from contracts import locate
+    from wiregate.drift import expected_copy, load_mirrors
+
+    contract = locate(root)
+    spec = load_mirrors(contract).repository("consumer").copy("rollout-wire")
+    return expected_copy(contract, spec)
+
+
 def build_workspace(base: Path) -> tuple[Path, Path]:
     """A wiregate root with a three-repository mirrors.toml, its three checkouts, and the
     1,000-commit history repository. Returns (root, history checkout)."""
@@ -86,7 +96,7 @@ def build_workspace(base: Path) -> tuple[Path, Path]:
 
     copies = {
         "producer": _revision(canonical, 1),
-        "consumer": json.dumps(canonical["$defs"]["RolloutBranchRecord"]).encode(),
+        "consumer": json.dumps(_single_record(root)).encode(),
         "mirror": (ROOT / "contracts" / "rollout-wire.schema.json").read_bytes(),
     }
     for name, data in copies.items():

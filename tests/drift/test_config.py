@@ -136,19 +136,19 @@ def test_shipped_config(contract: Contract) -> None:
         (VALID.replace("version = 1", "version = 2"), "version: 1 was expected"),
         (
             VALID.replace('role = "producer"', 'role = "reader"'),
-            "repository[0].role: 'reader' is not one of ['producer', 'consumer', 'mirror']",
+            'repository[0].role: "reader" is not one of "producer", "consumer" or "mirror"',
         ),
         (
             VALID.replace('paths = ["a.json"]', "paths = []"),
-            "repository[0].copy[0].paths: [] should be non-empty",
+            "repository[0].copy[0].paths: [] has less than 1 item",
         ),
         (
             VALID.replace('paths = ["a.json"]', 'paths = ["/abs.json"]'),
-            "repository[0].copy[0].paths[0]: '/abs.json' does not match '^[^/]'",
+            'repository[0].copy[0].paths[0]: "/abs.json" does not match "^[^/]"',
         ),
         (
             VALID.replace('checkout = "../wasmagent-js"\n', ""),
-            "repository[0]: 'checkout' is a required property",
+            'repository[0]: "checkout" is a required property',
         ),
         (
             VALID + 'colour = "red"\n',
@@ -178,7 +178,7 @@ def test_shipped_config(contract: Contract) -> None:
         ),
         (
             VALID.replace('name = "wasmagent-js"', 'name = "Wasm Agent"'),
-            "repository[0].name: 'Wasm Agent' does not match '^[a-z0-9][a-z0-9._-]*$'",
+            'repository[0].name: "Wasm Agent" does not match "^[a-z0-9][a-z0-9._-]*$"',
         ),
     ],
 )

@@ -112,7 +112,7 @@ def test_invalid_mirrors_toml(run: Run, root: Path) -> None:
     result = run()
     assert result.exit_code == 2
     assert _one_error_line(result) == (
-        f"{mirrors}: repository[0].role: 'writer' is not one of ['producer', 'consumer', 'mirror']"
+        f'{mirrors}: repository[0].role: "writer" is not one of "producer", "consumer" or "mirror"'
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts import Contract
 from wiregate.diff import Change, SchemaLoadError
@@ -14,7 +14,9 @@ from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_
 from wiregate.drift.copies import parse_schema
 from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
 from wiregate.errors import UserError
-from wiregate.gitsource import FileRevision, blob_at, file_history, open_repo, path_in_repo
+
+if TYPE_CHECKING:
+    from wiregate.gitsource import FileRevision
 
 __all__ = ["run_history"]
 
@@ -42,6 +44,9 @@ def run_history(
 def _copy_history(
     contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
 ) -> HistoryReport:
+    # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
+    from wiregate.gitsource import blob_at, file_history, open_repo, path_in_repo
+
     repo = open_repo(checkout)
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
