@@ -76,8 +76,9 @@ def _revision(canonical: dict[str, Any], index: int) -> bytes:
 
 def _single_record(root: Path) -> dict[str, Any]:
     """The consumer's copy: RolloutBranchRecord alone, with the definitions it references."""
-    from contracts import locate
     from wiregate.drift import expected_copy, load_mirrors
+
+    from contracts import locate
 
     contract = locate(root)
     spec = load_mirrors(contract).repository("consumer").copy("rollout-wire")

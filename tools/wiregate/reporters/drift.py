@@ -21,7 +21,12 @@ from wiregate.drift.result import (
     Verdict,
     is_breaking,
 )
-from wiregate.reporters.diff import change_to_json, github_annotation, markdown_table
+from wiregate.reporters.diff import (
+    change_to_json,
+    change_to_text,
+    github_annotation,
+    markdown_table,
+)
 
 __all__ = ["DISCOVERY_REPORTERS", "DRIFT_REPORTERS", "HISTORY_REPORTERS", "REPORT_VERSION"]
 
@@ -49,14 +54,16 @@ def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
     return document
 
 
-def _change_line(change: Change, failed: tuple[str, ...]) -> str:
-    where = (
-        change.old_pointer
-        if change.old_pointer == change.new_pointer
-        else (f"{change.old_pointer} -> {change.new_pointer}")
-    )
-    mark = "  [breaking]" if is_breaking(change, failed) else ""
-    return f"    {change.level:<7} {change.id}  {where}: {change.message}{mark}"
+def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str]:
+    """The changes that matter (errors break the required direction, warnings would break the
+    other one), then a count of the info-level ones (annotations, defaults, definitions)."""
+    lines = [indent + change_to_text(c) for c in changes if c.level != "info"]
+    info = sum(1 for c in changes if c.level == "info")
+    if info:
+        lines.append(
+            f"{indent}and {info} info-level changes (annotations; --format json lists them)"
+        )
+    return lines
 
 
 # --- drift ---------------------------------------------------------------------------------
@@ -88,8 +95,8 @@ def render_text(report: DriftReport) -> str:
         lines.append(heading)
         if result.message:
             lines.append(f"    {result.message}")
-        if result.verdict.drifted:
-            lines.extend(_change_line(change, result.failed) for change in result.changes)
+        if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
+            lines.extend(_change_lines(result.changes))
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
@@ -147,6 +154,7 @@ def render_github(report: DriftReport) -> str:
             lines.extend(
                 github_annotation(change, file=result.path, title_prefix=f"{title}: ")
                 for change in result.changes
+                if change.level != "info"
             )
     return "".join(line + "\n" for line in lines)
 
@@ -173,7 +181,7 @@ def render_markdown(report: DriftReport) -> str:
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
                 "",
-                markdown_table(result.changes).rstrip("\n"),
+                markdown_table(c for c in result.changes if c.level != "info").rstrip("\n"),
             ]
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
@@ -213,8 +221,9 @@ def _history_text(report: HistoryReport) -> list[str]:
         lines.append(f"  {_entry_heading(entry)}")
         verdict = f"      vs contract: {_verdict_text(entry.verdict)}"
         if entry.verdict.drifted:
-            verdict += f" ({len(entry.changes)} changes"
-            verdict += f", fails {'+'.join(entry.failed)})" if entry.failed else ")"
+            breaking = sum(1 for c in entry.changes if is_breaking(c, entry.failed))
+            verdict += f" ({len(entry.changes)} changes, {breaking} breaking"
+            verdict += f" {'+'.join(entry.failed)})" if entry.failed else ")"
         lines.append(verdict)
         if entry.message:
             lines.append(f"      {entry.message}")
@@ -225,10 +234,7 @@ def _history_text(report: HistoryReport) -> list[str]:
                 else "compatible"
             )
             lines.append(f"      vs previous: {len(entry.since_previous)} changes, {step}")
-            lines.extend(
-                "  " + _change_line(change, entry.previous_failed)
-                for change in entry.since_previous
-            )
+            lines.extend(_change_lines(entry.since_previous, indent="        "))
     return lines
 
 
