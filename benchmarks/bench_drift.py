@@ -97,7 +97,7 @@ def build_workspace(base: Path) -> tuple[Path, Path]:
 
     copies = {
         "producer": _revision(canonical, 1),
-        "consumer": json.dumps(_single_record(root)).encode(),
+        "consumer": json.dumps({"title": "RolloutBranchRecord", **_single_record(root)}).encode(),
         "mirror": (ROOT / "contracts" / "rollout-wire.schema.json").read_bytes(),
     }
     for name, data in copies.items():

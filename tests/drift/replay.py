@@ -60,6 +60,7 @@ def replay(corpus_dir: Path, name: str, directory: Path, upto: str | None = None
         files = {e["path_in_repo"]: (corpus_dir / e["file"]).read_bytes() for e in in_commit}
         date = f"{in_commit[0]['date']}T12:{minute:02d}:00+0000"
         commit_files(repo, files, in_commit[0]["commit_subject"], date)
+        repo.create_tag(f"orig-{short}")  # the real commit, by its real short hash
         if upto is not None and short == upto:
             break
     return repo

@@ -55,7 +55,7 @@ def _copy_history(
     # Oldest first, so each revision can be compared with the one before it.
     entries: list[HistoryEntry] = []
     verdicts: dict[bytes, Judgement] = {}
-    previous: dict[str, Any] | None = None
+    previous: tuple[str, dict[str, Any]] | None = None  # (commit, document)
     for revision in reversed(revisions):
         if revision.deleted:
             entries.append(_entry(revision, Verdict.DELETED))
@@ -72,7 +72,7 @@ def _copy_history(
             step_failed: tuple[str, ...] = ()
             if previous is not None:
                 _, step, step_failed = _judge(
-                    previous, document, spec, repository.policy, label, canonical_at=spec.copy_at
+                    previous[1], document, spec, repository.policy, label, canonical_at=spec.copy_at
                 )
         except UserError as exc:
             entries.append(_entry(revision, Verdict.ERROR, message=str(exc)))
@@ -83,11 +83,12 @@ def _copy_history(
                 verdict,
                 changes=changes,
                 failed=failed,
+                previous=previous[0] if previous else None,
                 since_previous=step,
                 previous_failed=step_failed,
             )
         )
-        previous = document
+        previous = (revision.commit, document)
     return HistoryReport(
         repository=repository.name,
         checkout=str(checkout),

@@ -116,8 +116,9 @@ class HistoryEntry:
     verdict: Verdict
     changes: tuple[Change, ...] = ()  # against the canonical contract
     failed: tuple[str, ...] = ()
-    since_previous: tuple[Change, ...] = ()  # against the previous revision
-    previous_failed: tuple[str, ...] = ()  # directions the step from the previous one broke
+    previous: str | None = None  # the revision compared with: the last readable one before
+    since_previous: tuple[Change, ...] = ()  # against ``previous``
+    previous_failed: tuple[str, ...] = ()  # directions the step from ``previous`` broke
     message: str | None = None  # why the revision cannot be judged (invalid JSON ...)
 
 

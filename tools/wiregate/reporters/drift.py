@@ -227,13 +227,15 @@ def _history_text(report: HistoryReport) -> list[str]:
         lines.append(verdict)
         if entry.message:
             lines.append(f"      {entry.message}")
-        if entry.since_previous:
-            step = (
-                "breaks " + "+".join(entry.previous_failed)
-                if entry.previous_failed
-                else "compatible"
-            )
-            lines.append(f"      vs previous: {len(entry.since_previous)} changes, {step}")
+        if entry.previous is not None:
+            if not entry.since_previous:
+                step = "identical"
+            elif entry.previous_failed:
+                step = "breaks " + "+".join(entry.previous_failed)
+            else:
+                step = "compatible"
+            count = len(entry.since_previous)
+            lines.append(f"      vs previous ({entry.previous[:7]}): {count} changes, {step}")
             lines.extend(_change_lines(entry.since_previous, indent="        "))
     return lines
 
@@ -260,6 +262,7 @@ def _entry_json(entry: HistoryEntry) -> dict[str, Any]:
         "message": entry.message,
         "changes": [_change_json(change, entry.failed) for change in entry.changes],
         "since_previous": {
+            "commit": entry.previous,
             "failed": list(entry.previous_failed),
             "changes": [
                 _change_json(change, entry.previous_failed) for change in entry.since_previous
