@@ -35,10 +35,14 @@ class Verdict(str, Enum):
         return self in (Verdict.COMPATIBLE, Verdict.BREAKING)
 
 
-#: What breaks, by role, when the required direction fails.
+#: What breaks, by (role, required direction that fails).
 BREAKS = {
-    "forward": "the producer writes records the canonical contract rejects",
-    "backward": "the consumer rejects records the canonical contract allows",
+    ("producer", "forward"): "the producer writes records the canonical contract rejects",
+    ("consumer", "backward"): "the consumer rejects records the canonical contract allows",
+    ("mirror", "forward"): "the mirror accepts records the canonical contract rejects: "
+    "producers that follow it break the contract's consumers",
+    ("mirror", "backward"): "the mirror rejects records the canonical contract allows: "
+    "consumers that follow it break on the contract's producers",
 }
 
 
@@ -72,7 +76,7 @@ class CopyResult:
     @property
     def breaks(self) -> tuple[str, ...]:
         """Plain-language statements of which side breaks."""
-        return tuple(BREAKS[direction] for direction in self.failed)
+        return tuple(BREAKS[self.role, direction] for direction in self.failed)
 
 
 @dataclass(frozen=True)
