@@ -223,3 +223,29 @@ def test_history_failures(root: Path, tmp_path: Path) -> None:
         result = history(*args)
         assert result.exit_code == 2, (args, result.output)
         assert _one_error_line(result) == message
+
+
+def test_github_annotations_for_unreadable_and_missing_copies(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("{", encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'elsewhere'}", "--format", "github")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        f"::error title=wiregate drift producer wire::{copy}: not valid JSON: "
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
+    )
+    skipped = run("--format", "github", "--strict")
+    assert skipped.exit_code == 1
+    assert skipped.stdout.startswith("::error title=wiregate drift producer wire::")
+    assert run("--format", "github").stdout.startswith(
+        "::warning title=wiregate drift producer wire::"
+    )
+
+
+def test_discover_rejects_options_that_do_not_apply(run: Run, tmp_path: Path) -> None:
+    result = run("--discover", "--ref", "HEAD", "--repo", f"producer={tmp_path}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        "--discover searches the work tree: --ref and --strict do not apply"
+    )

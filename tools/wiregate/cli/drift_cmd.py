@@ -66,6 +66,10 @@ def drift_command(
     try:
         overrides = parse_repo_overrides(repos)
         if discover:
+            if ref is not None or strict:
+                raise UserError(
+                    "--discover searches the work tree: --ref and --strict do not apply"
+                )
             if output_format not in DISCOVERY_REPORTERS:
                 choices = ", ".join(sorted(DISCOVERY_REPORTERS))
                 raise UserError(f"--discover prints {choices}, not {output_format}")
