@@ -249,3 +249,15 @@ def test_discover_rejects_options_that_do_not_apply(run: Run, tmp_path: Path) ->
     assert _one_error_line(result) == (
         "--discover searches the work tree: --ref and --strict do not apply"
     )
+
+
+def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{"$ref": "https://example.com/remote.json"}', encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'elsewhere'}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{copy}: new schema: #/$ref: remote $ref 'https://example.com/remote.json' is not "
+        "fetched; bundle it into the document"
+    )

@@ -31,20 +31,26 @@ def judge(
     spec: CopySpec,
     policy: str,
     *,
+    label: str,
     canonical_at: str | None = None,
 ) -> Judgement:
     """(verdict, changes, failed directions) of ``copy`` against ``canonical``.
 
-    ``canonical_at`` overrides the spec's pointer: history compares two revisions of the copy.
+    ``label`` names the copy in the one-line error raised when it cannot be compared (an
+    unresolvable ``$ref``, say). ``canonical_at`` overrides the spec's pointer: history
+    compares two revisions of the copy.
     """
-    result = diff(
-        canonical,
-        copy,
-        mode=spec.direction,
-        policy=policy,
-        old_at=spec.canonical_at if canonical_at is None else canonical_at,
-        new_at=spec.copy_at,
-    )
+    try:
+        result = diff(
+            canonical,
+            copy,
+            mode=spec.direction,
+            policy=policy,
+            old_at=spec.canonical_at if canonical_at is None else canonical_at,
+            new_at=spec.copy_at,
+        )
+    except SchemaLoadError as exc:
+        raise UserError(f"{label}: {exc}") from None
     if result.identical:
         return Verdict.IDENTICAL, result.changes, ()
     if result.equivalent:
@@ -141,10 +147,9 @@ def _check_repository(
                 continue
             document = parse_schema(found.data, found.label)
             canonical = contract.schemas[spec.schema]
-            try:
-                verdict, changes, failed = judge(canonical, document, spec, repository.policy)
-            except SchemaLoadError as exc:
-                raise UserError(f"{found.label}: {exc}") from None
+            verdict, changes, failed = judge(
+                canonical, document, spec, repository.policy, label=found.label
+            )
         except UserError as exc:
             results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
             continue

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts import Contract
-from wiregate.diff import Change, SchemaLoadError
+from wiregate.diff import Change
 from wiregate.drift.check import Judgement, judge
 from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
 from wiregate.drift.copies import parse_schema
@@ -66,13 +66,18 @@ def _copy_history(
         try:
             document = parse_schema(data, label)
             if data not in verdicts:
-                verdicts[data] = _judge(canonical, document, spec, repository.policy, label)
+                verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
             verdict, changes, failed = verdicts[data]
             step: tuple[Change, ...] = ()
             step_failed: tuple[str, ...] = ()
             if previous is not None:
-                _, step, step_failed = _judge(
-                    previous[1], document, spec, repository.policy, label, canonical_at=spec.copy_at
+                _, step, step_failed = judge(
+                    previous[1],
+                    document,
+                    spec,
+                    repository.policy,
+                    label=label,
+                    canonical_at=spec.copy_at,
                 )
         except UserError as exc:
             entries.append(_entry(revision, Verdict.ERROR, message=str(exc)))
@@ -100,21 +105,6 @@ def _copy_history(
         ref=ref,
         entries=tuple(reversed(entries)),
     )
-
-
-def _judge(
-    old: Mapping[str, Any],
-    new: Mapping[str, Any],
-    spec: CopySpec,
-    policy: str,
-    label: str,
-    *,
-    canonical_at: str | None = None,
-) -> Judgement:
-    try:
-        return judge(old, new, spec, policy, canonical_at=canonical_at)
-    except SchemaLoadError as exc:
-        raise UserError(f"{label}: {exc}") from None
 
 
 def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:
