@@ -67,7 +67,7 @@ def test_missing_checkout_is_skipped_and_fails_only_with_strict(run: Run, root: 
         "(set --repo producer=PATH or WIREGATE_REPO_PRODUCER)"
     )
     assert result.stdout.splitlines() == [
-        "producer wire (producer, must be forward compatible) -: skipped",
+        "producer wire (producer, must be forward compatible): skipped",
         f"    {expected}",
         "1 copies: 1 skipped",
     ]
@@ -184,7 +184,7 @@ def test_path_not_found_at_a_ref(run: Run, tmp_path: Path, repo_root: Path) -> N
     assert now.exit_code == 0, now.output
     assert now.stdout.splitlines()[0] == (
         "producer wire (producer, must be forward compatible) "
-        "schemas/rollout-wire.schema.json: identical"
+        f"schemas/rollout-wire.schema.json at {repo.head.commit.hexsha[:7]}: identical"
     )
 
 

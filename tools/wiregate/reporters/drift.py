@@ -79,9 +79,11 @@ def _summary(report: DriftReport) -> str:
 
 
 def _copy_heading(result: CopyResult) -> str:
-    where = result.path or "-"
+    where = ""
+    if result.path:
+        where = f" {result.path}" + (f" at {result.commit[:7]}" if result.commit else "")
     return (
-        f"{result.repository} {result.copy_id} ({result.role}, {_REQUIRED[result.direction]}) "
+        f"{result.repository} {result.copy_id} ({result.role}, {_REQUIRED[result.direction]})"
         f"{where}: {_verdict_text(result.verdict)}"
     )
 
