@@ -30,7 +30,7 @@ def make_schema(target_bytes: int) -> dict[str, Any]:
         "Status": {"type": "string", "enum": ["pass", "fail", "skip"]},
     }
     index = 0
-    while len(json.dumps(defs)) < target_bytes:
+    while len(json.dumps(defs, indent=2)) < target_bytes:
         properties: dict[str, Any] = {
             f"field_{j}": {
                 "type": ["string", "integer", "number", "boolean"][j % 4],

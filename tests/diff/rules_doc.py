@@ -40,7 +40,15 @@ order and whitespace, the order of `required`, `enum` and `oneOf`/`anyOf`/`allOf
 `definitions` vs 2020-12 `$defs`, draft-07 array-form `items`/`additionalItems` vs
 `prefixItems`/`items`, `true` vs `{}`, `false` vs `{"not": {}}`, and keywords that constrain
 nothing (`additionalProperties: true`, `uniqueItems: false`, a `pattern` such as `a*` that
-matches every string). Pointers use the normalised spelling (`$defs`, `prefixItems`).
+matches every string), and Pydantic's `Optional[X]` (`{"anyOf": [X, {"type": "null"}]}`) vs
+X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`, `prefixItems`).
+
+Local `$ref`s are resolved (recursive schemas terminate); a remote `$ref` is never fetched
+and is a load error, like a reference chain that never reaches a schema (a cyclic `$ref`).
+When both documents are compared at their roots, a `$defs` entry that the root does not
+reference is compared as a schema of its own (a record type validated by name).
+Keywords no rule judges (`if`/`then`/`else`, `dependentRequired`, ...) are reported as
+`keyword-changed` with their raw differences, and count as incompatible both ways.
 
 ## Levels
 

@@ -146,3 +146,59 @@ def test_unknown_def_pointer_is_a_load_error() -> None:
 def test_unknown_mode_or_policy(mode: str, policy: str) -> None:
     with pytest.raises(ValueError, match="unknown"):
         diff({}, {}, mode=mode, policy=policy)
+
+
+def test_pydantic_optional_is_the_same_as_a_nullable_type() -> None:
+    pydantic = {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}], "default": None}
+    typescript = {"type": ["string", "null"], "maxLength": 5, "default": None}
+    assert diff(pydantic, typescript, mode="full").identical
+    result = diff({"type": "string", "maxLength": 5}, pydantic, mode="full")
+    assert [(c.id, c.backward, c.forward, c.message) for c in result.changes] == [
+        ("nullable-added", True, False, "null is now accepted (string -> null|string)"),
+        ("default-changed", True, True, "default added"),
+    ]
+
+
+def test_inside_not_the_directions_swap() -> None:
+    result = diff({"not": {"type": "integer"}}, {"not": {"type": "number"}}, mode="full")
+    assert [(c.id, c.old_pointer, c.backward, c.forward) for c in result.changes] == [
+        ("type-widened", "#/not/type", False, True)
+    ]
+
+
+def test_equivalent_type_lists_are_not_changes() -> None:
+    assert diff({"type": ["integer", "number"]}, {"type": "number"}, mode="full").changes == ()
+
+
+def test_ref_with_sibling_keywords_applies_both() -> None:
+    defs = {"S": {"type": "string"}}
+    old = {"$defs": defs, "properties": {"a": {"$ref": "#/$defs/S", "description": "x"}}}
+    new = {"$defs": defs, "properties": {"a": {"$ref": "#/$defs/S", "maxLength": 3}}}
+    result = diff(old, new)
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("max-length-added", "#/properties/a", "#/properties/a/maxLength"),
+        ("description-changed", "#/properties/a/description", "#/properties/a"),
+    ]
+
+
+def test_closing_additional_properties_is_tolerated_only_when_lenient() -> None:
+    old = {"type": "object", "properties": {"a": {"type": "string"}}}
+    new = {**old, "additionalProperties": False}
+    strict, lenient = diff(old, new), diff(old, new, policy="lenient")
+    assert [(c.id, c.level, c.backward, c.tolerated_by) for c in strict.changes] == [
+        ("additional-properties-closed", "error", False, None)
+    ]
+    assert [(c.id, c.level, c.backward, c.tolerated_by) for c in lenient.changes] == [
+        ("additional-properties-closed", "warning", True, "lenient")
+    ]
+    assert not strict.compatible and lenient.compatible
+
+
+def test_unreferenced_definitions_are_compared_as_record_types() -> None:
+    old = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "integer"}}}}}
+    new = {"$defs": {"A": {"type": "object", "properties": {"x": {"type": "string"}}}}}
+    result = diff(old, new)
+    assert [(c.id, c.old_pointer) for c in result.changes] == [
+        ("type-changed", "#/$defs/A/properties/x/type")
+    ]
+    assert diff(old, new, old_at="#/$defs/A", new_at="#/$defs/A").changes == result.changes

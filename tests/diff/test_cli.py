@@ -234,3 +234,9 @@ def test_bad_git_sources_exit_2(repo: Path, spec: str, message: str) -> None:
     source = spec.format(repo=repo, tmp=outside)
     code, out, err = run(source, str(repo / "schema.json"))
     assert code == 2 and out == "" and message in err and err.count("\n") == 1
+
+
+def test_usage_errors_exit_2(files: tuple[str, str]) -> None:
+    code, out, err = run(*files, "--mode", "sideways")
+    assert (code, out) == (2, "") and "Invalid value for '--mode'" in err
+    assert run(files[0])[0] == 2

@@ -47,4 +47,6 @@ def pass_contract(ctx: click.Context) -> Contract:
 
 
 # Subcommands register themselves on import.
-from wiregate.cli import diff_cmd, drift_cmd, validate_cmd  # noqa: E402, F401
+from wiregate.cli import diff_cmd  # noqa: E402, F401, I001
+from wiregate.cli import drift_cmd  # noqa: E402, F401
+from wiregate.cli import validate_cmd  # noqa: E402, F401

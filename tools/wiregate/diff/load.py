@@ -5,6 +5,8 @@ draft-07 ``definitions`` become ``$defs``, array-form ``items``/``additionalItem
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
 sorted list, ``required`` and ``enum`` are sorted, ``oneOf``/``anyOf``/``allOf`` members are
 compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
+``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
+added to its ``type`` when that means the same.
 
 Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
 a definition and the same schema written inline compare equal. A reference back into a schema
@@ -283,6 +285,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                 out[key] = value
                 continue
             independent = independent and ok
+        out = _fold_nullable(out)
         sources[id(out)] = pointer
         keep_alive.append(out)
         return out, independent
@@ -303,6 +306,32 @@ class _Sources(dict[int, str]):
     def __init__(self, sources: dict[int, str], nodes: list[object]) -> None:
         super().__init__(sources)
         self.nodes = nodes
+
+
+NULL_SCHEMA: Schema = {"type": ["null"]}
+# Keywords that constrain null values too: a member holding one cannot be folded.
+_APPLIES_TO_NULL = frozenset(
+    {"enum", "const", "not", "allOf", "anyOf", "oneOf", "if", "then", "else", "$ref"}
+)
+_ANNOTATIONS = frozenset({"title", "description", "examples", "$comment", "default"})
+
+
+def _fold_nullable(node: Schema) -> Schema:
+    """``{"anyOf": [X, {"type": "null"}]}`` (how Pydantic writes ``Optional[X]``) means X with
+    ``null`` added to its types, when X's other keywords only constrain non-null values."""
+    for keyword in ("anyOf", "oneOf"):
+        members = node.get(keyword)
+        if not isinstance(members, list) or len(members) != 2 or NULL_SCHEMA not in members:
+            continue
+        other = members[1] if members[0] == NULL_SCHEMA else members[0]
+        types = other.get("type")
+        if not isinstance(types, list) or "null" in types or _APPLIES_TO_NULL & other.keys():
+            continue
+        rest = {k: v for k, v in node.items() if k != keyword}
+        if any(k in rest and rest[k] != other[k] and k not in _ANNOTATIONS for k in other):
+            continue
+        return {**other, **rest, "type": sorted([*types, "null"])}
+    return node
 
 
 def _merge(target: Schema, siblings: Schema) -> Schema:

@@ -97,7 +97,8 @@ def summary(result: DiffResult) -> str:
         for change in result.changes:
             counts[change.level] += 1
         detail = ", ".join(f"{n} {level}" for level, n in counts.items() if n)
-        detail = f"{len(result.changes)} changes ({detail})"
+        noun = "change" if len(result.changes) == 1 else "changes"
+        detail = f"{len(result.changes)} {noun} ({detail})"
     return f"{verdict} ({result.mode}, {result.policy}): {detail}"
 
 

@@ -70,7 +70,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     if backward and forward:
         return  # the same values, e.g. ["integer", "number"] vs ["number"]
     where = cmp.keyword_ptrs(old, new, "type")
-    shown_old, shown_new = _show(old), _show(new)
+    shown_old, shown_new = _show(old_types), _show(new_types)
     if old_types ^ new_types == {"null"}:
         if "null" in new_types:
             message = f"null is now accepted ({shown_old} -> {shown_new})"
@@ -89,8 +89,9 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     cmp.emit(rule_id, *where, message, backward=backward, forward=forward)
 
 
-def _show(node: Schema) -> str:
-    types = node.get("type")
-    if types is None:
+def _show(types: frozenset[str]) -> str:
+    if types == ALL_TYPES:
         return "any type"
-    return "|".join(types) if isinstance(types, list) else str(types)
+    if "number" in types:
+        types = types - {"integer"}
+    return "|".join(sorted(types))
