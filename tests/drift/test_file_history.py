@@ -85,3 +85,29 @@ def test_blob_at_and_path_in_repo(moved_then_deleted: git.Repo) -> None:
     root = Path(moved_then_deleted.working_dir)
     assert path_in_repo(moved_then_deleted, root / "b", "y.json") == "b/y.json"
     assert path_in_repo(moved_then_deleted, root, "/b/y.json") == "b/y.json"
+
+
+def test_a_merge_that_resolves_the_file_is_a_revision(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    base = commit_files(repo, {"x.json": b"base"}, "base", "2026-07-01T00:00:00")
+    branch = repo.create_head("side", base)
+    main_tip = commit_files(repo, {"x.json": b"main"}, "on main", "2026-07-01T00:01:00")
+    repo.head.reference = branch
+    repo.head.reset(index=True, working_tree=True)
+    side_tip = commit_files(repo, {"x.json": b"side"}, "on side", "2026-07-01T00:02:00")
+    repo.head.reference = repo.heads["main"]
+    repo.head.reset(index=True, working_tree=True)
+    (Path(repo.working_dir) / "x.json").write_bytes(b"resolved")
+    repo.index.add(["x.json"])
+    repo.index.commit(
+        "merge side", parent_commits=(main_tip, side_tip), author_date="2026-07-01T00:03:00"
+    )
+    assert _history(repo, ["x.json"]) == [
+        ("merge side", "modified", "x.json", None),
+        ("on side", "modified", "x.json", None),
+        ("on main", "modified", "x.json", None),
+        ("base", "added", "x.json", None),
+    ]
+    # A merge that took one side as it was is not listed again.
+    commit_files(repo, {"y.txt": b"-"}, "unrelated", "2026-07-01T00:04:00")
+    assert len(file_history(repo, ["x.json"])) == 4

@@ -128,19 +128,25 @@ def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> lis
     output = repo.git.log(
         "--follow",
         "-M",
+        # A merge that resolved the file differently from every parent is a revision too;
+        # it is described against its first parent, the branch the history is walked on.
+        "--diff-merges=first-parent",
         "--name-status",
         f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%s",
         commit.hexsha,
         "--",
         followed,
     )
-    return [_parse_log_record(record) for record in output.split(_RECORD) if record.strip()]
+    revisions = (_parse_log_record(record) for record in output.split(_RECORD) if record.strip())
+    return [revision for revision in revisions if revision is not None]
 
 
-def _parse_log_record(record: str) -> FileRevision:
+def _parse_log_record(record: str) -> FileRevision | None:
     header, _, body = record.partition("\n")
     sha, date, subject = header.split(_FIELD, 2)
-    status_line = next(line for line in body.splitlines() if line.strip())
+    status_line = next((line for line in body.splitlines() if line.strip()), None)
+    if status_line is None:  # a merge identical to its first parent for this file
+        return None
     fields = status_line.split("\t")
     status = _STATUS.get(fields[0][:1], fields[0])
     if status in ("renamed", "copied"):
