@@ -100,7 +100,7 @@ def test_a_merge_that_resolves_the_file_is_a_revision(tmp_path: Path) -> None:
     (Path(repo.working_dir) / "x.json").write_bytes(b"resolved")
     repo.index.add(["x.json"])
     repo.index.commit(
-        "merge side", parent_commits=(main_tip, side_tip), author_date="2026-07-01T00:03:00"
+        "merge side", parent_commits=[main_tip, side_tip], author_date="2026-07-01T00:03:00"
     )
     assert _history(repo, ["x.json"]) == [
         ("merge side", "modified", "x.json", None),
