@@ -36,6 +36,7 @@ def test_finds_copies_in_node_modules_and_site_packages(contract: Contract, tmp_
     _write(tmp_path / "node_modules/left-pad/package.json", b'{"name": "left-pad"}')
     _write(tmp_path / "other.schema.json", json.dumps({"$schema": "x", "title": "Other"}).encode())
     _write(tmp_path / ".git/rollout-wire.schema.json", canonical)
+    _write(tmp_path / "odd.json", b'{"$id": ["x"], "title": {"a": 1}, "$defs": []}')
 
     found = [
         (c.path, c.schema, c.canonical_at, c.reasons, c.error is not None)

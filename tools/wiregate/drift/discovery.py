@@ -98,14 +98,16 @@ class _Fingerprints:
         reasons: list[str] = []
         schema: str | None = None
         canonical_at = "#"
-        if document.get("$id") in self.ids:
-            schema = self.ids[document["$id"]]
+        # Any JSON file can reach here: "$id" or "title" may be a list or an object.
+        schema_id = document.get("$id") if isinstance(document.get("$id"), str) else None
+        title = document.get("title") if isinstance(document.get("title"), str) else None
+        if schema_id in self.ids:
+            schema = self.ids[schema_id]
             reasons.append("$id")
-        if document.get("title") in self.titles:
-            schema = schema or self.titles[document["title"]]
+        if title in self.titles:
+            schema = schema or self.titles[title]
             reasons.append("title")
-        elif document.get("title") in self.defs:
-            title = document["title"]
+        elif title is not None and title in self.defs:
             schema = schema or self.defs[title]
             canonical_at = f"#/$defs/{title}"
             reasons.append(f"title names $defs/{title}")
