@@ -203,7 +203,8 @@ def test_checkout_precedence(contract: Contract, tmp_path: Path) -> None:
     repository = config.repository("wasmagent-js")
     env = {"WIREGATE_REPO_WASMAGENT_JS": str(tmp_path / "env")}
     option = {"wasmagent-js": tmp_path / "option"}
-    assert config.checkout(repository, {}, {}) == (config.base_dir / "../wasmagent-js", False)
+    sibling = config.base_dir.parent / "wasmagent-js"
+    assert config.checkout(repository, {}, {}) == (sibling, False)
     assert config.checkout(repository, {}, env) == (tmp_path / "env", True)
     assert config.checkout(repository, option, env) == (tmp_path / "option", True)
     assert env_var_name("trace-pipeline") == "WIREGATE_REPO_TRACE_PIPELINE"

@@ -63,7 +63,7 @@ def test_missing_checkout_is_skipped_and_fails_only_with_strict(run: Run, root: 
     result = run()
     assert result.exit_code == 0, result.output
     expected = (
-        f"{root / '../producer'}: no checkout of 'producer' "
+        f"{root.parent / 'producer'}: no checkout of 'producer' "
         "(set --repo producer=PATH or WIREGATE_REPO_PRODUCER)"
     )
     assert result.stdout.splitlines() == [

@@ -105,7 +105,8 @@ class MirrorsConfig:
         value = (os.environ if environ is None else environ).get(env_var_name(repository.name))
         if value:
             return Path(value), True
-        return (self.base_dir / repository.checkout), False
+        # normpath, not resolve: "../x" reads as a sibling in messages, symlinks stay as named.
+        return Path(os.path.normpath(self.base_dir / repository.checkout)), False
 
 
 def env_var_name(repository: str) -> str:
