@@ -406,6 +406,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "copy",
         "role",
         "required",
+        "policy",
         "schema",
         "canonical_at",
         "copy_at",

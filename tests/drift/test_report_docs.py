@@ -26,34 +26,32 @@ def _keys(value: Any) -> set[str]:
 def test_every_json_field_is_documented(repo_root: Path) -> None:
     docs = (repo_root / "docs" / "drift-report.md").read_text(encoding="utf-8")
     documented = set(re.findall(r'"([a-z_-]+)"', docs)) | set(re.findall(r"`([a-z_-]+)`", docs))
+    common: dict[str, Any] = {
+        "repository": "r",
+        "checkout": "c",
+        "copy_id": "copy",
+        "role": "consumer",
+        "direction": "backward",
+        "policy": "strict",
+        "schema": "rollout-wire",
+        "canonical_at": "#",
+    }
     result = CopyResult(
-        "r",
-        "c",
-        "copy",
-        "consumer",
-        "backward",
-        "rollout-wire",
-        "#",
-        "#",
-        Verdict.BREAKING,
-        changes=(CHANGE,),
-        failed=("backward",),
+        **common, copy_at="#", verdict=Verdict.BREAKING, changes=(CHANGE,), failed=("backward",)
     )
     entry = HistoryEntry(
-        "sha",
-        "date",
-        "subject",
-        "modified",
-        "p",
-        None,
-        Verdict.BREAKING,
-        (CHANGE,),
+        commit="sha",
+        date="date",
+        subject="subject",
+        status="modified",
+        path="p",
+        old_path=None,
+        verdict=Verdict.BREAKING,
+        changes=(CHANGE,),
         previous="sha0",
         since_previous=(CHANGE,),
     )
-    history = HistoryReport(
-        "r", "c", "copy", "consumer", "backward", "rollout-wire", "#", "HEAD", (entry,)
-    )
+    history = HistoryReport(**common, ref="HEAD", entries=(entry,))
     found = RepositoryCandidates("r", "c", (Candidate("p", "rollout-wire", "#", ("file name",)),))
     emitted = (
         _keys(json.loads(DRIFT_REPORTERS["json"](DriftReport((result,)))))

@@ -108,6 +108,7 @@ def _check_repository(
             copy_id=spec.id,
             role=spec.role,
             direction=spec.direction,
+            policy=repository.policy,
             schema=spec.schema,
             canonical_at=spec.canonical_at,
             copy_at=spec.copy_at,

@@ -100,6 +100,7 @@ def _copy_history(
         copy_id=spec.id,
         role=spec.role,
         direction=spec.direction,
+        policy=repository.policy,
         schema=spec.schema,
         canonical_at=spec.canonical_at,
         ref=ref,

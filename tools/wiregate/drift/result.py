@@ -62,6 +62,7 @@ class CopyResult:
     copy_id: str
     role: str
     direction: str  # the diff mode the role requires: forward, backward or full
+    policy: str  # the diff policy: strict or lenient
     schema: str  # canonical schema name
     canonical_at: str
     copy_at: str
@@ -133,6 +134,7 @@ class HistoryReport:
     copy_id: str
     role: str
     direction: str
+    policy: str
     schema: str
     canonical_at: str
     ref: str
