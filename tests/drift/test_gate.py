@@ -171,3 +171,35 @@ def test_cli_repo_selects_and_environment_locates(
     assert drift("--strict")[-1] == "7 copies: 7 identical"
     # --repo NAME alone selects a repository and keeps its configured (here: environment) place.
     assert drift("--repo", "trace-pipeline")[-1] == "3 copies: 3 identical"
+
+
+def test_the_policy_comes_from_the_config(
+    contract: Contract, checkouts: dict[str, Path], tmp_path: Path
+) -> None:
+    def add_typed_key(document: dict[str, Any]) -> None:
+        document["properties"]["latency_ms"] = {"type": "integer"}
+
+    _edit(checkouts, "trace-pipeline", CONSUMER_COPY, add_typed_key)
+    shipped = (contract.directory / "mirrors.toml").read_text(encoding="utf-8")
+    lenient = tmp_path / "mirrors.toml"
+    lenient.write_text(shipped.replace('policy = "strict"', 'policy = "lenient"'), encoding="utf-8")
+
+    def consumer(config_path: Path | None) -> tuple[Verdict, str, list[tuple[str, str | None]]]:
+        config = load_mirrors(contract, config_path)
+        (result, *_) = run_drift(
+            contract, dict(checkouts), repositories=["trace-pipeline"], config=config
+        ).results
+        return result.verdict, result.policy, [(c.id, c.tolerated_by) for c in result.changes]
+
+    # Strictly, the old open model accepted any value under the new key: a consumer that now
+    # requires an integer there rejects records the contract allows.
+    assert consumer(None) == (
+        Verdict.BREAKING,
+        "strict",
+        [("property-added-to-open-model", None)],
+    )
+    assert consumer(lenient) == (
+        Verdict.COMPATIBLE,
+        "lenient",
+        [("property-added-to-open-model", "lenient")],
+    )
