@@ -22,7 +22,7 @@ class Verdict(str, Enum):
     """What a copy is, compared with the canonical contract. The values are stable (JSON)."""
 
     IDENTICAL = "identical"  # no difference at all after normalisation
-    EQUIVALENT = "equivalent"  # only annotations (title, description, ...) differ
+    EQUIVALENT = "equivalent"  # same records accepted: annotations, defaults, unused $defs differ
     COMPATIBLE = "compatible-drift"  # differs, but passes the direction its role requires
     BREAKING = "breaking-drift"  # fails the direction its role requires
     NOT_FOUND = "not-found"  # the checkout is there, none of the copy's paths is
