@@ -203,3 +203,24 @@ def test_the_policy_comes_from_the_config(
         "lenient",
         [("property-added-to-open-model", "lenient")],
     )
+
+
+def test_one_error_line_per_problem(repo_root: Path, checkouts: dict[str, Path]) -> None:
+    # Both wasmagent-js copies are hidden by the same problem: it is reported once.
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--ref",
+            "HEAD",
+            "--repo",
+            f"wasmagent-js={checkouts['wasmagent-js']}",
+        ],
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"wiregate: error: {checkouts['wasmagent-js']}: not a git repository\n"
+    )
+    assert result.stdout.count("not a git repository") == 2

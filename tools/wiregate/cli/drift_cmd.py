@@ -84,8 +84,9 @@ def drift_command(
         fail(str(exc))
         return
     sys.stdout.write(DRIFT_REPORTERS[output_format](report))
-    for result in report.errors:
-        click.echo(f"wiregate: error: {result.message}", err=True)
+    # One line per problem: an unknown ref is one problem however many copies it hides.
+    for message in dict.fromkeys(result.message for result in report.errors):
+        click.echo(f"wiregate: error: {message}", err=True)
     sys.exit(report.exit_code)
 
 
