@@ -61,11 +61,11 @@ defaults (`--mode backward --policy strict`).
 ## Policies
 
 - `strict` (default): set semantics. Whatever the old schema accepted must still be accepted.
-- `lenient`: as schema registries do, a typed optional property added to an open content
-  model, and closing `additionalProperties`, are tolerated in the backward direction
-  (assuming producers never sent undeclared keys); the mirror cases (a property removed from
-  an open model) are tolerated in the forward direction. A tolerated change says
-  `tolerated_by: "lenient"`.
+- `lenient`: as schema registries do, assume records carry no undeclared keys. A typed
+  optional property added to an open content model, and closing `additionalProperties`, are
+  tolerated in the backward direction; a property removed from an open model in the forward
+  direction; and `oneOf` members that overlap only through undeclared keys of open models
+  count as disjoint. A tolerated change says `tolerated_by: "lenient"`.
 
 ## Rule ids
 

@@ -159,7 +159,7 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, str, bool, bool]]] = {
         "wasmagent-js/2026-06-25-cfebd44-rollout-wire.schema.json",
         "wasmagent-js/2026-07-10-8c9cd5d-rollout-wire.schema.json",
     ): [
-        ("one-of-member-added", "#/oneOf", "#/oneOf/1", True, False),
+        ("one-of-member-added", "#/oneOf", "#/oneOf/1", False, False),
         ("definition-added", "#", "#/$defs/RolloutTreeRecord", True, True),
     ],
     (
@@ -329,14 +329,33 @@ def test_added_root_one_of_narrows_the_root(corpus_dir: Path) -> None:
 
 
 def test_rollout_tree_record_widens_the_root_one_of(corpus_dir: Path) -> None:
+    """A new oneOf member widens the root. The record models are open, so strictly a branch
+    record that also carries `branches` and `fork_map` would now match two members and be
+    rejected: backward compatible under the lenient policy (no undeclared keys), not
+    strictly; never forward compatible (old readers reject tree records)."""
     old = _load(corpus_dir, "wasmagent-js/2026-06-25-cfebd44-rollout-wire.schema.json")
     new = _load(corpus_dir, "wasmagent-js/2026-07-10-8c9cd5d-rollout-wire.schema.json")
-    result = diff(old, new)
-    assert [(c.id, c.new_pointer, c.backward, c.forward) for c in result.changes] == [
-        ("one-of-member-added", "#/oneOf/1", True, False),
-        ("definition-added", "#/$defs/RolloutTreeRecord", True, True),
+    strict = diff(old, new)
+    assert [(c.id, c.new_pointer, c.backward, c.forward, c.message) for c in strict.changes] == [
+        (
+            "one-of-member-added",
+            "#/oneOf/1",
+            False,
+            False,
+            "oneOf member RolloutTreeRecord added; a value matching it and another member "
+            "is now rejected",
+        ),
+        (
+            "definition-added",
+            "#/$defs/RolloutTreeRecord",
+            True,
+            True,
+            "definition 'RolloutTreeRecord' added",
+        ),
     ]
-    assert result.compatible and not diff(old, new, mode="forward").compatible
+    lenient = diff(old, new, policy="lenient")
+    assert lenient.compatible and not lenient.forward_compatible
+    assert [c.tolerated_by for c in lenient.changes] == ["lenient", None]
 
 
 def test_tool_call_sequence_becoming_required_is_not_backward_compatible(

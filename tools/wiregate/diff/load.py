@@ -48,7 +48,6 @@ SUBSCHEMA_KEYWORDS = frozenset(
 )
 SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-UNORDERED_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf"})
 # Keywords whose trivial value ``{}`` (after normalisation) means the same as their absence.
 TRIVIAL_WHEN_EMPTY = frozenset(
     {"additionalProperties", "items", "propertyNames", "unevaluatedItems", "unevaluatedProperties"}

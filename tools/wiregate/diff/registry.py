@@ -373,16 +373,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         composition.ONE_OF_MEMBER_ADDED,
         "composition",
-        "A oneOf member was added: more values are accepted.",
-        "yes",
+        "A oneOf member was added: more values are accepted, but a value matching it and another member is rejected (compatible when the member is provably disjoint from the others; the lenient policy tolerates overlap through undeclared keys).",
+        "depends",
         "depends",
     ),
     Rule(
         composition.ONE_OF_MEMBER_REMOVED,
         "composition",
-        "A oneOf member was removed: its values are rejected unless another member accepts them.",
+        "A oneOf member was removed: its values are rejected unless another member accepts them, and values that matched it and another member become valid.",
         "depends",
-        "yes",
+        "depends",
     ),
     Rule(
         composition.ANY_OF_ADDED,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
+from wiregate.diff.rules.disjoint import disjoint
 from wiregate.diff.rules.types import effective_types
 
 ONE_OF_ADDED = "one-of-added"
@@ -63,8 +64,13 @@ def _keyword_added(
         backward = all(cmp.subsumes(old, member) for member in members)
         forward = True
     else:
-        # Every old value must fit one member (together with the rest of the new schema).
-        backward = any(cmp.subsumes(old, {**rest, **member}) for member in members)
+        # Every old value must fit one member (together with the rest of the new schema),
+        # and for oneOf no other member.
+        backward = any(
+            cmp.subsumes(old, {**rest, **member})
+            and (keyword == "anyOf" or _apart(member, members))
+            for member in members
+        )
         forward = all(cmp.subsumes(member, old) for member in members)
     cmp.emit(
         added_id,
@@ -73,6 +79,15 @@ def _keyword_added(
         f"{keyword} with {len(members)} members added",
         backward=backward,
         forward=forward,
+    )
+
+
+def _apart(member: Schema, members: list[Schema], *, closed_world: bool = False) -> bool:
+    """``member`` shares no value with any other of ``members``."""
+    return all(
+        disjoint(member, other, closed_world=closed_world)
+        for other in members
+        if other is not member
     )
 
 
@@ -86,7 +101,11 @@ def _keyword_removed(
         forward = all(cmp.subsumes(new, member) for member in members)
     else:
         backward = all(cmp.subsumes(member, new) for member in members)
-        forward = any(cmp.subsumes(new, {**rest, **member}) for member in members)
+        forward = any(
+            cmp.subsumes(new, {**rest, **member})
+            and (keyword == "anyOf" or _apart(member, members))
+            for member in members
+        )
     cmp.emit(
         removed_id,
         cmp.old_ptr(old, keyword),
@@ -114,33 +133,43 @@ def _members(
     for a, b in pairs:
         cmp.compare(before[old_left[a]], after[new_left[b]])
     union = keyword != "allOf"
+    exclusive = keyword == "oneOf"
     for j in new_left:
         if j in paired_new:
             continue
         member = after[j]
+        name = _describe(cmp.new.pointer(member), member)
         covered = any(cmp.subsumes(member, m) for m in before)
         implied = cmp.subsumes(old, member)
+        # A oneOf member that overlaps another makes values matching both invalid.
+        apart = not exclusive or _apart(member, after)
         cmp.emit(
             member_added,
             cmp.old_ptr(old, keyword),
             cmp.new_member_ptr(new, keyword, j),
-            f"{keyword} member {_describe(cmp.new.pointer(member), member)} added",
-            backward=True if union else implied,
+            f"{keyword} member {name} added"
+            + ("" if apart else "; a value matching it and another member is now rejected"),
+            backward=apart if union else implied,
             forward=covered if union else True,
+            lenient_backward=union and _apart(member, after, closed_world=True),
         )
     for i in old_left:
         if i in paired_old:
             continue
         member = before[i]
+        name = _describe(cmp.old.pointer(member), member)
         covered = any(cmp.subsumes(member, m) for m in after)
         implied = cmp.subsumes(new, member)
+        apart = not exclusive or _apart(member, before)
         cmp.emit(
             member_removed,
             cmp.old_member_ptr(old, keyword, i),
             cmp.new_ptr(new, keyword),
-            f"{keyword} member {_describe(cmp.old.pointer(member), member)} removed",
+            f"{keyword} member {name} removed"
+            + ("" if apart else "; a value matching it and another member is now accepted"),
             backward=covered if union else True,
-            forward=True if union else implied,
+            forward=apart if union else implied,
+            lenient_forward=union and _apart(member, before, closed_world=True),
         )
 
 

@@ -1,0 +1,68 @@
+"""The per-change formatting functions that other reports reuse."""
+
+from __future__ import annotations
+
+from wiregate.diff import Change, DiffResult
+from wiregate.reporters.diff import (
+    DIFF_REPORTERS,
+    change_to_json,
+    github_annotation,
+    markdown_table,
+    summary,
+)
+
+CHANGE = Change(
+    id="enum-narrowed",
+    level="warning",
+    old_pointer="#/properties/a|b/enum",
+    new_pointer="#/properties/a|b/enum",
+    message='enum narrowed: "x,y" no longer accepted\nsecond line 100%',
+    backward=False,
+    forward=True,
+    tolerated_by=None,
+)
+
+
+def test_the_reporter_registry() -> None:
+    assert sorted(DIFF_REPORTERS) == ["github", "json", "markdown", "text"]
+
+
+def test_change_to_json() -> None:
+    assert change_to_json(CHANGE) == {
+        "id": "enum-narrowed",
+        "level": "warning",
+        "old_pointer": "#/properties/a|b/enum",
+        "new_pointer": "#/properties/a|b/enum",
+        "message": 'enum narrowed: "x,y" no longer accepted\nsecond line 100%',
+        "backward": False,
+        "forward": True,
+        "tolerated_by": None,
+    }
+
+
+def test_github_annotation_escapes_and_names_the_file() -> None:
+    assert github_annotation(CHANGE, file="schemas/a,b.json", title_prefix="drift: ") == (
+        "::warning file=schemas/a%2Cb.json,title=drift%3A enum-narrowed::enum-narrowed at "
+        '#/properties/a|b/enum: enum narrowed: "x,y" no longer accepted%0Asecond line 100%25 '
+        "(backward: no, forward: yes)"
+    )
+    info = Change("title-changed", "info", "#/title", "#/title", "title changed", True, True)
+    assert github_annotation(info, file=None).startswith("::notice title=title-changed::")
+
+
+def test_markdown_table_escapes_cells() -> None:
+    assert markdown_table([CHANGE]).splitlines()[2] == (
+        "| warning | `enum-narrowed` | `#/properties/a\\|b/enum` | `#/properties/a\\|b/enum` | "
+        'enum narrowed: "x,y" no longer accepted second line 100% | no | yes |'
+    )
+
+
+def test_summary_and_empty_reports() -> None:
+    empty = DiffResult("full", "lenient", ())
+    assert summary(empty) == "compatible (full, lenient): no changes"
+    assert DIFF_REPORTERS["markdown"](empty) == (
+        "### Schema diff: compatible (full, policy lenient)\n\nNo changes.\n"
+    )
+    assert summary(DiffResult("backward", "strict", (CHANGE,))) == (
+        "INCOMPATIBLE (backward, strict): 1 change (1 warning)"
+    )

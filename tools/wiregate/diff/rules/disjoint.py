@@ -1,0 +1,54 @@
+"""Can two schemas accept the same value? ``oneOf`` needs the answer: a value that matches two
+members is rejected, so adding a member that overlaps another one rejects values that were
+accepted before.
+
+The answer is "disjoint" only when it is certain: different JSON types, disjoint
+``enum``/``const`` values, a required property whose schemas are disjoint, or a required
+key that the other side's closed model rejects. With ``closed_world`` (the lenient policy's
+assumption that records carry no undeclared keys), open models are treated as closed.
+"""
+
+from __future__ import annotations
+
+from wiregate.diff.load import Schema
+from wiregate.diff.rules.base import is_false
+from wiregate.diff.rules.enums import allowed_values
+from wiregate.diff.rules.types import effective_types
+
+__all__ = ["disjoint"]
+
+
+def disjoint(a: Schema, b: Schema, *, closed_world: bool = False, depth: int = 0) -> bool:
+    if is_false(a) or is_false(b):
+        return True
+    if depth > 8:
+        return False  # deep recursion proves nothing more; stay conservative
+    if not effective_types(a) & effective_types(b):
+        return True
+    a_values, b_values = allowed_values(a), allowed_values(b)
+    if a_values is not None and b_values is not None and not a_values & b_values:
+        return True
+    if "object" not in effective_types(a) & effective_types(b):
+        return False
+    return _objects_disjoint(a, b, closed_world, depth) or _objects_disjoint(
+        b, a, closed_world, depth
+    )
+
+
+def _objects_disjoint(a: Schema, b: Schema, closed_world: bool, depth: int) -> bool:
+    """Every object ``a`` accepts has a required key that ``b`` rejects or constrains
+    incompatibly."""
+    a_props: dict[str, Schema] = a.get("properties") or {}
+    b_props: dict[str, Schema] = b.get("properties") or {}
+    b_closed = is_false(b.get("additionalProperties", {})) or (
+        closed_world and "additionalProperties" not in b
+    )
+    for name in a.get("required") or ():
+        if name in b_props:
+            if name in a_props and disjoint(
+                a_props[name], b_props[name], closed_world=closed_world, depth=depth + 1
+            ):
+                return True
+        elif b_closed and not b.get("patternProperties"):
+            return True
+    return False
