@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import git
@@ -9,7 +11,15 @@ from gitdb.exc import BadName, BadObject
 
 from wiregate.errors import UserError
 
-__all__ = ["open_repo", "read_at_ref", "resolve_commit"]
+__all__ = [
+    "FileRevision",
+    "blob_at",
+    "file_history",
+    "open_repo",
+    "path_in_repo",
+    "read_at_ref",
+    "resolve_commit",
+]
 
 
 def open_repo(directory: str | Path) -> git.Repo:
@@ -45,3 +55,100 @@ def read_at_ref(directory: str | Path, ref: str, path: str) -> bytes:
         raise UserError(f"{repo.working_dir}@{ref}:{relative}: is a directory, not a file")
     data: bytes = blob.data_stream.read()
     return data
+
+
+# --- history -------------------------------------------------------------------------------
+
+_STATUS = {
+    "A": "added",
+    "M": "modified",
+    "R": "renamed",
+    "C": "copied",
+    "D": "deleted",
+    "T": "type-changed",
+}
+_RECORD = "\x1e"
+_FIELD = "\x1f"
+
+
+@dataclass(frozen=True)
+class FileRevision:
+    """One commit that touched a file: its path after the commit (before it, for a deletion)."""
+
+    commit: str
+    date: str
+    subject: str
+    status: str
+    path: str
+    old_path: str | None = None
+
+    @property
+    def deleted(self) -> bool:
+        return self.status == "deleted"
+
+
+def path_in_repo(repo: git.Repo, directory: str | Path, path: str) -> str:
+    """``path`` inside ``directory`` as a path relative to the repository root.
+
+    ``directory`` may be a folder inside the work tree (an installed package in a checked-in
+    ``node_modules``, say); git always speaks of paths from the root.
+    """
+    root = Path(repo.working_dir).resolve()
+    relative = Path(directory).resolve().relative_to(root) / PurePosixPath(path.lstrip("/"))
+    return relative.as_posix()
+
+
+def blob_at(commit: git.Commit, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``commit``, or None when no file is there."""
+    try:
+        blob = commit.tree / path
+    except KeyError:
+        return None
+    if blob.type != "blob":
+        return None
+    data: bytes = blob.data_stream.read()
+    return data
+
+
+def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> list[FileRevision]:
+    """Every commit reachable from ``ref`` that touched the file, newest first.
+
+    The file is the first of ``paths`` that exists at ``ref``, or, when none does (the copy
+    was deleted), the one touched last. Renames are followed back through older names and
+    deletions are listed like any other change.
+    """
+    commit = resolve_commit(repo, ref)
+    followed = next((p for p in paths if blob_at(commit, p) is not None), None)
+    if followed is None:
+        last = repo.git.log("-1", "--name-only", "--format=", commit.hexsha, "--", *paths)
+        touched = [line for line in last.splitlines() if line.strip()]
+        if not touched:
+            return []
+        followed = touched[0]
+    output = repo.git.log(
+        "--follow",
+        "-M",
+        # A merge that resolved the file differently from every parent is a revision too;
+        # it is described against its first parent, the branch the history is walked on.
+        "--diff-merges=first-parent",
+        "--name-status",
+        f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%s",
+        commit.hexsha,
+        "--",
+        followed,
+    )
+    revisions = (_parse_log_record(record) for record in output.split(_RECORD) if record.strip())
+    return [revision for revision in revisions if revision is not None]
+
+
+def _parse_log_record(record: str) -> FileRevision | None:
+    header, _, body = record.partition("\n")
+    sha, date, subject = header.split(_FIELD, 2)
+    status_line = next((line for line in body.splitlines() if line.strip()), None)
+    if status_line is None:  # a merge identical to its first parent for this file
+        return None
+    fields = status_line.split("\t")
+    status = _STATUS.get(fields[0][:1], fields[0])
+    if status in ("renamed", "copied"):
+        return FileRevision(sha, date, subject, status, path=fields[2], old_path=fields[1])
+    return FileRevision(sha, date, subject, status, path=fields[1])

@@ -1,0 +1,38 @@
+"""Fixtures for the drift gate: replayed real repositories and the canonical contract."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+import pytest
+
+from contracts import Contract, locate
+
+from .replay import REPLAY_ORDER, replay
+
+
+@pytest.fixture(scope="session")
+def replayed(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Both real repositories replayed once per session; tests copy them before changing them."""
+    root = tmp_path_factory.mktemp("replayed")
+    return {name: Path(replay(corpus_dir, name, root / name).working_dir) for name in REPLAY_ORDER}
+
+
+@pytest.fixture
+def replayed_copy(replayed: dict[str, Path], tmp_path: Path) -> Callable[[str], git.Repo]:
+    """A private copy of a replayed repository that a test may add commits to."""
+
+    def make(name: str) -> git.Repo:
+        target = tmp_path / name
+        shutil.copytree(replayed[name], target)
+        return git.Repo(target)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def contract(repo_root: Path) -> Contract:
+    return locate(repo_root)

@@ -1,0 +1,145 @@
+"""``wiregate drift --discover``: files that look like a copy, wherever they hide."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from wiregate.cli import main
+from wiregate.drift.discovery import discover
+
+from contracts import Contract
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_finds_copies_in_node_modules_and_site_packages(contract: Contract, tmp_path: Path) -> None:
+    canonical = contract.schema_path("rollout-wire").read_bytes()
+    record = {"title": "RolloutBranchRecord", "type": "object"}
+    _write(
+        tmp_path / "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
+        canonical,
+    )
+    _write(
+        tmp_path / ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
+        json.dumps(record).encode(),
+    )
+    _write(
+        tmp_path / "vendor/training.json",
+        json.dumps({"$defs": {"Message": {}, "Unrelated": {}}}).encode(),
+    )
+    _write(tmp_path / "broken/training-record.schema.json", b"{")
+    _write(tmp_path / "node_modules/left-pad/package.json", b'{"name": "left-pad"}')
+    _write(tmp_path / "other.schema.json", json.dumps({"$schema": "x", "title": "Other"}).encode())
+    _write(tmp_path / ".git/rollout-wire.schema.json", canonical)
+    _write(tmp_path / "odd.json", b'{"$id": ["x"], "title": {"a": 1}, "$defs": []}')
+
+    found = [
+        (c.path, c.schema, c.canonical_at, c.reasons, c.error is not None)
+        for c in discover(contract, tmp_path)
+    ]
+    defs = ", ".join(sorted(json.loads(canonical)["$defs"]))
+    assert found == [
+        (
+            ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
+            "rollout-wire",
+            "#/$defs/RolloutBranchRecord",
+            ("title names $defs/RolloutBranchRecord",),
+            False,
+        ),
+        ("broken/training-record.schema.json", "training-record", "#", ("file name",), True),
+        (
+            "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
+            "rollout-wire",
+            "#",
+            ("$id", "title", "file name", f"$defs {defs}"),
+            False,
+        ),
+        ("vendor/training.json", "training-record", "#", ("$defs Message",), False),
+    ]
+
+
+def test_replayed_consumer(contract: Contract, replayed: dict[str, Path]) -> None:
+    found = {
+        c.path: (c.schema, c.canonical_at, c.reasons)
+        for c in discover(contract, replayed["trace-pipeline"])
+    }
+    assert found == {
+        "schemas/dpo-training-record.schema.json": (
+            "training-record",
+            "#/$defs/DpoTrainingRecord",
+            ("title names $defs/DpoTrainingRecord", "$defs Message, Provenance"),
+        ),
+        "schemas/ppo-training-record.schema.json": (
+            "training-record",
+            "#/$defs/PpoTrainingRecord",
+            ("title names $defs/PpoTrainingRecord", "$defs Message, Provenance"),
+        ),
+        "schemas/rollout-wire.schema.json": (
+            "rollout-wire",
+            "#/$defs/RolloutBranchRecord",
+            ("title names $defs/RolloutBranchRecord", "file name", "$defs BuildResult"),
+        ),
+        "schemas/sft-training-record.schema.json": (
+            "training-record",
+            "#",
+            ("$defs Message, Provenance",),
+        ),
+    }
+
+
+def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
+    checkout = replayed["wasmagent-js"]
+    result = CliRunner().invoke(
+        main, ["--root", str(repo_root), "drift", "--discover", "--repo", f"anything={checkout}"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"anything ({checkout}): 2 candidates"
+    assert lines[1] == (
+        "  packages/core/src/ranking/schemas/rollout-wire.schema.json: rollout-wire # "
+        "(matched: file name; $defs DpoProvenance, DpoRecord, PpoProvenance, PpoRecord, "
+        "RolloutBranchRecord, RolloutTreeRecord)"
+    )
+    assert lines[2] == (
+        "  packages/core/src/ranking/schemas/training-record.schema.json: training-record # "
+        "(matched: file name; $defs DpoTrainingRecord, LossWeightTokens, Message, "
+        "PpoTrainingRecord, Provenance)"
+    )
+    as_json = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--discover",
+            "--repo",
+            f"x={checkout}",
+            "--format",
+            "json",
+        ],
+    )
+    document = json.loads(as_json.stdout)
+    assert [c["path"] for c in document["repositories"][0]["candidates"]] == [
+        "packages/core/src/ranking/schemas/rollout-wire.schema.json",
+        "packages/core/src/ranking/schemas/training-record.schema.json",
+    ]
+    github = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--discover",
+            "--format",
+            "github",
+            "--repo",
+            f"x={checkout}",
+        ],
+    )
+    assert github.exit_code == 2
+    assert github.stderr == "wiregate: error: --discover prints json, text, not github\n"

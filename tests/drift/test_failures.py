@@ -1,0 +1,263 @@
+"""Every failure mode of ``wiregate drift`` gives one clear line and the documented exit code."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from wiregate.cli import main
+
+from .replay import commit_files, init_repo
+
+MIRRORS = """
+version = 1
+[[repository]]
+name = "producer"
+checkout = "../producer"
+role = "producer"
+[[repository.copy]]
+id = "wire"
+schema = "rollout-wire"
+paths = ["schemas/rollout-wire.schema.json", "vendor/rollout-wire.schema.json"]
+"""
+
+Run = Callable[..., Result]
+
+
+@pytest.fixture(autouse=True)
+def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("WIREGATE_REPO_PRODUCER", raising=False)
+
+
+@pytest.fixture
+def root(tmp_path: Path, repo_root: Path) -> Path:
+    """A wiregate root holding our contract and a one-repository mirrors.toml."""
+    root = tmp_path / "wiregate"
+    (root / "contracts").mkdir(parents=True)
+    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
+    (root / "contracts" / "mirrors.toml").write_text(MIRRORS, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def run(root: Path) -> Run:
+    def invoke(*args: str) -> Result:
+        return CliRunner().invoke(main, ["--root", str(root), "drift", *args])
+
+    return invoke
+
+
+def _one_error_line(result: Result) -> str:
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("wiregate: error: ")
+    assert "Traceback" not in result.output
+    return lines[0].removeprefix("wiregate: error: ")
+
+
+def test_missing_checkout_is_skipped_and_fails_only_with_strict(run: Run, root: Path) -> None:
+    result = run()
+    assert result.exit_code == 0, result.output
+    expected = (
+        f"{root.parent / 'producer'}: no checkout of 'producer' "
+        "(set --repo producer=PATH or WIREGATE_REPO_PRODUCER)"
+    )
+    assert result.stdout.splitlines() == [
+        "producer wire (producer, must be forward compatible): skipped",
+        f"    {expected}",
+        "1 copies: 1 skipped",
+    ]
+    strict = run("--strict")
+    assert strict.exit_code == 1
+    assert strict.stderr == ""
+
+
+def test_missing_checkout_named_by_the_user_is_an_error(run: Run, tmp_path: Path) -> None:
+    result = run("--repo", f"producer={tmp_path / 'nope'}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{tmp_path / 'nope'}: checkout of 'producer' not found: no such directory"
+    )
+
+
+def test_missing_checkout_named_by_environment(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WIREGATE_REPO_PRODUCER", str(tmp_path / "gone"))
+    result = run()
+    assert result.exit_code == 2
+    assert _one_error_line(result).startswith(f"{tmp_path / 'gone'}: checkout of 'producer'")
+
+
+def test_unknown_repository_name(run: Run, tmp_path: Path, root: Path) -> None:
+    result = run("--repo", f"nobody={tmp_path}")
+    assert result.exit_code == 2
+    mirrors = root / "contracts" / "mirrors.toml"
+    assert _one_error_line(result) == f"{mirrors}: no repository named 'nobody' (known: producer)"
+
+
+def test_bad_repo_option(run: Run) -> None:
+    result = run("--repo", "producer=")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == "--repo 'producer=': expected NAME=PATH or NAME"
+
+
+def test_invalid_mirrors_toml(run: Run, root: Path) -> None:
+    mirrors = root / "contracts" / "mirrors.toml"
+    mirrors.write_text(MIRRORS.replace('role = "producer"', 'role = "writer"'), encoding="utf-8")
+    result = run()
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f'{mirrors}: repository[0].role: "writer" is not one of "producer", "consumer" or "mirror"'
+    )
+
+
+def test_not_found_lists_the_paths_tried(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "producer").mkdir()
+    result = run("--repo", f"producer={tmp_path / 'producer'}", "--format", "json")
+    assert result.exit_code == 0
+    strict = run("--repo", f"producer={tmp_path / 'producer'}", "--strict")
+    assert strict.exit_code == 1
+    assert (
+        f"{tmp_path / 'producer'}: copy 'wire' not found "
+        "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)"
+        in strict.stdout
+    )
+
+
+def test_invalid_json_in_a_copy(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "producer" / "vendor" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{"type": "object",}', encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'producer'}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{copy}: not valid JSON: Expecting property name enclosed in double quotes: "
+        "line 1 column 19 (char 18)"
+    )
+
+
+def test_copy_that_is_not_an_object(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("[]", encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'producer'}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == f"{copy}: a schema must be a JSON object"
+
+
+def test_ref_on_a_directory_that_is_not_a_git_repository(run: Run, tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    result = run("--repo", f"producer={tmp_path / 'plain'}", "--ref", "HEAD")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == f"{tmp_path / 'plain'}: not a git repository"
+
+
+def test_unknown_ref(run: Run, tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "producer")
+    commit_files(repo, {"README": b"x"}, "start", "2026-07-01T00:00:00")
+    result = run("--repo", f"producer={tmp_path / 'producer'}", "--ref", "v1.0")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == f"{tmp_path / 'producer'}: unknown git ref 'v1.0'"
+
+
+def test_path_not_found_at_a_ref(run: Run, tmp_path: Path, repo_root: Path) -> None:
+    repo = init_repo(tmp_path / "producer")
+    commit_files(repo, {"README": b"x"}, "start", "2026-07-01T00:00:00")
+    repo.create_tag("v1.0")
+    schema = (repo_root / "contracts" / "rollout-wire.schema.json").read_bytes()
+    commit_files(repo, {"schemas/rollout-wire.schema.json": schema}, "copy", "2026-07-02T00:00:00")
+    checkout = tmp_path / "producer"
+    old = run("--repo", f"producer={checkout}", "--ref", "v1.0", "--strict")
+    assert old.exit_code == 1
+    assert old.stdout.splitlines()[1] == (
+        f"    {checkout}@v1.0: copy 'wire' not found at that ref "
+        "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)"
+    )
+    # The work tree is never touched: a ref is read from git objects only.
+    (checkout / "schemas" / "rollout-wire.schema.json").write_text("broken", encoding="utf-8")
+    now = run("--repo", f"producer={checkout}", "--ref", "HEAD", "--strict")
+    assert now.exit_code == 0, now.output
+    assert now.stdout.splitlines()[0] == (
+        "producer wire (producer, must be forward compatible) "
+        f"schemas/rollout-wire.schema.json at {repo.head.commit.hexsha[:7]}: identical"
+    )
+
+
+def test_history_failures(root: Path, tmp_path: Path) -> None:
+    def history(*args: str) -> Result:
+        return CliRunner().invoke(main, ["--root", str(root), "drift", "history", *args])
+
+    (tmp_path / "plain").mkdir()
+    cases = [
+        (
+            ("--repo", f"producer={tmp_path / 'plain'}"),
+            f"{tmp_path / 'plain'}: not a git repository",
+        ),
+        (
+            ("--repo", f"producer={tmp_path / 'nope'}"),
+            f"{tmp_path / 'nope'}: checkout of 'producer' not found: no such directory",
+        ),
+        (
+            ("--repo", f"other={tmp_path}"),
+            f"{root / 'contracts' / 'mirrors.toml'}: no repository named 'other' (known: producer)",
+        ),
+        (
+            ("--repo", f"producer={tmp_path}", "--copy", "x"),
+            "repository 'producer' has no copy 'x' (known: wire)",
+        ),
+    ]
+    init_repo(tmp_path / "git")
+    commit_files(init_repo(tmp_path / "git"), {"README": b"x"}, "start", "2026-07-01T00:00:00")
+    cases.append(
+        (
+            ("--repo", f"producer={tmp_path / 'git'}", "--ref", "v9"),
+            f"{tmp_path / 'git'}: unknown git ref 'v9'",
+        )
+    )
+    for args, message in cases:
+        result = history(*args)
+        assert result.exit_code == 2, (args, result.output)
+        assert _one_error_line(result) == message
+
+
+def test_github_annotations_for_unreadable_and_missing_copies(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("{", encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'elsewhere'}", "--format", "github")
+    assert result.exit_code == 2
+    assert result.stdout == (
+        f"::error title=wiregate drift producer wire::{copy}: not valid JSON: "
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
+    )
+    skipped = run("--format", "github", "--strict")
+    assert skipped.exit_code == 1
+    assert skipped.stdout.startswith("::error title=wiregate drift producer wire::")
+    assert run("--format", "github").stdout.startswith(
+        "::warning title=wiregate drift producer wire::"
+    )
+
+
+def test_discover_rejects_options_that_do_not_apply(run: Run, tmp_path: Path) -> None:
+    result = run("--discover", "--ref", "HEAD", "--repo", f"producer={tmp_path}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        "--discover searches the work tree: --ref and --strict do not apply"
+    )
+
+
+def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{"$ref": "https://example.com/remote.json"}', encoding="utf-8")
+    result = run("--repo", f"producer={tmp_path / 'elsewhere'}")
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{copy}: new schema: #/$ref: remote $ref 'https://example.com/remote.json' is not "
+        "fetched; bundle it into the document"
+    )

@@ -1,0 +1,113 @@
+"""wiregate.gitsource.file_history: the commits that touched a file, through renames and
+deletions, newest first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import git
+import pytest
+from wiregate.errors import UserError
+from wiregate.gitsource import blob_at, file_history, path_in_repo
+
+from .replay import commit_files, init_repo
+
+
+def _history(
+    repo: git.Repo, paths: list[str], ref: str = "HEAD"
+) -> list[tuple[str, str, str, str | None]]:
+    return [(r.subject, r.status, r.path, r.old_path) for r in file_history(repo, paths, ref)]
+
+
+@pytest.fixture
+def moved_then_deleted(tmp_path: Path) -> git.Repo:
+    repo = init_repo(tmp_path / "repo")
+    commit_files(repo, {"a/x.json": b"1"}, "add", "2026-07-01T00:00:00+0000")
+    commit_files(repo, {"other.txt": b"-"}, "unrelated", "2026-07-01T00:01:00+0000")
+    commit_files(repo, {"a/x.json": b"2"}, "change", "2026-07-01T00:02:00+0000")
+    Path(repo.working_dir, "b").mkdir()
+    repo.index.move(["a/x.json", "b/y.json"])
+    repo.index.commit(
+        "move", author_date="2026-07-01T00:03:00+0000", commit_date="2026-07-01T00:03:00+0000"
+    )
+    commit_files(repo, {"b/y.json": b"3"}, "change again", "2026-07-01T00:04:00+0000")
+    repo.index.remove(["b/y.json"], working_tree=True)
+    repo.index.commit(
+        "drop the copy",
+        author_date="2026-07-01T00:05:00+0000",
+        commit_date="2026-07-01T00:05:00+0000",
+    )
+    commit_files(repo, {"other.txt": b"+"}, "later", "2026-07-01T00:06:00+0000")
+    return repo
+
+
+def test_follows_renames_back_from_the_current_path(moved_then_deleted: git.Repo) -> None:
+    assert _history(moved_then_deleted, ["b/y.json"], "HEAD~2") == [
+        ("change again", "modified", "b/y.json", None),
+        ("move", "renamed", "b/y.json", "a/x.json"),
+        ("change", "modified", "a/x.json", None),
+        ("add", "added", "a/x.json", None),
+    ]
+
+
+def test_a_deleted_copy_is_followed_from_its_deletion(moved_then_deleted: git.Repo) -> None:
+    history = file_history(moved_then_deleted, ["a/x.json", "b/y.json"])
+    assert [(r.subject, r.status, r.path) for r in history] == [
+        ("drop the copy", "deleted", "b/y.json"),
+        ("change again", "modified", "b/y.json"),
+        ("move", "renamed", "b/y.json"),
+        ("change", "modified", "a/x.json"),
+        ("add", "added", "a/x.json"),
+    ]
+    assert history[0].deleted and not history[1].deleted
+    assert history[-1].date == "2026-07-01T00:00:00+00:00"
+
+
+def test_first_existing_candidate_wins(moved_then_deleted: git.Repo) -> None:
+    # At HEAD~2 both names are candidates; only b/y.json exists, so its lineage is walked.
+    assert len(file_history(moved_then_deleted, ["a/x.json", "b/y.json"], "HEAD~2")) == 4
+
+
+def test_never_committed(moved_then_deleted: git.Repo) -> None:
+    assert file_history(moved_then_deleted, ["nope.json"]) == []
+
+
+def test_unknown_ref(moved_then_deleted: git.Repo) -> None:
+    with pytest.raises(UserError, match=r": unknown git ref 'v9'$"):
+        file_history(moved_then_deleted, ["b/y.json"], "v9")
+
+
+def test_blob_at_and_path_in_repo(moved_then_deleted: git.Repo) -> None:
+    commit = moved_then_deleted.commit("HEAD~2")
+    assert blob_at(commit, "b/y.json") == b"3"
+    assert blob_at(commit, "a/x.json") is None
+    assert blob_at(commit, "b") is None  # a folder is not a file
+    root = Path(moved_then_deleted.working_dir)
+    assert path_in_repo(moved_then_deleted, root / "b", "y.json") == "b/y.json"
+    assert path_in_repo(moved_then_deleted, root, "/b/y.json") == "b/y.json"
+
+
+def test_a_merge_that_resolves_the_file_is_a_revision(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    base = commit_files(repo, {"x.json": b"base"}, "base", "2026-07-01T00:00:00")
+    branch = repo.create_head("side", base)
+    main_tip = commit_files(repo, {"x.json": b"main"}, "on main", "2026-07-01T00:01:00")
+    repo.head.reference = branch
+    repo.head.reset(index=True, working_tree=True)
+    side_tip = commit_files(repo, {"x.json": b"side"}, "on side", "2026-07-01T00:02:00")
+    repo.head.reference = repo.heads["main"]
+    repo.head.reset(index=True, working_tree=True)
+    (Path(repo.working_dir) / "x.json").write_bytes(b"resolved")
+    repo.index.add(["x.json"])
+    repo.index.commit(
+        "merge side", parent_commits=[main_tip, side_tip], author_date="2026-07-01T00:03:00"
+    )
+    assert _history(repo, ["x.json"]) == [
+        ("merge side", "modified", "x.json", None),
+        ("on side", "modified", "x.json", None),
+        ("on main", "modified", "x.json", None),
+        ("base", "added", "x.json", None),
+    ]
+    # A merge that took one side as it was is not listed again.
+    commit_files(repo, {"y.txt": b"-"}, "unrelated", "2026-07-01T00:04:00")
+    assert len(file_history(repo, ["x.json"])) == 4

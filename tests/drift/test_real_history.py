@@ -1,0 +1,432 @@
+"""The gate on the real histories of wasmagent-js (producer) and trace-pipeline (consumer),
+replayed commit by commit from ../shared/corpus/schemas at their original paths."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import git
+from click.testing import CliRunner
+from wiregate.cli import main
+from wiregate.drift import CopyResult, HistoryReport, Verdict, run_drift, run_history
+from wiregate.drift.result import is_breaking
+
+from contracts import Contract
+
+SUBJECT_692 = "fix: resolve schema compatibility issues with wasmagent-js v1.11.0"
+SUBJECT_B17 = "fix: add tool_call_sequence to schema required array for upstream parity"
+SUBJECT_194 = "fix: nightly parity check tolerates const-default fields (#13)"
+SUBJECT_755 = "chore: rename repo telleroutlook/evomerge-framework \u2192 WasmAgent/trace-pipeline"
+SUBJECT_867 = (
+    "feat: JSON Schema export, technical report draft, recipe16 full-loop demo, schema CI check"
+)
+
+BOTH = ["wasmagent-js", "trace-pipeline"]
+
+
+def _breaking(result: CopyResult) -> list[tuple[str, str, str, bool, bool]]:
+    return [
+        (c.id, c.old_pointer, c.new_pointer, c.backward, c.forward)
+        for c in result.changes
+        if is_breaking(c, result.failed)
+    ]
+
+
+def _by_copy(results: tuple[CopyResult, ...]) -> dict[tuple[str, str], CopyResult]:
+    return {(r.repository, r.copy_id): r for r in results}
+
+
+def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_backward(
+    contract: Contract, replayed: dict[str, Path]
+) -> None:
+    report = run_drift(contract, dict(replayed), repositories=BOTH)
+    assert [
+        (r.repository, r.copy_id, r.role, r.verdict, r.failed, r.path) for r in report.results
+    ] == [
+        (
+            "wasmagent-js",
+            "rollout-wire",
+            "producer",
+            Verdict.BREAKING,
+            ("forward",),
+            "packages/core/src/ranking/schemas/rollout-wire.schema.json",
+        ),
+        (
+            "wasmagent-js",
+            "training-record",
+            "producer",
+            Verdict.BREAKING,
+            ("forward",),
+            "packages/core/src/ranking/schemas/training-record.schema.json",
+        ),
+        (
+            "trace-pipeline",
+            "rollout-wire",
+            "consumer",
+            Verdict.BREAKING,
+            ("backward",),
+            "schemas/rollout-wire.schema.json",
+        ),
+        (
+            "trace-pipeline",
+            "dpo-training-record",
+            "producer",
+            Verdict.BREAKING,
+            ("forward",),
+            "schemas/dpo-training-record.schema.json",
+        ),
+        (
+            "trace-pipeline",
+            "ppo-training-record",
+            "producer",
+            Verdict.BREAKING,
+            ("forward",),
+            "schemas/ppo-training-record.schema.json",
+        ),
+    ]
+    assert report.exit_code == 1
+    copies = _by_copy(report.results)
+
+    # The consumer reads branch records with its own Pydantic schema. Where it rejects records
+    # the contract allows: the tool_call_sequence entries, typed as a union of the legacy
+    # shapes instead of the event envelope the producer writes.
+    consumer = copies["trace-pipeline", "rollout-wire"]
+    assert consumer.breaks == ("the consumer rejects records the canonical contract allows",)
+    assert len(consumer.changes) == 53
+    assert _breaking(consumer) == [
+        (
+            "any-of-added",
+            "#/$defs/ToolCallEvent",
+            "#/properties/tool_call_sequence/items/anyOf",
+            False,
+            False,
+        ),
+    ]
+    # Its looser constraints are fine for reading (backward compatible), so only warnings.
+    assert sum(1 for c in consumer.changes if c.level == "warning") == 16
+
+    # The producer writes branch records with looser constraints than the contract states.
+    producer = copies["wasmagent-js", "rollout-wire"]
+    assert producer.breaks == ("the producer writes records the canonical contract rejects",)
+    assert len(producer.changes) == 69
+    assert sorted(Counter(c[0] for c in _breaking(producer)).items()) == [
+        ("minimum-loosened", 1),
+        ("minimum-removed", 2),
+        ("property-names-removed", 1),
+        ("property-removed-from-open-model", 19),
+        ("required-removed", 10),
+    ]
+    record = "#/$defs/RolloutBranchRecord"
+    assert (
+        "minimum-loosened",
+        f"{record}/properties/rank/minimum",
+        f"{record}/properties/rank/minimum",
+        True,
+        False,
+    ) in _breaking(producer)
+    assert [c[2] for c in _breaking(producer) if c[0] == "required-removed"][:3] == [
+        f"{record}/properties/build_result",
+        f"{record}/required",
+        f"{record}/required",
+    ]
+    assert [len(_breaking(copies[key])) for key in copies] == [33, 24, 1, 41, 38]
+
+
+def test_ref_reads_an_older_state_without_touching_the_work_tree(
+    contract: Contract, replayed: dict[str, Path]
+) -> None:
+    checkout = replayed["trace-pipeline"]
+    repo = git.Repo(checkout)
+    before = repo.head.commit.hexsha
+    report = run_drift(contract, {"trace-pipeline": checkout}, ref="orig-755234b")
+    consumer = _by_copy(report.results)["trace-pipeline", "rollout-wire"]
+    assert consumer.commit == repo.commit("orig-755234b").hexsha
+    assert (consumer.verdict, consumer.failed, len(_breaking(consumer))) == (
+        Verdict.BREAKING,
+        ("backward",),
+        4,
+    )
+    assert repo.head.commit.hexsha == before and not repo.is_dirty()
+
+
+def _history(
+    contract: Contract, replayed: dict[str, Path], name: str, copy_id: str
+) -> HistoryReport:
+    (report,) = run_history(contract, name, {name: replayed[name]}, copy_id)
+    return report
+
+
+def _steps(report: HistoryReport) -> list[tuple[object, ...]]:
+    return [
+        (
+            entry.subject,
+            entry.status,
+            entry.verdict,
+            entry.failed,
+            sum(1 for c in entry.changes if is_breaking(c, entry.failed)),
+            entry.previous_failed,
+            [(c.id, c.new_pointer) for c in entry.since_previous if c.level != "info"],
+        )
+        for entry in report.entries
+    ]
+
+
+def test_consumer_history_and_the_commit_that_required_tool_call_sequence(
+    contract: Contract, replayed: dict[str, Path]
+) -> None:
+    report = _history(contract, replayed, "trace-pipeline", "rollout-wire")
+    tool_calls = "#/properties/tool_call_sequence/items"
+    assert _steps(report) == [
+        (SUBJECT_194, "modified", Verdict.BREAKING, ("backward",), 1, (), []),
+        (
+            SUBJECT_B17,
+            "modified",
+            Verdict.BREAKING,
+            ("backward",),
+            1,
+            ("backward",),
+            [("required-added", "#/required")],
+        ),
+        (
+            SUBJECT_692,
+            "modified",
+            Verdict.BREAKING,
+            ("backward",),
+            1,
+            ("backward",),
+            [
+                ("property-added-to-open-model", "#/properties/seed"),
+                ("any-of-added", f"{tool_calls}/anyOf"),
+                ("property-removed-from-open-model", tool_calls),
+                ("property-removed-from-open-model", tool_calls),
+                ("property-removed-from-open-model", tool_calls),
+                ("required-removed", tool_calls),
+            ],
+        ),
+        (SUBJECT_755, "modified", Verdict.BREAKING, ("backward",), 4, (), []),
+        (SUBJECT_867, "added", Verdict.BREAKING, ("backward",), 4, (), []),
+    ]
+    assert report.since is not None and report.since.subject == SUBJECT_867
+
+    # The one step that made tool_call_sequence required: old records without it are rejected.
+    (step,) = [
+        entry
+        for entry in report.entries
+        for change in entry.since_previous
+        if change.id == "required-added" and "'tool_call_sequence'" in change.message
+    ]
+    assert step.subject == SUBJECT_B17
+    assert step.commit == git.Repo(replayed["trace-pipeline"]).commit("orig-b1750b5").hexsha
+    assert step.previous == git.Repo(replayed["trace-pipeline"]).commit("orig-692ee62").hexsha
+    (change,) = step.since_previous
+    assert (change.old_pointer, change.backward, change.forward) == ("#/required", False, True)
+    assert step.previous_failed == ("backward",)
+
+
+def test_producer_history(contract: Contract, replayed: dict[str, Path]) -> None:
+    report = _history(contract, replayed, "wasmagent-js", "rollout-wire")
+    assert [
+        (
+            e.subject.split(":")[0],
+            e.verdict,
+            e.previous_failed,
+            [c.id for c in e.since_previous if c.level != "info"],
+        )
+        for e in report.entries
+    ] == [
+        # RolloutTreeRecord joins the root oneOf: the producer writes a record type more.
+        ("feat", Verdict.BREAKING, ("forward",), ["one-of-member-added"]),
+        ("style", Verdict.BREAKING, (), []),
+        # The root oneOf narrows what the root accepts: forward compatible.
+        ("chore(p0)", Verdict.BREAKING, (), ["one-of-added"]),
+        # objective_status added to an open model: forward compatible.
+        ("feat", Verdict.BREAKING, (), ["property-added-to-open-model"]),
+        ("chore", Verdict.BREAKING, (), []),  # biome reformatting only
+        ("fix+feat", Verdict.BREAKING, (), []),
+    ]
+    assert [sum(1 for c in e.changes if is_breaking(c, e.failed)) for e in report.entries] == [
+        33,
+        31,
+        31,
+        1,
+        1,
+        1,
+    ]
+
+
+def test_an_unparsable_revision_is_reported_and_skipped(
+    contract: Contract, replayed: dict[str, Path]
+) -> None:
+    report = _history(contract, replayed, "wasmagent-js", "training-record")
+    entries = report.entries
+    assert [(e.subject.split(":")[0], e.verdict) for e in entries] == [
+        ("fix", Verdict.BREAKING),
+        ("feat", Verdict.ERROR),
+        ("chore", Verdict.BREAKING),
+        ("fix+feat", Verdict.BREAKING),
+    ]
+    broken = entries[1]
+    assert broken.message is not None
+    assert broken.message.endswith(
+        "packages/core/src/ranking/schemas/training-record.schema.json: "
+        "not valid JSON: Extra data: line 65 column 5 (char 2828)"
+    )
+    # The repair is compared with the last readable revision, not with the broken one.
+    assert entries[0].previous == entries[2].commit
+    assert [(c.id, c.new_pointer) for c in entries[0].since_previous] == [
+        ("required-removed", "#/$defs/Provenance/required"),
+        ("property-added-to-open-model", "#/$defs/DpoTrainingRecord/properties/prompt_messages"),
+        ("property-added-to-open-model", "#/$defs/Provenance/properties/task_hash"),
+    ]
+    assert report.since is not None and report.since.commit == entries[0].commit
+
+
+def test_a_copy_moved_then_dropped_for_the_published_package(
+    contract: Contract, replayed_copy: Callable[[str], git.Repo]
+) -> None:
+    repo = replayed_copy("trace-pipeline")
+    checkout = Path(repo.working_dir)
+    (checkout / "src" / "datafactory").mkdir(parents=True)
+    repo.index.move(
+        ["schemas/rollout-wire.schema.json", "src/datafactory/rollout-wire.schema.json"]
+    )
+    repo.index.commit("move the schema beside the exporter", author_date="2026-07-20T10:00:00")
+    repo.index.remove(["src/datafactory/rollout-wire.schema.json"], working_tree=True)
+    repo.index.commit("consume wasmagent-protocol instead", author_date="2026-07-21T10:00:00")
+
+    (report,) = run_history(
+        contract, "trace-pipeline", {"trace-pipeline": checkout}, "rollout-wire"
+    )
+    assert [(e.subject, e.status, e.path, e.old_path, e.verdict) for e in report.entries[:3]] == [
+        (
+            "consume wasmagent-protocol instead",
+            "deleted",
+            "src/datafactory/rollout-wire.schema.json",
+            None,
+            Verdict.DELETED,
+        ),
+        (
+            "move the schema beside the exporter",
+            "renamed",
+            "src/datafactory/rollout-wire.schema.json",
+            "schemas/rollout-wire.schema.json",
+            Verdict.BREAKING,
+        ),
+        (SUBJECT_194, "modified", "schemas/rollout-wire.schema.json", None, Verdict.BREAKING),
+    ]
+    assert len(report.entries) == 7
+    assert report.entries[1].since_previous == ()  # a pure move changes nothing
+    assert report.since is report.entries[0]
+
+    now = _by_copy(run_drift(contract, {"trace-pipeline": checkout}).results)
+    assert now["trace-pipeline", "rollout-wire"].verdict is Verdict.NOT_FOUND
+    before = _by_copy(run_drift(contract, {"trace-pipeline": checkout}, ref="HEAD~1").results)
+    moved = before["trace-pipeline", "rollout-wire"]
+    assert (moved.verdict, moved.path) == (
+        Verdict.BREAKING,
+        "src/datafactory/rollout-wire.schema.json",
+    )
+
+
+def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path]) -> None:
+    def drift(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(
+            main,
+            [
+                "--root",
+                str(repo_root),
+                "drift",
+                "--repo",
+                f"trace-pipeline={replayed['trace-pipeline']}",
+                *args,
+            ],
+        )
+        return result.exit_code, result.stdout
+
+    code, text = drift()
+    assert code == 1
+    lines = text.splitlines()
+    assert lines[0] == (
+        "trace-pipeline rollout-wire (consumer, must be backward compatible) "
+        "schemas/rollout-wire.schema.json: breaking drift: "
+        "the consumer rejects records the canonical contract allows"
+    )
+    assert lines[1] == (
+        "    error: any-of-added at #/$defs/ToolCallEvent -> "
+        "#/properties/tool_call_sequence/items/anyOf: anyOf with 2 members added "
+        "(backward: no, forward: no)"
+    )
+    assert lines[-1] == "3 copies: 3 breaking drift"
+
+    code, github = drift("--format", "github")
+    annotations = github.splitlines()
+    assert code == 1
+    assert annotations[0] == (
+        "::error file=schemas/rollout-wire.schema.json,"
+        "title=wiregate drift trace-pipeline rollout-wire%3A any-of-added::"
+        "any-of-added at #/$defs/ToolCallEvent -> #/properties/tool_call_sequence/items/anyOf: "
+        "anyOf with 2 members added (backward: no, forward: no)"
+    )
+    # Breaking changes are errors, the other non-info changes warnings (consumer: 1 + 16;
+    # the two training-record copies: 41 + 1 and 38 + 1).
+    assert Counter(a.split(" ", 1)[0] for a in annotations) == {
+        "::error": 1 + 41 + 38,
+        "::warning": 16 + 1 + 1,
+    }
+
+    code, markdown = drift("--format", "markdown")
+    assert markdown.splitlines()[:5] == [
+        "### wiregate drift",
+        "",
+        "| Repository | Copy | Role | Required | Path | Verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+        "| trace-pipeline | rollout-wire | consumer | backward "
+        "| `schemas/rollout-wire.schema.json` | breaking drift |",
+    ]
+
+    code, as_json = drift("--format", "json")
+    document = json.loads(as_json)
+    assert (document["version"], document["ok"], document["exit_code"]) == (1, False, 1)
+    assert document["summary"] == {
+        "identical": 0,
+        "equivalent": 0,
+        "compatible-drift": 0,
+        "breaking-drift": 3,
+        "not-found": 0,
+        "skipped": 0,
+        "error": 0,
+    }
+    first = document["copies"][0]
+    assert list(first) == [
+        "repository",
+        "checkout",
+        "copy",
+        "role",
+        "required",
+        "policy",
+        "schema",
+        "canonical_at",
+        "copy_at",
+        "verdict",
+        "path",
+        "tried",
+        "commit",
+        "failed",
+        "breaks",
+        "message",
+        "changes",
+    ]
+    assert first["changes"][0] == {
+        "id": "any-of-added",
+        "level": "error",
+        "old_pointer": "#/$defs/ToolCallEvent",
+        "new_pointer": "#/properties/tool_call_sequence/items/anyOf",
+        "message": "anyOf with 2 members added",
+        "backward": False,
+        "forward": False,
+        "tolerated_by": None,
+        "breaking": True,
+    }

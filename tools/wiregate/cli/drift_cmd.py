@@ -1,0 +1,126 @@
+"""``wiregate drift``: the cross-repo drift gate, ``--discover`` and ``drift history``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from contracts import ContractError
+from wiregate.cli import fail, main, pass_contract
+from wiregate.drift import run_drift
+from wiregate.drift.config import parse_repo_overrides
+from wiregate.drift.discovery import discover_repositories
+from wiregate.drift.history import run_history
+from wiregate.errors import UserError
+from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
+
+
+@main.group("drift", invoke_without_command=True)
+@click.option(
+    "--ref", default=None, help="Read every copy at this git ref instead of the work tree."
+)
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    metavar="NAME[=PATH]",
+    help="Check only repository NAME (repeatable), checked out at PATH (default: "
+    "WIREGATE_REPO_<NAME>, else the place in mirrors.toml).",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail (exit 1) on any drift, and on a copy that is skipped or not found.",
+)
+@click.option(
+    "--discover",
+    is_flag=True,
+    help="List the files in each checkout that look like a copy of the contract.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(DRIFT_REPORTERS)),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def drift_command(
+    ctx: click.Context,
+    ref: str | None,
+    repos: tuple[str, ...],
+    strict: bool,
+    discover: bool,
+    output_format: str,
+) -> None:
+    """Check every copy of the contract listed in contracts/mirrors.toml.
+
+    A producer's copy must be forward compatible with the contract, a consumer's backward
+    compatible, a mirror's both. Exit 0 no breaking drift, 1 breaking drift (with --strict:
+    any drift, or a copy skipped or not found), 2 configuration or load error.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    contract = pass_contract(ctx)
+    try:
+        overrides = parse_repo_overrides(repos)
+        if discover:
+            if ref is not None or strict:
+                raise UserError(
+                    "--discover searches the work tree: --ref and --strict do not apply"
+                )
+            if output_format not in DISCOVERY_REPORTERS:
+                choices = ", ".join(sorted(DISCOVERY_REPORTERS))
+                raise UserError(f"--discover prints {choices}, not {output_format}")
+            found = discover_repositories(contract, overrides)
+            sys.stdout.write(DISCOVERY_REPORTERS[output_format](found))
+            return
+        # Inside one governed repository (pre-commit hook, composite action) --repo names the
+        # repositories to check; without it every configured repository is checked.
+        selected = list(overrides) or None
+        report = run_drift(contract, overrides, ref=ref, strict=strict, repositories=selected)
+    except (ContractError, UserError) as exc:
+        fail(str(exc))
+        return
+    sys.stdout.write(DRIFT_REPORTERS[output_format](report))
+    # One line per problem: an unknown ref is one problem however many copies it hides.
+    for message in dict.fromkeys(result.message for result in report.errors):
+        click.echo(f"wiregate: error: {message}", err=True)
+    sys.exit(report.exit_code)
+
+
+@drift_command.command("history")
+@click.option(
+    "--repo",
+    "repo",
+    required=True,
+    metavar="NAME[=PATH]",
+    help="The repository whose history to walk, and where it is checked out.",
+)
+@click.option("--copy", "copy_id", default=None, help="One copy id (default: every copy).")
+@click.option("--ref", default="HEAD", show_default=True, help="Walk the history of this ref.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(HISTORY_REPORTERS)),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def history_command(
+    ctx: click.Context, repo: str, copy_id: str | None, ref: str, output_format: str
+) -> None:
+    """Judge every committed revision of a copy: against the contract, and against the
+    revision before it. Renames are followed; deletions are listed.
+
+    Exit 0 when the history was printed, 2 on a configuration or git error.
+    """
+    contract = pass_contract(ctx)
+    try:
+        overrides = parse_repo_overrides([repo])
+        reports = run_history(contract, next(iter(overrides)), overrides, copy_id, ref)
+    except (ContractError, UserError) as exc:
+        fail(str(exc))
+        return
+    sys.stdout.write(HISTORY_REPORTERS[output_format](reports))

@@ -1,0 +1,167 @@
+"""``wiregate drift``: judge every configured copy against the canonical contract."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+from contracts import Contract
+from wiregate.diff import Change, SchemaLoadError, diff
+from wiregate.drift.config import (
+    CopySpec,
+    MirrorsConfig,
+    RepositorySpec,
+    env_var_name,
+    load_mirrors,
+)
+from wiregate.drift.copies import CopySource, GitTree, WorkTree, parse_schema
+from wiregate.drift.result import CopyResult, DriftReport, Verdict
+from wiregate.errors import UserError
+
+__all__ = ["Judgement", "judge", "run_drift"]
+
+#: (verdict, changes, required directions that fail)
+Judgement = tuple[Verdict, tuple[Change, ...], tuple[str, ...]]
+
+
+def judge(
+    canonical: Mapping[str, Any],
+    copy: Mapping[str, Any],
+    spec: CopySpec,
+    policy: str,
+    *,
+    label: str,
+    canonical_at: str | None = None,
+) -> Judgement:
+    """(verdict, changes, failed directions) of ``copy`` against ``canonical``.
+
+    ``label`` names the copy in the one-line error raised when it cannot be compared (an
+    unresolvable ``$ref``, say). ``canonical_at`` overrides the spec's pointer: history
+    compares two revisions of the copy.
+    """
+    try:
+        result = diff(
+            canonical,
+            copy,
+            mode=spec.direction,
+            policy=policy,
+            old_at=spec.canonical_at if canonical_at is None else canonical_at,
+            new_at=spec.copy_at,
+        )
+    except SchemaLoadError as exc:
+        raise UserError(f"{label}: {exc}") from None
+    if result.identical:
+        return Verdict.IDENTICAL, result.changes, ()
+    if result.equivalent:
+        return Verdict.EQUIVALENT, result.changes, ()
+    failed = []
+    if spec.direction in ("forward", "full") and not result.forward_compatible:
+        failed.append("forward")
+    if spec.direction in ("backward", "full") and not result.backward_compatible:
+        failed.append("backward")
+    verdict = Verdict.BREAKING if failed else Verdict.COMPATIBLE
+    return verdict, result.changes, tuple(failed)
+
+
+def run_drift(
+    contract: Contract,
+    overrides: Mapping[str, Path | None] | None = None,
+    ref: str | None = None,
+    strict: bool = False,
+    *,
+    repositories: Collection[str] | None = None,
+    config: MirrorsConfig | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> DriftReport:
+    """Check the copies in ``contracts/mirrors.toml`` against ``contract``.
+
+    ``overrides`` maps repository names to checkouts (``--repo NAME=PATH``; None keeps the
+    configured place); ``repositories`` limits the check to those names (default: all). A
+    copy that cannot be read becomes an ``error`` result, so one bad repository never hides
+    the others; a bad config or an unknown repository name raises UserError.
+    """
+    config = config or load_mirrors(contract)
+    overrides = dict(overrides or {})
+    for name in [*overrides, *(repositories or ())]:
+        config.repository(name)  # an unknown name is a usage error
+    results: list[CopyResult] = []
+    for repository in config.repositories:
+        if repositories is not None and repository.name not in repositories:
+            continue
+        checkout, explicit = config.checkout(repository, overrides, environ)
+        results.extend(_check_repository(contract, repository, checkout, explicit, ref))
+    return DriftReport(results=tuple(results), ref=ref, strict=strict)
+
+
+def _check_repository(
+    contract: Contract,
+    repository: RepositorySpec,
+    checkout: Path,
+    explicit: bool,
+    ref: str | None,
+) -> list[CopyResult]:
+    def result(spec: CopySpec, verdict: Verdict, **fields: Any) -> CopyResult:
+        return CopyResult(
+            repository=repository.name,
+            checkout=str(checkout),
+            copy_id=spec.id,
+            role=spec.role,
+            direction=spec.direction,
+            policy=repository.policy,
+            schema=spec.schema,
+            canonical_at=spec.canonical_at,
+            copy_at=spec.copy_at,
+            verdict=verdict,
+            tried=spec.paths,
+            **fields,
+        )
+
+    if not checkout.is_dir():
+        if explicit:
+            message = f"{checkout}: checkout of {repository.name!r} not found: no such directory"
+            return [result(spec, Verdict.ERROR, message=message) for spec in repository.copies]
+        message = (
+            f"{checkout}: no checkout of {repository.name!r} "
+            f"(set --repo {repository.name}=PATH or {env_var_name(repository.name)})"
+        )
+        return [result(spec, Verdict.SKIPPED, message=message) for spec in repository.copies]
+
+    source: CopySource
+    commit: str | None = None
+    try:
+        if ref is None:
+            source = WorkTree(checkout)
+        else:
+            tree = GitTree(checkout, ref)
+            source, commit = tree, tree.commit.hexsha
+    except UserError as exc:
+        return [result(spec, Verdict.ERROR, message=str(exc)) for spec in repository.copies]
+
+    results = []
+    for spec in repository.copies:
+        try:
+            found = source.find(spec.paths)
+            if found is None:
+                message = source.missing_message(spec.id, spec.paths)
+                results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
+                continue
+            document = parse_schema(found.data, found.label)
+            canonical = contract.schemas[spec.schema]
+            verdict, changes, failed = judge(
+                canonical, document, spec, repository.policy, label=found.label
+            )
+        except UserError as exc:
+            results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
+            continue
+        results.append(
+            result(
+                spec,
+                verdict,
+                path=found.path,
+                commit=commit,
+                changes=changes,
+                failed=failed,
+            )
+        )
+    return results

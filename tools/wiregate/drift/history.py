@@ -1,0 +1,121 @@
+"""``wiregate drift history``: every revision of a copy, judged against the canonical contract
+and against the revision before it, so the output says since which commit a copy drifted."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from contracts import Contract
+from wiregate.diff import Change
+from wiregate.drift.check import Judgement, judge
+from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
+from wiregate.drift.copies import parse_schema
+from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
+from wiregate.errors import UserError
+
+if TYPE_CHECKING:
+    from wiregate.gitsource import FileRevision
+
+__all__ = ["run_history"]
+
+
+def run_history(
+    contract: Contract,
+    repository_name: str,
+    overrides: Mapping[str, Path | None] | None = None,
+    copy_id: str | None = None,
+    ref: str = "HEAD",
+    *,
+    config: MirrorsConfig | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[HistoryReport, ...]:
+    """The history of one copy (``copy_id``) or of every copy of a repository."""
+    config = config or load_mirrors(contract)
+    repository = config.repository(repository_name)
+    specs = repository.copies if copy_id is None else (repository.copy(copy_id),)
+    checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
+    if not checkout.is_dir():
+        raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
+    return tuple(_copy_history(contract, repository, spec, checkout, ref) for spec in specs)
+
+
+def _copy_history(
+    contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
+) -> HistoryReport:
+    # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
+    from wiregate.gitsource import blob_at, file_history, open_repo, path_in_repo
+
+    repo = open_repo(checkout)
+    paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
+    revisions = file_history(repo, paths, ref)
+    canonical = contract.schemas[spec.schema]
+
+    # Oldest first, so each revision can be compared with the one before it.
+    entries: list[HistoryEntry] = []
+    verdicts: dict[bytes, Judgement] = {}
+    previous: tuple[str, dict[str, Any]] | None = None  # (commit, document)
+    for revision in reversed(revisions):
+        if revision.deleted:
+            entries.append(_entry(revision, Verdict.DELETED))
+            previous = None
+            continue
+        data = blob_at(repo.commit(revision.commit), revision.path) or b""
+        label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
+        try:
+            document = parse_schema(data, label)
+            if data not in verdicts:
+                verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
+            verdict, changes, failed = verdicts[data]
+            step: tuple[Change, ...] = ()
+            step_failed: tuple[str, ...] = ()
+            if previous is not None:
+                _, step, step_failed = judge(
+                    previous[1],
+                    document,
+                    spec,
+                    repository.policy,
+                    label=label,
+                    canonical_at=spec.copy_at,
+                )
+        except UserError as exc:
+            entries.append(_entry(revision, Verdict.ERROR, message=str(exc)))
+            continue
+        entries.append(
+            _entry(
+                revision,
+                verdict,
+                changes=changes,
+                failed=failed,
+                previous=previous[0] if previous else None,
+                since_previous=step,
+                previous_failed=step_failed,
+            )
+        )
+        previous = (revision.commit, document)
+    return HistoryReport(
+        repository=repository.name,
+        checkout=str(checkout),
+        copy_id=spec.id,
+        role=spec.role,
+        direction=spec.direction,
+        policy=repository.policy,
+        schema=spec.schema,
+        canonical_at=spec.canonical_at,
+        ref=ref,
+        entries=tuple(reversed(entries)),
+    )
+
+
+def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:
+    return HistoryEntry(
+        commit=revision.commit,
+        date=revision.date,
+        subject=revision.subject,
+        status=revision.status,
+        path=revision.path,
+        old_path=revision.old_path,
+        verdict=verdict,
+        **fields,
+    )

@@ -1,0 +1,159 @@
+"""Drift results as plain data: one verdict per configured copy, and the report around them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from wiregate.diff import Change
+
+__all__ = [
+    "BREAKS",
+    "CopyResult",
+    "DriftReport",
+    "HistoryEntry",
+    "HistoryReport",
+    "Verdict",
+    "is_breaking",
+]
+
+
+class Verdict(str, Enum):
+    """What a copy is, compared with the canonical contract. The values are stable (JSON)."""
+
+    IDENTICAL = "identical"  # no difference at all after normalisation
+    EQUIVALENT = "equivalent"  # same records accepted: annotations, defaults, unused $defs differ
+    COMPATIBLE = "compatible-drift"  # differs, but passes the direction its role requires
+    BREAKING = "breaking-drift"  # fails the direction its role requires
+    NOT_FOUND = "not-found"  # the checkout is there, none of the copy's paths is
+    SKIPPED = "skipped"  # the checkout is absent
+    DELETED = "deleted"  # history only: the revision removed the copy
+    ERROR = "error"  # the copy or its repository cannot be read
+
+    @property
+    def drifted(self) -> bool:
+        return self in (Verdict.COMPATIBLE, Verdict.BREAKING)
+
+
+#: What breaks, by (role, required direction that fails).
+BREAKS = {
+    ("producer", "forward"): "the producer writes records the canonical contract rejects",
+    ("consumer", "backward"): "the consumer rejects records the canonical contract allows",
+    ("mirror", "forward"): "the mirror accepts records the canonical contract rejects: "
+    "producers that follow it break the contract's consumers",
+    ("mirror", "backward"): "the mirror rejects records the canonical contract allows: "
+    "consumers that follow it break on the contract's producers",
+}
+
+
+def is_breaking(change: Change, failed: tuple[str, ...]) -> bool:
+    """Whether ``change`` is incompatible in one of the ``failed`` required directions."""
+    return ("forward" in failed and not change.forward) or (
+        "backward" in failed and not change.backward
+    )
+
+
+@dataclass(frozen=True)
+class CopyResult:
+    """The verdict on one copy in one repository."""
+
+    repository: str
+    checkout: str
+    copy_id: str
+    role: str
+    direction: str  # the diff mode the role requires: forward, backward or full
+    policy: str  # the diff policy: strict or lenient
+    schema: str  # canonical schema name
+    canonical_at: str
+    copy_at: str
+    verdict: Verdict
+    tried: tuple[str, ...] = ()  # candidate paths, in order
+    path: str | None = None  # the path that was read, relative to the checkout
+    commit: str | None = None  # the commit it was read at (with --ref)
+    changes: tuple[Change, ...] = ()
+    failed: tuple[str, ...] = ()  # required directions that fail: "forward" and/or "backward"
+    message: str | None = None  # why it was skipped, not found or unreadable
+
+    @property
+    def breaks(self) -> tuple[str, ...]:
+        """Plain-language statements of which side breaks."""
+        return tuple(BREAKS[self.role, direction] for direction in self.failed)
+
+
+@dataclass(frozen=True)
+class DriftReport:
+    results: tuple[CopyResult, ...]
+    ref: str | None = None
+    strict: bool = False
+
+    @property
+    def errors(self) -> tuple[CopyResult, ...]:
+        return tuple(r for r in self.results if r.verdict is Verdict.ERROR)
+
+    def count(self, verdict: Verdict) -> int:
+        return sum(1 for r in self.results if r.verdict is verdict)
+
+    @property
+    def exit_code(self) -> int:
+        """2 a copy cannot be read; 1 breaking drift (with strict: any drift, or a copy that was
+        skipped or not found); 0 otherwise."""
+        verdicts = {r.verdict for r in self.results}
+        if Verdict.ERROR in verdicts:
+            return 2
+        if Verdict.BREAKING in verdicts:
+            return 1
+        if self.strict and verdicts & {Verdict.COMPATIBLE, Verdict.SKIPPED, Verdict.NOT_FOUND}:
+            return 1
+        return 0
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One revision of a copy: its verdict against the canonical contract and what changed
+    since the previous revision."""
+
+    commit: str
+    date: str
+    subject: str
+    status: str  # added, modified, renamed, deleted, ...
+    path: str  # relative to the repository root
+    old_path: str | None
+    verdict: Verdict
+    changes: tuple[Change, ...] = ()  # against the canonical contract
+    failed: tuple[str, ...] = ()
+    previous: str | None = None  # the revision compared with: the last readable one before
+    since_previous: tuple[Change, ...] = ()  # against ``previous``
+    previous_failed: tuple[str, ...] = ()  # directions the step from ``previous`` broke
+    message: str | None = None  # why the revision cannot be judged (invalid JSON ...)
+
+
+@dataclass(frozen=True)
+class HistoryReport:
+    repository: str
+    checkout: str
+    copy_id: str
+    role: str
+    direction: str
+    policy: str
+    schema: str
+    canonical_at: str
+    ref: str
+    entries: tuple[HistoryEntry, ...] = field(default_factory=tuple)  # newest first
+
+    @property
+    def current(self) -> HistoryEntry | None:
+        return self.entries[0] if self.entries else None
+
+    @property
+    def since(self) -> HistoryEntry | None:
+        """The oldest revision of the newest run of revisions sharing the current verdict:
+        "breaking since commit X"."""
+        if not self.entries:
+            return None
+        verdict = self.entries[0].verdict
+        oldest = self.entries[0]
+        for entry in self.entries[1:]:
+            if entry.verdict is not verdict:
+                break
+            oldest = entry
+        return oldest

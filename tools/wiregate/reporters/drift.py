@@ -1,0 +1,360 @@
+"""Reporters for ``wiregate drift``, ``drift history`` and ``drift --discover``.
+
+Per-change formatting is the diff command's (``wiregate.reporters.diff``); this module only
+adds what drift knows on top: the repository, the copy, its role and the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from wiregate.diff import Change
+from wiregate.drift.discovery import RepositoryCandidates
+from wiregate.drift.result import (
+    CopyResult,
+    DriftReport,
+    HistoryEntry,
+    HistoryReport,
+    Verdict,
+    is_breaking,
+)
+from wiregate.reporters.diff import (
+    change_to_json,
+    change_to_text,
+    github_annotation,
+    markdown_table,
+)
+
+__all__ = ["DISCOVERY_REPORTERS", "DRIFT_REPORTERS", "HISTORY_REPORTERS", "REPORT_VERSION"]
+
+#: Bumped only when a field of the JSON reports changes meaning or disappears.
+REPORT_VERSION = 1
+
+_REQUIRED = {
+    "forward": "must be forward compatible",
+    "backward": "must be backward compatible",
+    "full": "must be fully compatible",
+}
+
+
+def _dumps(document: Any) -> str:
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def _verdict_text(verdict: Verdict) -> str:
+    return verdict.value.replace("-", " ")
+
+
+def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
+    document = change_to_json(change)
+    document["breaking"] = is_breaking(change, failed)
+    return document
+
+
+def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str]:
+    """The changes that matter (errors break the required direction, warnings would break the
+    other one), then a count of the info-level ones (annotations, defaults, definitions)."""
+    lines = [indent + change_to_text(c) for c in changes if c.level != "info"]
+    info = sum(1 for c in changes if c.level == "info")
+    if info:
+        lines.append(
+            f"{indent}and {info} info-level changes (annotations; --format json lists them)"
+        )
+    return lines
+
+
+# --- drift ---------------------------------------------------------------------------------
+
+
+def _summary(report: DriftReport) -> str:
+    counts = [
+        f"{report.count(verdict)} {_verdict_text(verdict)}"
+        for verdict in Verdict
+        if report.count(verdict)
+    ]
+    return f"{len(report.results)} copies: " + ", ".join(counts)
+
+
+def _copy_heading(result: CopyResult) -> str:
+    where = ""
+    if result.path:
+        where = f" {result.path}" + (f" at {result.commit[:7]}" if result.commit else "")
+    return (
+        f"{result.repository} {result.copy_id} ({result.role}, {_REQUIRED[result.direction]})"
+        f"{where}: {_verdict_text(result.verdict)}"
+    )
+
+
+def render_text(report: DriftReport) -> str:
+    lines = []
+    for result in report.results:
+        heading = _copy_heading(result)
+        if result.breaks:
+            heading += ": " + "; ".join(result.breaks)
+        lines.append(heading)
+        if result.message:
+            lines.append(f"    {result.message}")
+        if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
+            lines.extend(_change_lines(result.changes))
+    lines.append(_summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def copy_to_json(result: CopyResult) -> dict[str, Any]:
+    return {
+        "repository": result.repository,
+        "checkout": result.checkout,
+        "copy": result.copy_id,
+        "role": result.role,
+        "required": result.direction,
+        "policy": result.policy,
+        "schema": result.schema,
+        "canonical_at": result.canonical_at,
+        "copy_at": result.copy_at,
+        "verdict": result.verdict.value,
+        "path": result.path,
+        "tried": list(result.tried),
+        "commit": result.commit,
+        "failed": list(result.failed),
+        "breaks": list(result.breaks),
+        "message": result.message,
+        "changes": [_change_json(change, result.failed) for change in result.changes],
+    }
+
+
+def render_json(report: DriftReport) -> str:
+    return _dumps(
+        {
+            "version": REPORT_VERSION,
+            "ok": report.exit_code == 0,
+            "exit_code": report.exit_code,
+            "ref": report.ref,
+            "strict": report.strict,
+            "summary": {
+                verdict.value: report.count(verdict)
+                for verdict in Verdict
+                if verdict is not Verdict.DELETED
+            },
+            "copies": [copy_to_json(result) for result in report.results],
+        }
+    )
+
+
+def _escape_data(text: str) -> str:
+    """A workflow command's message may not hold raw newlines or percent signs."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def render_github(report: DriftReport) -> str:
+    """Workflow annotations; file paths are relative to the governed repository's checkout."""
+    lines = []
+    for result in report.results:
+        title = f"wiregate drift {result.repository} {result.copy_id}"
+        message = _escape_data(result.message or "")
+        if result.verdict is Verdict.ERROR:
+            lines.append(f"::error title={title}::{message}")
+        elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
+            level = "error" if report.strict else "warning"
+            lines.append(f"::{level} title={title}::{message}")
+        elif result.verdict.drifted:
+            lines.extend(
+                github_annotation(change, file=result.path, title_prefix=f"{title}: ")
+                for change in result.changes
+                if change.level != "info"
+            )
+    return "".join(line + "\n" for line in lines)
+
+
+def render_markdown(report: DriftReport) -> str:
+    lines = [
+        "### wiregate drift",
+        "",
+        "| Repository | Copy | Role | Required | Path | Verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for result in report.results:
+        lines.append(
+            f"| {result.repository} | {result.copy_id} | {result.role} | {result.direction} "
+            f"| {f'`{result.path}`' if result.path else '-'} | {_verdict_text(result.verdict)} |"
+        )
+    for result in report.results:
+        if result.message:
+            lines += ["", f"**{result.repository} {result.copy_id}**: {result.message}"]
+        if result.verdict.drifted:
+            breaks = f": {'; '.join(result.breaks)}" if result.breaks else ""
+            lines += [
+                "",
+                f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
+                f"{breaks}",
+                "",
+                markdown_table(c for c in result.changes if c.level != "info").rstrip("\n"),
+            ]
+    lines += ["", _summary(report)]
+    return "\n".join(lines) + "\n"
+
+
+DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+    "markdown": render_markdown,
+}
+
+
+# --- history -------------------------------------------------------------------------------
+
+
+def _entry_heading(entry: HistoryEntry) -> str:
+    path = f"{entry.old_path} -> {entry.path}" if entry.old_path else entry.path
+    return f"{entry.commit[:7]} {entry.date[:10]} {entry.status} {path}: {entry.subject}"
+
+
+def _history_text(report: HistoryReport) -> list[str]:
+    lines = [
+        f"{report.repository} {report.copy_id} ({report.role}, {_REQUIRED[report.direction]} "
+        f"with {report.schema}{report.canonical_at.removeprefix('#')}) at {report.ref}"
+    ]
+    since = report.since
+    current = report.current
+    if current is None or since is None:
+        lines.append("    never committed at any of its paths")
+        return lines
+    lines.append(
+        f"    now {_verdict_text(current.verdict)} since {since.commit[:7]} {since.date[:10]}: "
+        f"{since.subject}"
+    )
+    for entry in report.entries:
+        lines.append(f"  {_entry_heading(entry)}")
+        verdict = f"      vs contract: {_verdict_text(entry.verdict)}"
+        if entry.verdict.drifted:
+            breaking = sum(1 for c in entry.changes if is_breaking(c, entry.failed))
+            verdict += f" ({len(entry.changes)} changes, {breaking} breaking"
+            verdict += f" {'+'.join(entry.failed)})" if entry.failed else ")"
+        lines.append(verdict)
+        if entry.message:
+            lines.append(f"      {entry.message}")
+        if entry.previous is not None:
+            if not entry.since_previous:
+                step = "identical"
+            elif entry.previous_failed:
+                step = "breaks " + "+".join(entry.previous_failed)
+            else:
+                step = "compatible"
+            count = len(entry.since_previous)
+            lines.append(f"      vs previous ({entry.previous[:7]}): {count} changes, {step}")
+            lines.extend(_change_lines(entry.since_previous, indent="        "))
+    return lines
+
+
+def render_history_text(reports: Sequence[HistoryReport]) -> str:
+    lines: list[str] = []
+    for report in reports:
+        if lines:
+            lines.append("")
+        lines.extend(_history_text(report))
+    return "\n".join(lines) + "\n"
+
+
+def _entry_json(entry: HistoryEntry) -> dict[str, Any]:
+    return {
+        "commit": entry.commit,
+        "date": entry.date,
+        "subject": entry.subject,
+        "status": entry.status,
+        "path": entry.path,
+        "old_path": entry.old_path,
+        "verdict": entry.verdict.value,
+        "failed": list(entry.failed),
+        "message": entry.message,
+        "changes": [_change_json(change, entry.failed) for change in entry.changes],
+        "since_previous": {
+            "commit": entry.previous,
+            "failed": list(entry.previous_failed),
+            "changes": [
+                _change_json(change, entry.previous_failed) for change in entry.since_previous
+            ],
+        },
+    }
+
+
+def history_to_json(report: HistoryReport) -> dict[str, Any]:
+    since = report.since
+    return {
+        "repository": report.repository,
+        "checkout": report.checkout,
+        "copy": report.copy_id,
+        "role": report.role,
+        "required": report.direction,
+        "policy": report.policy,
+        "schema": report.schema,
+        "canonical_at": report.canonical_at,
+        "ref": report.ref,
+        "verdict": report.current.verdict.value if report.current else None,
+        "since": since.commit if since else None,
+        "revisions": [_entry_json(entry) for entry in report.entries],
+    }
+
+
+def render_history_json(reports: Sequence[HistoryReport]) -> str:
+    return _dumps({"version": REPORT_VERSION, "histories": [history_to_json(r) for r in reports]})
+
+
+HISTORY_REPORTERS: dict[str, Callable[[Sequence[HistoryReport]], str]] = {
+    "text": render_history_text,
+    "json": render_history_json,
+}
+
+
+# --- discovery -----------------------------------------------------------------------------
+
+
+def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
+    lines = []
+    for repository in found:
+        lines.append(
+            f"{repository.repository} ({repository.checkout}): "
+            f"{len(repository.candidates)} candidates"
+        )
+        for candidate in repository.candidates:
+            lines.append(
+                f"  {candidate.path}: {candidate.schema} {candidate.canonical_at} "
+                f"(matched: {'; '.join(candidate.reasons)})"
+            )
+            if candidate.error:
+                lines.append(f"    {candidate.error}")
+    return "\n".join(lines) + "\n"
+
+
+def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:
+    return _dumps(
+        {
+            "version": REPORT_VERSION,
+            "repositories": [
+                {
+                    "repository": repository.repository,
+                    "checkout": repository.checkout,
+                    "candidates": [
+                        {
+                            "path": c.path,
+                            "schema": c.schema,
+                            "canonical_at": c.canonical_at,
+                            "reasons": list(c.reasons),
+                            "shared_defs": list(c.shared_defs),
+                            "error": c.error,
+                        }
+                        for c in repository.candidates
+                    ],
+                }
+                for repository in found
+            ],
+        }
+    )
+
+
+DISCOVERY_REPORTERS: dict[str, Callable[[Sequence[RepositoryCandidates]], str]] = {
+    "text": render_discovery_text,
+    "json": render_discovery_json,
+}
