@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import git
@@ -14,24 +12,7 @@ from wiregate.check.model import StepStatus
 
 from contracts import locate
 
-WIRE = Path("contracts/rollout-wire.schema.json")
-
-
-def root_of(repo: git.Repo) -> Path:
-    return Path(repo.working_dir)
-
-
-def edit_wire(repo: git.Repo, change: Any) -> None:
-    path = root_of(repo) / WIRE
-    schema = json.loads(path.read_text())
-    change(schema)
-    path.write_text(json.dumps(schema, indent=2) + "\n")
-
-
-def add_required_field(schema: dict[str, Any]) -> None:
-    branch = schema["$defs"]["RolloutBranchRecord"]
-    branch["properties"]["policy_digest"] = {"type": "string"}
-    branch["required"].append("policy_digest")
+from .helpers import add_optional_field, add_required_field, edit_wire, root_of
 
 
 def test_unchanged_contract_passes_every_step(wiregate_repo: git.Repo) -> None:
@@ -82,10 +63,7 @@ def test_allow_breaking_says_so(wiregate_repo: git.Repo) -> None:
 
 
 def test_optional_field_in_open_record_is_not_breaking(wiregate_repo: git.Repo) -> None:
-    def add_optional(schema: dict[str, Any]) -> None:
-        schema["$defs"]["RolloutBranchRecord"]["properties"]["policy_digest"] = {"type": "string"}
-
-    edit_wire(wiregate_repo, add_optional)
+    edit_wire(wiregate_repo, add_optional_field)
     assert check_breaking(locate(root_of(wiregate_repo))).status is StepStatus.PASSED
     strict = check_breaking(locate(root_of(wiregate_repo)), policy="strict")
     assert strict.status is StepStatus.FAILED

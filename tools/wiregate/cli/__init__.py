@@ -47,4 +47,4 @@ def pass_contract(ctx: click.Context) -> Contract:
 
 
 # Subcommands register themselves on import.
-from wiregate.cli import codegen_cmd, diff_cmd, drift_cmd, validate_cmd  # noqa: E402, F401
+from wiregate.cli import check_cmd, codegen_cmd, diff_cmd, drift_cmd, validate_cmd  # noqa: E402, F401

@@ -1,0 +1,103 @@
+"""The real pre-commit, in a throwaway clone: this repository's own hook refuses a schema edit
+committed without regenerating, and lets it through after `wiregate codegen`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import git
+import pytest
+import yaml
+
+from .helpers import add_optional_field, add_required_field, edit_wire, root_of
+
+BIN = Path(sys.executable).parent
+
+
+def run(cwd: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "PATH": f"{BIN}:{os.environ['PATH']}"}
+    env.pop("CI", None)  # pre-commit prints differently under CI; not relevant here
+    # One stream: git prints the hook's output on stderr.
+    return subprocess.run(
+        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False
+    )
+
+
+@pytest.fixture
+def hooked_repo(wiregate_repo: git.Repo, tmp_path: Path) -> git.Repo:
+    root = root_of(wiregate_repo)
+    (root / ".venv").symlink_to(Path(sys.prefix))  # the hook's entry is .venv/bin/wiregate
+    (root / ".gitignore").write_text(".venv\n")
+    wiregate_repo.git.add(".gitignore")
+    wiregate_repo.index.commit("ignore the environment")
+    installed = run(root, str(BIN / "pre-commit"), "install", home=tmp_path / "pc-home")
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    return wiregate_repo
+
+
+def commit(repo: git.Repo, message: str, home: Path) -> subprocess.CompletedProcess[str]:
+    root = root_of(repo)
+    repo.git.add("--all")
+    return run(root, "git", "commit", "-m", message, home=home)
+
+
+def test_schema_edit_without_regenerating_is_refused_then_accepted(
+    hooked_repo: git.Repo, tmp_path: Path
+) -> None:
+    home = tmp_path / "pc-home"
+    head = hooked_repo.head.commit.hexsha
+    edit_wire(hooked_repo, add_optional_field)
+    refused = commit(hooked_repo, "add policy_digest", home)
+    assert refused.returncode == 1
+    assert "wiregate check" in refused.stdout and "Failed" in refused.stdout
+    assert "codegen   failed   generated code is stale" in refused.stdout
+    assert "+    policy_digest: str | None = None" in refused.stdout
+    assert hooked_repo.head.commit.hexsha == head
+
+    regenerated = run(root_of(hooked_repo), str(BIN / "wiregate"), "codegen", home=home)
+    assert regenerated.returncode == 0, regenerated.stderr
+    accepted = commit(hooked_repo, "add policy_digest", home)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert str(hooked_repo.head.commit.message).strip() == "add policy_digest"
+
+
+def test_required_field_is_refused_even_after_regenerating(
+    hooked_repo: git.Repo, tmp_path: Path
+) -> None:
+    home = tmp_path / "pc-home"
+    edit_wire(hooked_repo, add_required_field)
+    assert run(root_of(hooked_repo), str(BIN / "wiregate"), "codegen", home=home).returncode == 0
+    refused = commit(hooked_repo, "require policy_digest", home)
+    assert refused.returncode == 1
+    assert "breaking  failed   breaking change without a version bump since HEAD" in refused.stdout
+    assert "codegen   passed   generated code is fresh" in refused.stdout
+
+
+def test_files_outside_the_contract_do_not_run_the_gate(
+    hooked_repo: git.Repo, tmp_path: Path
+) -> None:
+    (root_of(hooked_repo) / "NOTES.md").write_text("notes\n")
+    done = commit(hooked_repo, "notes", tmp_path / "pc-home")
+    assert done.returncode == 0
+    assert "(no files to check)Skipped" in done.stdout
+
+
+def test_hook_manifest_and_config_are_valid(repo_root: Path, tmp_path: Path) -> None:
+    home = tmp_path / "pc-home"
+    manifest = run(
+        repo_root, str(BIN / "pre-commit"), "validate-manifest", ".pre-commit-hooks.yaml", home=home
+    )
+    assert manifest.returncode == 0, manifest.stdout
+    config = run(
+        repo_root, str(BIN / "pre-commit"), "validate-config", ".pre-commit-config.yaml", home=home
+    )
+    assert config.returncode == 0, config.stdout
+    hooks = yaml.safe_load((repo_root / ".pre-commit-hooks.yaml").read_text())
+    assert [(h["id"], h["entry"], h.get("pass_filenames", True)) for h in hooks] == [
+        ("wiregate-validate", "wiregate validate", True),
+        ("wiregate-drift", "wiregate drift", False),
+        ("wiregate-codegen", "wiregate codegen --check", False),
+    ]

@@ -1,0 +1,40 @@
+"""Step 4 of ``wiregate check``: the drift gate over the mirrors in ``contracts/mirrors.toml``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from contracts import Contract
+from wiregate.check.model import StepResult, StepStatus
+from wiregate.drift import run_drift
+from wiregate.errors import UserError
+from wiregate.reporters.drift import render_github, render_text
+
+STEP = "drift"
+_STATUS = {0: StepStatus.PASSED, 1: StepStatus.FAILED, 2: StepStatus.ERROR}
+
+
+def check_drift(
+    contract: Contract,
+    *,
+    overrides: Mapping[str, Path | None] | None = None,
+    ref: str | None = None,
+    strict: bool = False,
+    environ: Mapping[str, str] | None = None,
+) -> StepResult:
+    try:
+        # Naming repositories (--repo) also selects them, as `wiregate drift` does.
+        selected = list(overrides) if overrides else None
+        report = run_drift(
+            contract, overrides, ref=ref, strict=strict, repositories=selected, environ=environ
+        )
+    except UserError as exc:
+        return StepResult(STEP, StepStatus.ERROR, str(exc))
+    lines = render_text(report).splitlines()
+    annotations = tuple(
+        line for line in render_github(report).splitlines() if line.startswith("::")
+    )
+    return StepResult(
+        STEP, _STATUS[report.exit_code], lines[-1], tuple(lines[:-1]), annotations=annotations
+    )

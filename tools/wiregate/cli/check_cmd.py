@@ -1,0 +1,83 @@
+"""``wiregate check``: the one command a maintainer or CI runs."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from wiregate.check.run import CheckOptions, run_check
+from wiregate.cli import fail, main, pass_contract
+from wiregate.drift.config import parse_repo_overrides
+from wiregate.errors import UserError
+from wiregate.reporters.check import CHECK_REPORTERS
+
+
+@main.command("check")
+@click.option(
+    "--against",
+    default="HEAD",
+    show_default=True,
+    help="Git ref of the previous contract that a breaking change is judged against.",
+)
+@click.option(
+    "--allow-breaking",
+    is_flag=True,
+    help="Let a breaking change without a version bump pass (the output says so).",
+)
+@click.option(
+    "--policy",
+    type=click.Choice(["lenient", "strict"]),
+    default="lenient",
+    show_default=True,
+    help="Diff policy for the breaking-change step (lenient: adding a typed optional "
+    "property to an open record is not breaking).",
+)
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    metavar="NAME[=PATH]",
+    help="Drift step: check only repository NAME (repeatable), checked out at PATH.",
+)
+@click.option("--ref", default=None, help="Drift step: read every copy at this git ref.")
+@click.option("--strict", is_flag=True, help="Drift step: fail on any drift or missing copy.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(CHECK_REPORTERS)),
+    default="text",
+    show_default=True,
+)
+@click.pass_context
+def check_command(
+    ctx: click.Context,
+    against: str,
+    allow_breaking: bool,
+    policy: str,
+    repos: tuple[str, ...],
+    ref: str | None,
+    strict: bool,
+    output_format: str,
+) -> None:
+    """Run the whole gate: contract files and fixtures, generated code, breaking changes
+    since --against, and the drift of every mirror. One summary at the end.
+
+    Exit 0 all steps pass, 1 a step fails, 2 a step cannot run (configuration or load error).
+    """
+    contract = pass_contract(ctx)
+    try:
+        options = CheckOptions(
+            against=against,
+            allow_breaking=allow_breaking,
+            policy=policy,
+            repos=parse_repo_overrides(repos),
+            ref=ref,
+            strict=strict,
+        )
+    except UserError as exc:
+        fail(str(exc))
+        return
+    report = run_check(contract, options)
+    sys.stdout.write(CHECK_REPORTERS[output_format](report))
+    sys.exit(report.exit_code)
