@@ -22,7 +22,13 @@ def run(cwd: Path, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env.pop("CI", None)  # pre-commit prints differently under CI; not relevant here
     # One stream: git prints the hook's output on stderr.
     return subprocess.run(
-        args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False
+        args,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=False,
     )
 
 
