@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.datafactory.conftest import RunCli
+from tests.datafactory.helpers import RunCli
 
 
 def _fixtures(corpus_dir: Path) -> Path:
