@@ -30,14 +30,15 @@ from pathlib import Path
 import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
-WORDS = (
-    "parse config file settings defaults merge implement function return list sort numbers "
-    "array string reverse build test module class method request response cache error retry "
-    "timeout queue worker thread lock file path directory json yaml schema validate field "
-    "record batch stream buffer socket client server route handler token session user"
+WORDS = (  # noqa: SIM905
+    "parse config file settings defaults merge implement function return list sort "
+    "numbers array string reverse build test module class method request response cache "
+    "error retry timeout queue worker thread lock file path directory json yaml schema "
+    "validate field record batch stream buffer socket client server route handler token "
+    "session user"
 ).split()
 # Eval vocabulary shares no word with the task vocabulary: G3 passes.
-EVAL_WORDS = (
+EVAL_WORDS = (  # noqa: SIM905
     "capital france paris river mountain ocean history king queen war peace poem novel "
     "author painter music symphony planet star galaxy atom molecule cell gene species "
     "forest desert island volcano glacier climate weather season harvest festival"
@@ -173,14 +174,29 @@ class TreeRss:
         return self.peak_kib
 
 
-def run_exporter(data: Path, eval_path: Path, out: Path, workers: int | None) -> tuple[float, int, int]:
+def run_exporter(
+    data: Path, eval_path: Path, out: Path, workers: int | None
+) -> tuple[float, int, int]:
     """(seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one export."""
     command = [
-        sys.executable, "-m", "datafactory", "--input", str(data), "--eval-items", str(eval_path),
-        "--output-dpo", str(out / "dpo.jsonl"), "--output-ppo", str(out / "ppo.jsonl"),
-        "--rejects", str(out / "rejects.jsonl"), "--manifest", str(out / "manifest.json"),
-        "--temp-dir", str(out),
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "datafactory",
+        "--input",
+        str(data),
+        "--eval-items",
+        str(eval_path),
+        "--output-dpo",
+        str(out / "dpo.jsonl"),
+        "--output-ppo",
+        str(out / "ppo.jsonl"),
+        "--rejects",
+        str(out / "rejects.jsonl"),
+        "--manifest",
+        str(out / "manifest.json"),
+        "--temp-dir",
+        str(out),
+    ]
     if workers:
         command += ["--workers", str(workers)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

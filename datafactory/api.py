@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 import orjson
+from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory.manifest import Accounting
@@ -23,7 +24,6 @@ from datafactory.records import (
     to_wire,
 )
 from datafactory.sources import chunk_lines, expand_inputs, iter_chunks
-from wiregate.record_validator import ValidatorSet
 
 __all__ = ["export", "load_rollouts"]
 

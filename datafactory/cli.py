@@ -11,12 +11,12 @@ from typing import Any
 
 import click
 import orjson
+from wiregate.errors import UserError
 
 from contracts import ContractError
 from datafactory.g3 import DEFAULT_NGRAM, Contamination
 from datafactory.manifest import summary_lines
 from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
-from wiregate.errors import UserError
 
 __all__ = ["main"]
 
@@ -83,38 +83,59 @@ def _report(result: RunResult, settings: Settings) -> None:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
-    "--input", "inputs", multiple=True, required=True,
+    "--input",
+    "inputs",
+    multiple=True,
+    required=True,
     help="JSONL rollouts (.jsonl, .jsonl.gz, a directory of them, or - for stdin); repeatable.",
 )
 @click.option("--eval-items", help="JSONL eval set for the G3 contamination gate.")
 @click.option("--output-dpo", help="Where to write the DPO training records (JSONL).")
 @click.option("--output-ppo", help="Where to write the PPO training records (JSONL).")
 @click.option(
-    "--format", "output_format", type=click.Choice(sorted(FORMATS)), default="both",
-    show_default=True, help="Which training records to write.",
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(FORMATS)),
+    default="both",
+    show_default=True,
+    help="Which training records to write.",
 )
 @click.option("--rejects", help="Write each rejected line here, verbatim, with its reason.")
 @click.option("--manifest", help="Write the run's manifest (counts, sha256 of every file) here.")
 @click.option("--allow-missing-g3", is_flag=True, help="Export without --eval-items.")
 @click.option(
-    "--drop-contaminated", is_flag=True,
+    "--drop-contaminated",
+    is_flag=True,
     help="Leave contaminated rollouts out and go on, instead of failing the run.",
 )
 @click.option(
-    "--ngram", type=int, default=DEFAULT_NGRAM, show_default=True,
+    "--ngram",
+    type=int,
+    default=DEFAULT_NGRAM,
+    show_default=True,
     help="G3 n-gram length in words.",
 )
-@click.option("--eval-field", help="Field holding an eval item's text (default: first of "
-              "question, prompt, task, text, input).")
-@click.option("--g3-report", "g3_report", help="Also write the G3 findings here (JSON).")
-@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: one per CPU).")
-@click.option("--temp-dir", help="Directory for the group stage's spill files (default: system temp).")
 @click.option(
-    "--max-line-bytes", type=click.IntRange(min=1), default=16 * 1024 * 1024, show_default=True,
+    "--eval-field",
+    help="Field holding an eval item's text (default: first of "
+    "question, prompt, task, text, input).",
+)
+@click.option("--g3-report", "g3_report", help="Also write the G3 findings here (JSON).")
+@click.option(
+    "--workers", type=click.IntRange(min=1), help="Worker processes (default: one per CPU)."
+)
+@click.option(
+    "--temp-dir", help="Directory for the group stage's spill files (default: system temp)."
+)
+@click.option(
+    "--max-line-bytes",
+    type=click.IntRange(min=1),
+    default=16 * 1024 * 1024,
+    show_default=True,
     help="Longer input lines are rejected (line-too-long).",
 )
 @click.version_option(package_name="wiregate", prog_name="datafactory")
-def main(  # noqa: PLR0913
+def main(
     inputs: tuple[str, ...],
     eval_items: str | None,
     output_dpo: str | None,
@@ -174,7 +195,9 @@ def main(  # noqa: PLR0913
     sys.exit(result.exit_code)
 
 
-def _with_progress(settings: Settings, progress: Callable[[str, int, int], None] | None) -> Settings:
+def _with_progress(
+    settings: Settings, progress: Callable[[str, int, int], None] | None
+) -> Settings:
     from dataclasses import replace
 
     return replace(settings, progress=progress)

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-
 from wiregate.errors import UserError
 from wiregate.jsonl import open_binary
 
@@ -46,7 +45,6 @@ __all__ = [
 DEFAULT_NGRAM = 8
 #: Fields searched, in this order, for an eval item's text when --eval-field is not given.
 EVAL_TEXT_FIELDS = ("question", "prompt", "task", "text", "input")
-
 
 
 class _PunctuationTable(dict[int, "int | None"]):
@@ -123,13 +121,17 @@ def read_eval_items(path: str, field_name: str | None = None) -> Iterator[EvalIt
                 try:
                     value = orjson.loads(raw)
                 except orjson.JSONDecodeError as exc:
-                    raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
+                    raise UserError(
+                        f"{path}:{number}: eval item is not valid JSON: {exc}"
+                    ) from None
                 text = _item_text(value, field_name)
                 if text is None:
                     wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
                     raise UserError(f"{path}:{number}: eval item has no text field {wanted}")
                 item_id = value.get("id", value.get("item_id"))
-                yield EvalItem(number, str(item_id) if item_id is not None else f"line {number}", text)
+                yield EvalItem(
+                    number, str(item_id) if item_id is not None else f"line {number}", text
+                )
         except OSError as exc:
             raise UserError(f"{path}: cannot read: {exc}") from None
 

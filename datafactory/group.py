@@ -83,17 +83,32 @@ class SpillEntry:
             branch = provenance.get("branch_index", provenance.get("chosen_branch", 0))
         key = zlib.crc32(rollout_id.encode("utf-8"))
         return cls(
-            key, rollout_id, kind, branch, chunk.index, line, offset, chunk.source_index,
-            record.rank_given, b"",
-        )  # fmt: skip
+            key,
+            rollout_id,
+            kind,
+            branch,
+            chunk.index,
+            line,
+            offset,
+            chunk.source_index,
+            record.rank_given,
+            b"",
+        )
 
     def header(self) -> bytes:
         # orjson never writes a raw tab, so the first tab of a spill line ends the header.
         return orjson.dumps(
             [
-                self.key, self.rollout_id, self.kind, self.branch_index, self.chunk, self.line,
-                self.offset, self.source_index, self.rank_given,
-            ]  # fmt: skip
+                self.key,
+                self.rollout_id,
+                self.kind,
+                self.branch_index,
+                self.chunk,
+                self.line,
+                self.offset,
+                self.source_index,
+                self.rank_given,
+            ]
         )
 
 
@@ -116,9 +131,7 @@ class Partitioning:
     def for_inputs(cls, sources: list[InputSource]) -> Partitioning:
         if any(s.is_stdin for s in sources):
             return cls(STDIN_BITS)
-        size = sum(
-            os.path.getsize(s.path) * (GZIP_RATIO if s.compressed else 1) for s in sources
-        )
+        size = sum(os.path.getsize(s.path) * (GZIP_RATIO if s.compressed else 1) for s in sources)
         wanted = max(1, math.ceil(size / TARGET_PARTITION_BYTES))
         return cls(min(MAX_BITS, math.ceil(math.log2(wanted))))
 

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
@@ -43,7 +42,12 @@ __all__ = [
     "normalise_value",
 ]
 
-BRANCH, TREE, LAYER2_DPO, LAYER2_PPO = "RolloutBranchRecord", "RolloutTreeRecord", "DpoRecord", "PpoRecord"
+BRANCH, TREE, LAYER2_DPO, LAYER2_PPO = (
+    "RolloutBranchRecord",
+    "RolloutTreeRecord",
+    "DpoRecord",
+    "PpoRecord",
+)
 _INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)
 
 # RolloutRanker: totalScore = objective x 1.0 + (judgeScore / 10) x 0.3; judge 5 when absent.
@@ -119,7 +123,9 @@ def _flat_events(entry: dict[str, Any]) -> list[dict[str, Any]]:
 def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
     if not isinstance(value, list):
         return value
-    if all(isinstance(e, dict) and "event" in e and "toolName" not in e.get("data", ()) for e in value):
+    if all(
+        isinstance(e, dict) and "event" in e and "toolName" not in e.get("data", ()) for e in value
+    ):
         return value  # canonical: the common case costs one scan
     events: list[Any] = []
     kinds: set[str] = set()
@@ -159,7 +165,11 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
             data["build_result"] = _repair_build_result(data["build_result"], repairs)
         objective = data.get("objective_score")
         judge = data.get("judge_score")
-        if "total_score" not in data and objective in (0, 1) and isinstance(judge, (int, float, type(None))):
+        if (
+            "total_score" not in data
+            and objective in (0, 1)
+            and isinstance(judge, (int, float, type(None)))
+        ):
             data["total_score"] = formula_total(objective, judge)
             repairs.append("total_score:computed")
         if "rank" not in data:

@@ -8,6 +8,7 @@ name. ``discard`` removes the temporary file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -66,7 +67,5 @@ class AtomicOutput:
     def discard(self) -> None:
         if not self._handle.closed:
             self._handle.close()
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(self.temp_path)
-        except FileNotFoundError:
-            pass

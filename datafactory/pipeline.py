@@ -24,13 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
+from wiregate.errors import UserError
+from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory import group
 from datafactory.conversation import Conversation
 from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contaminations
 from datafactory.manifest import Accounting, FileFacts, build_manifest
-from datafactory.normalise import BRANCH, LAYER2_DPO, LAYER2_PPO, TREE, Reject, normalise_line
+from datafactory.normalise import BRANCH, TREE, Reject, normalise_line
 from datafactory.output import AtomicOutput, sha256_file
 from datafactory.pairs import (
     DpoSkip,
@@ -42,9 +44,14 @@ from datafactory.pairs import (
 )
 from datafactory.rank import rank_disagreements
 from datafactory.records import DpoRecord, PpoRecord, RolloutBranchRecord, from_wire, to_wire
-from datafactory.sources import Chunk, InputSource, chunk_lines, expand_inputs, iter_chunks, read_line_at
-from wiregate.errors import UserError
-from wiregate.record_validator import ValidatorSet
+from datafactory.sources import (
+    Chunk,
+    InputSource,
+    chunk_lines,
+    expand_inputs,
+    iter_chunks,
+    read_line_at,
+)
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
@@ -351,7 +358,9 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
         for name in sorted(settings.formats):
             path = wanted[name]
             if path is None:
-                raise UserError(f"--output-{name} is required with --format {settings.output_format}")
+                raise UserError(
+                    f"--output-{name} is required with --format {settings.output_format}"
+                )
             outputs[name] = AtomicOutput(path)
         if settings.rejects_path:
             outputs["rejects"] = AtomicOutput(settings.rejects_path)
@@ -484,9 +493,7 @@ def _run(
             source = sources[dropped.source_index]
             raw = read_line_at(source, dropped.offset).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
-            rejects.write(
-                _reject_line(source.display, number, "duplicate-branch", detail, raw), 1
-            )
+            rejects.write(_reject_line(source.display, number, "duplicate-branch", detail, raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
     acc.contaminated_rollouts = len(named)
     if named and not settings.drop_contaminated:
@@ -495,7 +502,9 @@ def _run(
         return RunResult(1, None, named)
     input_facts = [
         FileFacts(s.display, digest, lines)
-        for s, digest, lines in zip(sources, hashes.result(spool_path), lines_per_source)
+        for s, digest, lines in zip(
+            sources, hashes.result(spool_path), lines_per_source, strict=True
+        )
     ]
     g3: dict[str, Any] = {
         "status": "skipped (--allow-missing-g3)" if eval_index is None else "passed",

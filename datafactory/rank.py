@@ -30,7 +30,7 @@ def rank_disagreements(branches: Sequence[Any], rank_given: Sequence[bool] | Non
     ranked = rank_branches(branches)
     position = {id(b): i for i, b in enumerate(ranked, start=1)}
     given = rank_given or [True] * len(branches)
-    return sum(1 for b, g in zip(branches, given) if g and b.rank != position[id(b)])
+    return sum(1 for b, g in zip(branches, given, strict=True) if g and b.rank != position[id(b)])
 
 
 def reward(total: float) -> float:

@@ -10,7 +10,7 @@ attributes are the wire keys, ``from_wire(Cls, data)`` (recursive) and ``to_wire
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, ClassVar
 
 from contracts import locate
 
@@ -44,8 +44,8 @@ class WireError(ValueError):
 class _Record(SimpleNamespace):
     """A record whose attributes are exactly the keys present on the wire."""
 
-    _nested: dict[str, tuple[str, bool]] = {}  # key -> (definition, is_array)
-    _required: tuple[str, ...] = ()
+    _nested: ClassVar[dict[str, tuple[str, bool]]] = {}  # key -> (definition, is_array)
+    _required: ClassVar[tuple[str, ...]] = ()
 
     def __getattr__(self, name: str) -> Any:
         # An optional field that was absent reads as None, as on a generated dataclass.

@@ -20,7 +20,7 @@ from typing import IO
 
 from wiregate.errors import UserError
 
-__all__ = ["Chunk", "InputSource", "expand_inputs", "iter_chunks", "chunk_lines", "read_line_at"]
+__all__ = ["Chunk", "InputSource", "chunk_lines", "expand_inputs", "iter_chunks", "read_line_at"]
 
 CHUNK_BYTES = 8 * 1024 * 1024
 
@@ -52,7 +52,9 @@ def expand_inputs(paths: list[str]) -> list[InputSource]:
         path = Path(given)
         if path.is_dir():
             found = sorted(
-                p for p in path.iterdir() if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))
+                p
+                for p in path.iterdir()
+                if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))
             )
             if not found:
                 raise UserError(f"{given}: directory holds no *.jsonl or *.jsonl.gz file")
@@ -90,7 +92,7 @@ def _open_stream(source: InputSource) -> IO[bytes]:
             return sys.stdin.buffer
         if source.compressed:
             return gzip.open(source.path, "rb")
-        return open(source.path, "rb")  # noqa: SIM115
+        return open(source.path, "rb")
     except OSError as exc:
         raise UserError(f"{source.display}: cannot read: {exc.strerror or exc}") from None
 

@@ -21,9 +21,15 @@ def run_cli(tmp_path: Path) -> RunCli:
         out.mkdir()
         argv = [a for i in inputs for a in ("--input", str(i))]
         argv += [
-            "--output-dpo", str(out / "dpo.jsonl"), "--output-ppo", str(out / "ppo.jsonl"),
-            "--rejects", str(out / "rejects.jsonl"), "--manifest", str(out / "manifest.json"),
-        ]  # fmt: skip
+            "--output-dpo",
+            str(out / "dpo.jsonl"),
+            "--output-ppo",
+            str(out / "ppo.jsonl"),
+            "--rejects",
+            str(out / "rejects.jsonl"),
+            "--manifest",
+            str(out / "manifest.json"),
+        ]
         if not g3 and "--eval-items" not in args:
             argv.append("--allow-missing-g3")
         result = CliRunner().invoke(main, [*argv, *args], catch_exceptions=False)

@@ -50,7 +50,13 @@ def test_invalid_utf8(tmp_path: Path, run_cli: RunCli) -> None:
 
 def test_nan_is_not_json(tmp_path: Path, run_cli: RunCli) -> None:
     path = tmp_path / "in.jsonl"
-    path.write_bytes(GOOD + orjson.dumps(branch("r", 1)).replace(b'"total_score":0.0', b'"total_score":NaN').replace(b'"total_score":1.0', b'"total_score":NaN') + b"\n")
+    path.write_bytes(
+        GOOD
+        + orjson.dumps(branch("r", 1))
+        .replace(b'"total_score":0.0', b'"total_score":NaN')
+        .replace(b'"total_score":1.0', b'"total_score":NaN')
+        + b"\n"
+    )
     reject = _single_reject(run_cli, path)
     assert reject["reason"] == "invalid-json"
     assert str(reject["detail"]).startswith("NaN and Infinity are not JSON")
@@ -79,8 +85,15 @@ def test_duplicate_rollout_and_branch_index(tmp_path: Path, run_cli: RunCli) -> 
     run = run_cli(first, second)
     assert run.exit_code == 0
     (reject,) = run.rejects()
-    assert (reject["file"], reject["line"], reject["reason"]) == (str(second), 1, "duplicate-branch")
-    assert reject["detail"] == f"duplicate (rollout_id, branch_index) = ('r', 0); first seen at {first}:1"
+    assert (reject["file"], reject["line"], reject["reason"]) == (
+        str(second),
+        1,
+        "duplicate-branch",
+    )
+    assert (
+        reject["detail"]
+        == f"duplicate (rollout_id, branch_index) = ('r', 0); first seen at {first}:1"
+    )
     assert [r["messages"][-1]["content"] for r in run.ppo()] == ["first"]
     assert run.manifest()["lines"] == {"read": 2, "accepted": 1, "rejected": 1, "blank": 0}
 
@@ -126,7 +139,10 @@ def test_corrupt_gzip_is_an_input_error(tmp_path: Path, run_cli: RunCli) -> None
 
 
 def test_output_directory_missing_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
-    run = run_cli(write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--output-dpo", str(tmp_path / "no/dir/d.jsonl")))
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]),
+        args=("--output-dpo", str(tmp_path / "no/dir/d.jsonl")),
+    )
     assert run.exit_code == 2
     assert run.stderr == (
         f"datafactory: error: {tmp_path / 'no/dir/d.jsonl'}: directory "

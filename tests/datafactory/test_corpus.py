@@ -73,28 +73,47 @@ def test_consumer_data_loop_fixture_yields_its_manifest_counts(
 # file -> (accepted, rejected by reason, DPO pairs, PPO records, DPO skips by reason, repairs)
 OTHER_FIXTURES = {
     "trace-pipeline/golden-rollout-policy-blocked.v1.jsonl": (
-        1, {}, 0, 1, {"fewer_than_two_usable_branches": 1}, {},
+        1,
+        {},
+        0,
+        1,
+        {"fewer_than_two_usable_branches": 1},
+        {},
     ),
     # rank 1 on the failing branch: the scores win, both ranks count as disagreements.
     "trace-pipeline/golden-rollout-repair-success.v1.jsonl": (2, {}, 1, 2, {}, {}),
     "trace-pipeline/golden-rollout-success.v1.jsonl": (
-        1, {}, 0, 1, {"fewer_than_two_usable_branches": 1}, {},
+        1,
+        {},
+        0,
+        1,
+        {"fewer_than_two_usable_branches": 1},
+        {},
     ),
     # Layer 3 records of the consumer's own format: not rollouts.
     "trace-pipeline/samples-dpo.jsonl": (0, {"unsupported-record-type": 1}, 0, 0, {}, {}),
     "trace-pipeline/samples-ppo.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
     # Flat tool calls with timestamps and build results without a status.
     "trace-pipeline/smoke-rollout-smoke.jsonl": (
-        3, {}, 0, 3, {"fewer_than_two_usable_branches": 3},
+        3,
+        {},
+        0,
+        3,
+        {"fewer_than_two_usable_branches": 3},
         {"build_result:status_from_exit_code": 3, "tool_call:flat_args": 3},
     ),
     "wasmagent-js/dpo-training.v1.jsonl": (0, {"unsupported-record-type": 1}, 0, 0, {}, {}),
     "wasmagent-js/ppo-training.v1.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
     "wasmagent-js/eval-items.v1.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
     "wasmagent-js/ranked-rollouts.v1.jsonl": (
-        2, {}, 1, 2, {}, {"build_result:camelcase_keys": 2, "build_result:status_alias": 2},
+        2,
+        {},
+        1,
+        2,
+        {},
+        {"build_result:camelcase_keys": 2, "build_result:status_alias": 2},
     ),
-}  # fmt: skip
+}
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_FIXTURES))
@@ -118,8 +137,7 @@ def test_every_real_fixture_is_exported_or_rejected_with_a_reason(
 
 def test_the_pinned_list_covers_every_real_fixture(corpus_dir: Path) -> None:
     jsonl = {
-        str(p.relative_to(_fixtures(corpus_dir)))
-        for p in _fixtures(corpus_dir).glob("*/*.jsonl")
+        str(p.relative_to(_fixtures(corpus_dir))) for p in _fixtures(corpus_dir).glob("*/*.jsonl")
     }
     covered = set(OTHER_FIXTURES) | {
         "wasmagent-js/rollout-branches.v1.jsonl",

@@ -12,9 +12,14 @@ from tests.datafactory.helpers import RunCli, branch, write_jsonl
 
 
 def test_normalisation_nfkc_casefold_punctuation() -> None:
-    assert normalise_words("Ｆｕｌｌ-Width «Quoted» STRASSE, straße!") == [
-        "fullwidth", "quoted", "strasse", "strasse",
-    ]  # fmt: skip
+    assert normalise_words(
+        "\uff26\uff55\uff4c\uff4c-Width \u00abQuoted\u00bb STRASSE, stra\u00dfe!"
+    ) == [
+        "fullwidth",
+        "quoted",
+        "strasse",
+        "strasse",
+    ]
 
 
 def test_ngrams_and_short_texts_compared_whole() -> None:
@@ -28,7 +33,7 @@ def test_n_gram_hash_is_defined_on_the_normalised_ngram_set() -> None:
     import hashlib
 
     text = "Write a two-sentence summary of the water cycle."
-    expected = hashlib.sha256("write a twosentence summary of the water cycle".encode()).hexdigest()
+    expected = hashlib.sha256(b"write a twosentence summary of the water cycle").hexdigest()
     assert n_gram_hash(text) == expected[:16] == "cfda52fae8ca9c7a"
     assert n_gram_hash("WRITE a two sentence...") != n_gram_hash(text)
     assert n_gram_hash("write A TWO-SENTENCE summary of the water cycle") == n_gram_hash(text)
@@ -76,10 +81,16 @@ def _rollouts(tmp_path: Path) -> Path:
         tmp_path / "rollouts.jsonl",
         [
             branch("clean", 0, task="Add a hello world button to the page", total_score=1.0),
-            branch("clean", 1, task="Add a hello world button to the page", objective_score=0, total_score=0.0),
+            branch(
+                "clean",
+                1,
+                task="Add a hello world button to the page",
+                objective_score=0,
+                total_score=0.0,
+            ),
             branch("dirty", 0, task="Explain: what is the capital of France, in one word?"),
         ],
-    )  # fmt: skip
+    )
 
 
 def _eval(tmp_path: Path) -> Path:
@@ -89,7 +100,9 @@ def _eval(tmp_path: Path) -> Path:
     )
 
 
-def test_overlap_fails_the_run_and_writes_only_the_g3_report(tmp_path: Path, run_cli: RunCli) -> None:
+def test_overlap_fails_the_run_and_writes_only_the_g3_report(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
     report = tmp_path / "g3.json"
     run = run_cli(
         _rollouts(tmp_path),
@@ -116,8 +129,10 @@ def test_drop_contaminated_excludes_those_rollouts(tmp_path: Path, run_cli: RunC
     assert {r["provenance"]["rollout_id"] for r in run.ppo()} == {"clean"}
     g3 = run.manifest()["g3"]
     assert (g3["status"], g3["contaminated_rollouts"], g3["dropped"]) == (
-        "contaminated rollouts dropped", 1, True,
-    )  # fmt: skip
+        "contaminated rollouts dropped",
+        1,
+        True,
+    )
 
 
 def test_default_ngram_8_finds_no_overlap_here(tmp_path: Path, run_cli: RunCli) -> None:
@@ -140,9 +155,12 @@ def test_missing_eval_items_refuses_with_exit_2(tmp_path: Path, run_cli: RunCli)
     ("content", "message"),
     [
         (b'{"id": 1, "question": "ok"}\n{"id": 2', "eval.jsonl:2: eval item is not valid JSON"),
-        (b'{"id": 1, "answer": "no text"}\n', "eval.jsonl:1: eval item has no text field question/prompt/task/text/input"),
+        (
+            b'{"id": 1, "answer": "no text"}\n',
+            "eval.jsonl:1: eval item has no text field question/prompt/task/text/input",
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_eval_file_is_an_input_error(
     tmp_path: Path, run_cli: RunCli, content: bytes, message: str
 ) -> None:
@@ -158,9 +176,11 @@ def test_bad_eval_file_is_an_input_error(
 def test_unreadable_eval_file_is_an_input_error(tmp_path: Path, run_cli: RunCli) -> None:
     missing = run_cli(_rollouts(tmp_path), args=("--eval-items", str(tmp_path / "nope.jsonl")))
     assert (missing.exit_code, missing.stderr) == (
-        2, f"datafactory: error: {tmp_path / 'nope.jsonl'}: no such file\n",
-    )  # fmt: skip
+        2,
+        f"datafactory: error: {tmp_path / 'nope.jsonl'}: no such file\n",
+    )
     directory = run_cli(_rollouts(tmp_path), args=("--eval-items", str(tmp_path)))
     assert (directory.exit_code, directory.stderr) == (
-        2, f"datafactory: error: {tmp_path}: is a directory, not a file\n",
-    )  # fmt: skip
+        2,
+        f"datafactory: error: {tmp_path}: is a directory, not a file\n",
+    )

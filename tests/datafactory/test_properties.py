@@ -10,14 +10,20 @@ from typing import Any
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory.pipeline import Settings, run
-from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))
 text = st.text(min_size=0, max_size=30)
-json_leaf = st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False) | text
+json_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text
+)
 
 canonical_event = st.builds(
     lambda kind, data: {"event": kind, "data": data},
@@ -25,20 +31,36 @@ canonical_event = st.builds(
     st.fixed_dictionaries(
         {},
         optional={
-            "name": text, "args": st.dictionaries(text, json_leaf, max_size=2),
-            "call_id": st.sampled_from(["a", "b", "c"]), "output": json_leaf,
-            "error": st.none() | text, "content": text,
+            "name": text,
+            "args": st.dictionaries(text, json_leaf, max_size=2),
+            "call_id": st.sampled_from(["a", "b", "c"]),
+            "output": json_leaf,
+            "error": st.none() | text,
+            "content": text,
         },
     ),
-)  # fmt: skip
+)
 camel_event = st.builds(
-    lambda name, call: {"channel": "tools", "event": "tool_call", "data": {"toolName": name, "args": {}, "callId": call}},
-    st.text(min_size=1, max_size=5), st.sampled_from(["a", "b"]),
-)  # fmt: skip
+    lambda name, call: {
+        "channel": "tools",
+        "event": "tool_call",
+        "data": {"toolName": name, "args": {}, "callId": call},
+    },
+    st.text(min_size=1, max_size=5),
+    st.sampled_from(["a", "b"]),
+)
 flat_event = st.builds(
-    lambda name, result, error, key: {"tool_name": name, key: {"x": 1}, "result": result, "error": error},
-    st.text(min_size=1, max_size=5), json_leaf, st.none() | text, st.sampled_from(["args", "arguments"]),
-)  # fmt: skip
+    lambda name, result, error, key: {
+        "tool_name": name,
+        key: {"x": 1},
+        "result": result,
+        "error": error,
+    },
+    st.text(min_size=1, max_size=5),
+    json_leaf,
+    st.none() | text,
+    st.sampled_from(["args", "arguments"]),
+)
 build_result = st.none() | st.fixed_dictionaries(
     {"status": st.sampled_from(["pass", "fail", "skip", "success", "failed"])},
     optional={"exitCode": st.integers(0, 3), "ranAtMs": st.integers(0, 10**12)},
@@ -54,7 +76,9 @@ def branch_record(draw: Any, rollout: str, index: int) -> dict[str, Any]:
         "branch_index": index,
         "temperature": draw(st.floats(0, 2)),
         "session_id": "s",
-        "tool_call_sequence": draw(st.lists(canonical_event | camel_event | flat_event, max_size=5)),
+        "tool_call_sequence": draw(
+            st.lists(canonical_event | camel_event | flat_event, max_size=5)
+        ),
         "final_answer": draw(text),
         "build_result": draw(build_result),
         "objective_score": objective,
@@ -105,7 +129,10 @@ def test_random_valid_input_exports_consistently(lines: list[bytes], output_form
         assert counts["read"] == counts["accepted"] + counts["rejected"] + counts["blank"]
         rejects = (folder / "r.jsonl").read_bytes().splitlines()
         assert len(rejects) == counts["rejected"] == sum(manifest["rejected"].values())
-        for name, record_type in (("d.jsonl", "DpoTrainingRecord"), ("p.jsonl", "PpoTrainingRecord")):
+        for name, record_type in (
+            ("d.jsonl", "DpoTrainingRecord"),
+            ("p.jsonl", "PpoTrainingRecord"),
+        ):
             path = folder / name
             if not path.exists():
                 continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory import DpoSkip, to_dpo, to_ppo
@@ -14,7 +15,6 @@ from datafactory.pairs import task_hash
 from datafactory.rank import rank_branches, rank_disagreements, reward, total_score
 from datafactory.records import RolloutBranchRecord, ToolCallEvent, from_wire, to_wire
 from tests.datafactory.helpers import branch
-from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))
 
@@ -48,10 +48,14 @@ def test_canonical_envelope_needs_no_repair() -> None:
 def test_camelcase_event_data_is_renamed() -> None:
     data, repairs = _repaired(
         tool_call_sequence=[
-            {"channel": "tools", "event": "tool_call", "data": {"toolName": "ls", "args": {}, "callId": "c1"}},
+            {
+                "channel": "tools",
+                "event": "tool_call",
+                "data": {"toolName": "ls", "args": {}, "callId": "c1"},
+            },
             {"channel": "tools", "event": "tool_result", "data": {"output": "a", "callId": "c1"}},
         ]
-    )  # fmt: skip
+    )
     assert repairs == ["tool_call:camelcase_data"]
     assert data["tool_call_sequence"][0]["data"] == {"name": "ls", "args": {}, "call_id": "c1"}
     assert data["tool_call_sequence"][1]["data"] == {"output": "a", "call_id": "c1"}
@@ -73,28 +77,47 @@ def test_flat_entry_with_arguments_and_error_becomes_two_events() -> None:
 def test_flat_entry_with_args_keeps_its_other_keys() -> None:
     data, repairs = _repaired(
         tool_call_sequence=[
-            {"tool_name": "x", "args": {"a": 1}, "result": {"ok": True}, "timestamp_ms": 5, "state_changing": False}
+            {
+                "tool_name": "x",
+                "args": {"a": 1},
+                "result": {"ok": True},
+                "timestamp_ms": 5,
+                "state_changing": False,
+            }
         ]
-    )  # fmt: skip
+    )
     assert repairs == ["tool_call:flat_args"]
     assert data["tool_call_sequence"] == [
-        {"event": "tool_call", "data": {"name": "x", "args": {"a": 1}, "timestamp_ms": 5, "state_changing": False}},
+        {
+            "event": "tool_call",
+            "data": {"name": "x", "args": {"a": 1}, "timestamp_ms": 5, "state_changing": False},
+        },
         {"event": "tool_result", "data": {"output": {"ok": True}}},
-    ]  # fmt: skip
+    ]
 
 
 @pytest.mark.parametrize(
     ("build_result", "expected", "repairs"),
     [
-        ({"status": "success", "exitCode": 0, "ranAtMs": 7}, {"status": "pass", "exit_code": 0, "ran_at_ms": 7},
-         ["build_result:camelcase_keys", "build_result:status_alias"]),
+        (
+            {"status": "success", "exitCode": 0, "ranAtMs": 7},
+            {"status": "pass", "exit_code": 0, "ran_at_ms": 7},
+            ["build_result:camelcase_keys", "build_result:status_alias"],
+        ),
         ({"status": "failed"}, {"status": "fail"}, ["build_result:status_alias"]),
-        ({"exit_code": 0, "stdout": "ok"}, {"exit_code": 0, "stdout": "ok", "status": "pass"},
-         ["build_result:status_from_exit_code"]),
-        ({"exit_code": 2}, {"exit_code": 2, "status": "fail"}, ["build_result:status_from_exit_code"]),
+        (
+            {"exit_code": 0, "stdout": "ok"},
+            {"exit_code": 0, "stdout": "ok", "status": "pass"},
+            ["build_result:status_from_exit_code"],
+        ),
+        (
+            {"exit_code": 2},
+            {"exit_code": 2, "status": "fail"},
+            ["build_result:status_from_exit_code"],
+        ),
         ({"status": "skip", "exit_code": None}, {"status": "skip", "exit_code": None}, []),
     ],
-)  # fmt: skip
+)
 def test_build_result_repairs(
     build_result: dict[str, Any], expected: dict[str, Any], repairs: list[str]
 ) -> None:
@@ -123,13 +146,31 @@ def test_missing_total_score_and_rank_are_computed_and_counted() -> None:
     ("record", "code", "detail"),
     [
         ([1, 2], "not-an-object", "a record is a JSON object, got list"),
-        ({"question": "q"}, "unsupported-record-type", "not a rollout-wire record; expected a Layer 1 or Layer 2 record"),
-        (branch(branch_index="0"), "contract-violation", "RolloutBranchRecord /branch_index: expected type integer, got \"0\""),
-        (branch(objective_score=2), "contract-violation", "RolloutBranchRecord /objective_score: 2 is not one of [0, 1]"),
-        (branch(task=""), "contract-violation", "RolloutBranchRecord /task: must be at least 1 characters long, got \"\""),
+        (
+            {"question": "q"},
+            "unsupported-record-type",
+            "not a rollout-wire record; expected a Layer 1 or Layer 2 record",
+        ),
+        (
+            branch(branch_index="0"),
+            "contract-violation",
+            'RolloutBranchRecord /branch_index: expected type integer, got "0"',
+        ),
+        (
+            branch(objective_score=2),
+            "contract-violation",
+            "RolloutBranchRecord /objective_score: 2 is not one of [0, 1]",
+        ),
+        (
+            branch(task=""),
+            "contract-violation",
+            'RolloutBranchRecord /task: must be at least 1 characters long, got ""',
+        ),
     ],
-)  # fmt: skip
-def test_contract_violations_are_rejected_with_the_field(record: Any, code: str, detail: str) -> None:
+)
+def test_contract_violations_are_rejected_with_the_field(
+    record: Any, code: str, detail: str
+) -> None:
     with pytest.raises(Reject) as caught:
         normalise_value(record, VALIDATORS)
     assert (caught.value.code, caught.value.detail) == (code, detail)
@@ -167,15 +208,20 @@ def test_rank_disagreements_are_counted_scores_win() -> None:
     assert rank_disagreements(branches, [False, True, True]) == 1
 
 
-@pytest.mark.parametrize(("total", "expected"), [(1.3, 1.0), (2.0, 1.0), (0.65, 0.5), (0.0, 0.0), (-1.0, 0.0)])
+@pytest.mark.parametrize(
+    ("total", "expected"), [(1.3, 1.0), (2.0, 1.0), (0.65, 0.5), (0.0, 0.0), (-1.0, 0.0)]
+)
 def test_reward_is_normalised_and_clamped(total: float, expected: float) -> None:
     assert reward(total) == pytest.approx(expected)
 
 
 def test_to_ppo_one_record_per_branch_in_branch_order() -> None:
     records = to_ppo(
-        [typed(branch(branch_index=1, objective_score=0)), typed(branch(branch_index=0, judge_score=10, total_score=1.3))]
-    )  # fmt: skip
+        [
+            typed(branch(branch_index=1, objective_score=0)),
+            typed(branch(branch_index=0, judge_score=10, total_score=1.3)),
+        ]
+    )
     wire = [to_wire(r) for r in records]
     assert [w["provenance"]["branch_index"] for w in wire] == [0, 1]
     assert [w["reward"] for w in wire] == [1.0, 0.0]
@@ -218,13 +264,40 @@ def test_dpo_ignores_branches_with_unknown_objective_status() -> None:
     ("records", "reason"),
     [
         ([branch(branch_index=0)], "fewer_than_two_usable_branches"),
-        ([branch(branch_index=0), branch(branch_index=1, objective_status="unknown")], "fewer_than_two_usable_branches"),
-        ([branch(branch_index=0, total_score=1.0, final_answer="same"), branch(branch_index=1, total_score=0.0, final_answer="same")], "identical_answers"),
-        ([branch(branch_index=0, total_score=0.5, final_answer="a"), branch(branch_index=1, total_score=0.5, final_answer="b")], "no_score_difference"),
-        ([branch(branch_index=0, total_score=1.0, final_answer="a"), branch(branch_index=1, total_score=0.0, final_answer="  ")], "no_nonempty_rejected_answer"),
-        ([branch(branch_index=0, total_score=1.0, final_answer=""), branch(branch_index=1, total_score=0.0, final_answer="b")], "empty_chosen_answer"),
+        (
+            [branch(branch_index=0), branch(branch_index=1, objective_status="unknown")],
+            "fewer_than_two_usable_branches",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer="same"),
+                branch(branch_index=1, total_score=0.0, final_answer="same"),
+            ],
+            "identical_answers",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=0.5, final_answer="a"),
+                branch(branch_index=1, total_score=0.5, final_answer="b"),
+            ],
+            "no_score_difference",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer="a"),
+                branch(branch_index=1, total_score=0.0, final_answer="  "),
+            ],
+            "no_nonempty_rejected_answer",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer=""),
+                branch(branch_index=1, total_score=0.0, final_answer="b"),
+            ],
+            "empty_chosen_answer",
+        ),
     ],
-)  # fmt: skip
+)
 def test_dpo_skips_are_counted_by_reason(records: list[dict[str, Any]], reason: str) -> None:
     result = _pair(*records)
     assert isinstance(result, DpoSkip)
@@ -259,14 +332,24 @@ def test_messages_pair_results_by_call_id_then_in_order() -> None:
     wire = [to_wire(m) for m in conversation.messages]
     assert wire == [
         {"role": "user", "content": "task"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "A", "type": "function", "function": {"name": "a", "arguments": '{"x":1}'}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "A", "type": "function", "function": {"name": "a", "arguments": '{"x":1}'}}
+            ],
+        },
         {"role": "tool", "content": '{"k":[1]}', "tool_call_id": "A"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "b", "arguments": "{}"}}
+            ],
+        },
         {"role": "tool", "content": "for b", "tool_call_id": "call_1"},
         {"role": "assistant", "content": "final"},
-    ]  # fmt: skip
+    ]
 
 
 def test_unanswered_call_gets_an_empty_tool_message_and_orphan_results_add_nothing() -> None:

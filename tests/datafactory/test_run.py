@@ -31,7 +31,8 @@ def _rollouts(count: int, branches: int = 3, seed: int = 1) -> list[dict[str, ob
             objective = rng.randint(0, 1)
             records.append(
                 branch(
-                    f"roll-{r}", b,
+                    f"roll-{r}",
+                    b,
                     task=f"Task number {r}: implement feature {rng.randint(0, 10**6)}",
                     final_answer=f"answer {r}.{b} {rng.random()}",
                     objective_score=objective,
@@ -39,10 +40,13 @@ def _rollouts(count: int, branches: int = 3, seed: int = 1) -> list[dict[str, ob
                     total_score=objective + rng.random() * 0.3,
                     tool_call_sequence=[
                         {"event": "tool_call", "data": {"name": "run", "args": {"n": b}}},
-                        {"event": "tool_result", "data": {"output": "ok" if b else None, "error": None if b else "boom"}},
+                        {
+                            "event": "tool_result",
+                            "data": {"output": "ok" if b else None, "error": None if b else "boom"},
+                        },
                     ],
                 )
-            )  # fmt: skip
+            )
     return records
 
 
@@ -51,23 +55,37 @@ def test_gzip_directory_and_stdin_inputs(tmp_path: Path, run_cli: RunCli) -> Non
     folder = tmp_path / "dir"
     folder.mkdir()
     write_jsonl(folder / "a.jsonl", records[:4])
-    (folder / "b.jsonl.gz").write_bytes(gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in records[4:8])))
+    (folder / "b.jsonl.gz").write_bytes(
+        gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in records[4:8]))
+    )
     (folder / "ignored.txt").write_text("not an input")
     stdin = b"".join(orjson.dumps(r) + b"\n" for r in records[8:])
     out = tmp_path / "out"
     out.mkdir()
     result = CliRunner().invoke(
         main,
-        ["--input", str(folder), "--input", "-", "--allow-missing-g3",
-         "--output-dpo", str(out / "d.jsonl"), "--output-ppo", str(out / "p.jsonl"),
-         "--manifest", str(out / "m.json")],
+        [
+            "--input",
+            str(folder),
+            "--input",
+            "-",
+            "--allow-missing-g3",
+            "--output-dpo",
+            str(out / "d.jsonl"),
+            "--output-ppo",
+            str(out / "p.jsonl"),
+            "--manifest",
+            str(out / "m.json"),
+        ],
         input=stdin,
-    )  # fmt: skip
+    )
     assert result.exit_code == 0, result.stderr
     manifest = orjson.loads((out / "m.json").read_bytes())
     assert [(f["path"], f["lines"]) for f in manifest["inputs"]] == [
-        (str(folder / "a.jsonl"), 4), (str(folder / "b.jsonl.gz"), 4), ("-", 4),
-    ]  # fmt: skip
+        (str(folder / "a.jsonl"), 4),
+        (str(folder / "b.jsonl.gz"), 4),
+        ("-", 4),
+    ]
     assert manifest["rollouts"] == 4
     assert manifest["ppo"]["records"] == 12
     assert len(read_jsonl(out / "p.jsonl")) == 12
@@ -83,21 +101,29 @@ def test_layer2_records_convert_to_layer3(tmp_path: Path, run_cli: RunCli) -> No
             {"event": "tool_result", "data": {"error": "1 failed"}},
         ],
         "provenance": {
-            "source": "wasmagent-rollout", "rollout_id": "r-9", "chosen_branch": 2,
-            "rejected_branch": 0, "objective_score": {"chosen": 1, "rejected": 0},
-            "exported_at_ms": 1750000000000, "n_gram_hash": "0123456789abcdef",
+            "source": "wasmagent-rollout",
+            "rollout_id": "r-9",
+            "chosen_branch": 2,
+            "rejected_branch": 0,
+            "objective_score": {"chosen": 1, "rejected": 0},
+            "exported_at_ms": 1750000000000,
+            "n_gram_hash": "0123456789abcdef",
         },
-    }  # fmt: skip
+    }
     ppo2 = {
         "prompt": "Fix the failing test",
         "completion": "Fixed the off-by-one in parse()",
         "reward": 1.3,
         "tool_call_sequence": [],
         "provenance": {
-            "source": "wasmagent-rollout", "rollout_id": "r-9", "branch_index": 2,
-            "objective_score": 1, "exported_at_ms": 1750000000000, "n_gram_hash": "0123456789abcdef",
+            "source": "wasmagent-rollout",
+            "rollout_id": "r-9",
+            "branch_index": 2,
+            "objective_score": 1,
+            "exported_at_ms": 1750000000000,
+            "n_gram_hash": "0123456789abcdef",
         },
-    }  # fmt: skip
+    }
     path = write_jsonl(tmp_path / "dpo-2026-06-23.jsonl", [dpo2, ppo2])
     result = run_cli(path)
     assert result.exit_code == 0, result.stderr
@@ -128,7 +154,9 @@ def _export(tmp_path: Path, name: str, inputs: list[Path], **options: object) ->
     manifest = orjson.loads((out / "m.json").read_bytes())
     manifest["outputs"] = {k: v["sha256"] for k, v in manifest["outputs"].items()}
     manifest["inputs"] = len(manifest["inputs"])
-    return b"".join((out / n).read_bytes() for n in ("d.jsonl", "p.jsonl", "r.jsonl")) + orjson.dumps(manifest)
+    return b"".join(
+        (out / n).read_bytes() for n in ("d.jsonl", "p.jsonl", "r.jsonl")
+    ) + orjson.dumps(manifest)
 
 
 def test_workers_and_chunking_do_not_change_a_byte(tmp_path: Path) -> None:
@@ -171,14 +199,25 @@ def test_format_dpo_writes_only_dpo(tmp_path: Path) -> None:
     out.mkdir()
     result = CliRunner().invoke(
         main,
-        ["--input", str(path), "--allow-missing-g3", "--format", "dpo", "--output-dpo", str(out / "d.jsonl")],
+        [
+            "--input",
+            str(path),
+            "--allow-missing-g3",
+            "--format",
+            "dpo",
+            "--output-dpo",
+            str(out / "d.jsonl"),
+        ],
     )
     assert result.exit_code == 0, result.stderr
     assert [p.name for p in out.iterdir()] == ["d.jsonl"]
-    missing = CliRunner().invoke(main, ["--input", str(path), "--allow-missing-g3", "--format", "ppo"])
+    missing = CliRunner().invoke(
+        main, ["--input", str(path), "--allow-missing-g3", "--format", "ppo"]
+    )
     assert (missing.exit_code, missing.stderr) == (
-        2, "datafactory: error: --output-ppo is required with --format ppo\n",
-    )  # fmt: skip
+        2,
+        "datafactory: error: --output-ppo is required with --format ppo\n",
+    )
 
 
 def test_progress_is_silent_when_stderr_is_not_a_terminal(tmp_path: Path, run_cli: RunCli) -> None:
@@ -190,15 +229,34 @@ def test_sigkill_midway_leaves_no_partial_output(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     with path.open("wb") as handle:
         for _ in range(60):
-            handle.write(b"".join(orjson.dumps(r) + b"\n" for r in _rollouts(100, seed=2)).replace(b"roll-", b"roll-%d-" % _))
+            handle.write(
+                b"".join(orjson.dumps(r) + b"\n" for r in _rollouts(100, seed=2)).replace(
+                    b"roll-", b"roll-%d-" % _
+                )
+            )
     out = tmp_path / "out"
     out.mkdir()
     process = subprocess.Popen(
-        [sys.executable, "-m", "datafactory", "--input", str(path), "--allow-missing-g3",
-         "--output-dpo", str(out / "d.jsonl"), "--output-ppo", str(out / "p.jsonl"),
-         "--manifest", str(out / "m.json"), "--workers", "1"],
-        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "datafactory",
+            "--input",
+            str(path),
+            "--allow-missing-g3",
+            "--output-dpo",
+            str(out / "d.jsonl"),
+            "--output-ppo",
+            str(out / "p.jsonl"),
+            "--manifest",
+            str(out / "m.json"),
+            "--workers",
+            "1",
+        ],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 30
     while not any(p.name.endswith(".tmp") for p in out.iterdir()):
         assert time.monotonic() < deadline and process.poll() is None
@@ -218,10 +276,18 @@ def test_accounting_identity_with_mixed_input(tmp_path: Path, workers: int) -> N
     out = tmp_path / "o"
     out.mkdir()
     settings = Settings(
-        inputs=(str(path),), dpo_path=str(out / "d"), ppo_path=str(out / "p"),
-        allow_missing_g3=True, workers=workers, chunk_bytes=512,
-    )  # fmt: skip
+        inputs=(str(path),),
+        dpo_path=str(out / "d"),
+        ppo_path=str(out / "p"),
+        allow_missing_g3=True,
+        workers=workers,
+        chunk_bytes=512,
+    )
     manifest = run(settings).manifest
     assert manifest is not None
     assert manifest["lines"] == {"read": 19, "accepted": 15, "rejected": 3, "blank": 1}
-    assert manifest["rejected"] == {"invalid-json": 1, "not-an-object": 1, "unsupported-record-type": 1}
+    assert manifest["rejected"] == {
+        "invalid-json": 1,
+        "not-an-object": 1,
+        "unsupported-record-type": 1,
+    }
