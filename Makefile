@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/wiregate validate --record auto contracts/examples/rollouts.jsonl contracts/examples/training.jsonl
+	$(BIN)/wiregate validate --record auto contracts/fixtures/*/*/valid/*.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -1,4 +1,4 @@
-"""The canonical rollout-wire contract: schema files, fixtures, config, and a small API to load them.
+"""The canonical rollout-wire contract: schemas, fixtures, config, and a small API to load them.
 
 Commands act on the wiregate repository that contains the working directory (found the way
 git finds its root) or on an explicit root; the copy bundled in the installed package is

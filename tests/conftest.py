@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests are reproducible in CI (same examples every run) and never time-boxed per example
+# on a shared, noisy machine.
+settings.register_profile(
+    "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
@@ -33,7 +43,11 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def guarded(self: socket.socket, address: Any) -> Any:
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and host not in ("127.0.0.1", "::1", "localhost") and "/" not in host:
+        if (
+            isinstance(host, str)
+            and host not in ("127.0.0.1", "::1", "localhost")
+            and "/" not in host
+        ):
             raise RuntimeError(f"network access attempted: {address!r}")
         return real_connect(self, address)
 

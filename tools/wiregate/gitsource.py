@@ -38,7 +38,9 @@ def read_at_ref(directory: str | Path, ref: str, path: str) -> bytes:
     try:
         blob = commit.tree / relative
     except KeyError:
-        raise UserError(f"{repo.working_dir}@{ref}:{relative}: path not found at that ref") from None
+        raise UserError(
+            f"{repo.working_dir}@{ref}:{relative}: path not found at that ref"
+        ) from None
     if blob.type != "blob":
         raise UserError(f"{repo.working_dir}@{ref}:{relative}: is a directory, not a file")
     data: bytes = blob.data_stream.read()

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
@@ -31,6 +31,12 @@ class Line:
         return not self.raw.strip()
 
 
+def _open(path: str) -> IO[bytes]:
+    if path.endswith(".gz"):
+        return cast(IO[bytes], gzip.GzipFile(path, "rb"))
+    return open(path, "rb")  # the context manager below closes it
+
+
 @contextmanager
 def open_binary(path: str) -> Iterator[IO[bytes]]:
     """Open a file for binary reading; ``-`` is stdin; ``.gz`` is decompressed."""
@@ -38,7 +44,7 @@ def open_binary(path: str) -> Iterator[IO[bytes]]:
         yield sys.stdin.buffer
         return
     try:
-        handle: IO[bytes] = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+        handle = _open(path)
     except FileNotFoundError:
         raise UserError(f"{path}: no such file") from None
     except IsADirectoryError:

@@ -45,14 +45,15 @@ def _describe(error: ValidationError) -> Problem:
     """A short message for an error; the instance is abbreviated so huge records stay readable."""
     path = list(error.absolute_path)
     keyword = error.validator
-    value = error.validator_value
-    instance = error.instance
+    value: Any = error.validator_value
+    instance: Any = error.instance
+    schema: Any = error.schema
     if keyword == "required":
         missing = [name for name in value if isinstance(instance, dict) and name not in instance]
         name = missing[0] if missing else "?"
         return Problem(pointer([*path, name]), "required property is missing")
     if keyword == "additionalProperties" and isinstance(instance, dict):
-        allowed = set(error.schema.get("properties", {}))
+        allowed = set(schema.get("properties", {}))
         extras = sorted(k for k in instance if k not in allowed)
         name = extras[0] if extras else "?"
         return Problem(pointer([*path, name]), "property is not allowed here (closed object)")

@@ -1,0 +1,36 @@
+"""Results of ``wiregate check``: one StepResult per step, and the report over all of them."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class StepStatus(enum.Enum):
+    PASSED = "passed"
+    FAILED = "failed"  # the gate must fail: exit 1
+    ERROR = "error"  # the step could not run (configuration or load error): exit 2
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step found. ``details`` are the lines a maintainer reads to fix it."""
+
+    name: str
+    status: StepStatus
+    summary: str
+    details: tuple[str, ...] = ()
+    annotations: tuple[str, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    steps: tuple[StepResult, ...]
+
+    @property
+    def exit_code(self) -> int:
+        statuses = {step.status for step in self.steps}
+        if StepStatus.ERROR in statuses:
+            return 2
+        return 1 if StepStatus.FAILED in statuses else 0

@@ -1,0 +1,65 @@
+"""Reporters for ``wiregate check``: one summary at the end, whatever the format."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import orjson
+
+from wiregate.check.model import CheckReport, StepStatus
+
+__all__ = ["CHECK_REPORTERS"]
+
+_VERDICT = {0: "check passed", 1: "check failed", 2: "check could not run"}
+
+
+def _summary(report: CheckReport) -> str:
+    counts = {status: 0 for status in StepStatus}
+    for step in report.steps:
+        counts[step.status] += 1
+    parts = [f"{counts[s]} {s.value}" for s in StepStatus if counts[s]]
+    return f"{_VERDICT[report.exit_code]}: {', '.join(parts)}"
+
+
+def render_text(report: CheckReport) -> str:
+    width = max((len(step.name) for step in report.steps), default=0)
+    lines = []
+    for step in report.steps:
+        lines.append(f"{step.name:<{width}}  {step.status.value:<7}  {step.summary}")
+        lines.extend(f"    {detail}" for detail in step.details)
+    lines.append(_summary(report))
+    return "\n".join(lines) + "\n"
+
+
+def render_github(report: CheckReport) -> str:
+    """Workflow annotations for failed steps (plus the steps' own), then the text summary."""
+    lines: list[str] = []
+    for step in report.steps:
+        lines.extend(step.annotations)
+        if step.status in (StepStatus.FAILED, StepStatus.ERROR) and not step.annotations:
+            lines.append(f"::error title=wiregate check: {step.name}::{step.summary}")
+    return "\n".join(lines) + ("\n" if lines else "") + render_text(report)
+
+
+def render_json(report: CheckReport) -> str:
+    document = {
+        "exit_code": report.exit_code,
+        "steps": [
+            {
+                "name": step.name,
+                "status": step.status.value,
+                "summary": step.summary,
+                "details": list(step.details),
+            }
+            for step in report.steps
+        ],
+        "summary": _summary(report),
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+CHECK_REPORTERS: dict[str, Callable[[CheckReport], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "github": render_github,
+}
