@@ -27,7 +27,7 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby
-from typing import IO, Any
+from typing import IO
 
 import orjson
 
@@ -167,8 +167,10 @@ class SpillWriter:
 
 def _parse(line: bytes) -> SpillEntry:
     header, _, body = line.partition(b"\t")
-    fields: list[Any] = orjson.loads(header)
-    return SpillEntry(*fields, body.rstrip(b"\n"))
+    key, rollout_id, kind, branch, chunk, number, offset, source, rank_given = orjson.loads(header)
+    return SpillEntry(
+        key, rollout_id, kind, branch, chunk, number, offset, source, rank_given, body[:-1]
+    )
 
 
 def read_partition(directory: str, partition: int) -> Iterator[tuple[str, list[SpillEntry]]]:

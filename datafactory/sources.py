@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from wiregate.errors import UserError
 
@@ -91,7 +91,7 @@ def _open_stream(source: InputSource) -> IO[bytes]:
         if source.is_stdin:
             return sys.stdin.buffer
         if source.compressed:
-            return gzip.open(source.path, "rb")
+            return cast(IO[bytes], gzip.GzipFile(source.path, "rb"))
         return open(source.path, "rb")
     except OSError as exc:
         raise UserError(f"{source.display}: cannot read: {exc.strerror or exc}") from None

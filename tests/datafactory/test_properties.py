@@ -100,7 +100,8 @@ def rollout_file(draw: Any) -> list[bytes]:
         for index in indices:  # duplicates of an index are allowed: they must be rejected
             lines.append(orjson.dumps(draw(branch_record(f"r{r}", index))))
     lines += draw(st.lists(st.sampled_from([b"", b"{", b"[1]", b'{"x": 1}', b"\xff"]), max_size=3))
-    return draw(st.permutations(lines))
+    shuffled: list[bytes] = draw(st.permutations(lines))
+    return shuffled
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

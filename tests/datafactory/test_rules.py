@@ -152,7 +152,7 @@ def test_missing_total_score_and_rank_are_computed_and_counted() -> None:
             "not a rollout-wire record; expected a Layer 1 or Layer 2 record",
         ),
         (
-            branch(branch_index="0"),
+            {**branch(), "branch_index": "0"},
             "contract-violation",
             'RolloutBranchRecord /branch_index: expected type integer, got "0"',
         ),
