@@ -40,10 +40,6 @@ def _text(value: Any) -> str:
     return orjson.dumps(value).decode("utf-8")
 
 
-def _field(data: Any, name: str) -> Any:
-    return getattr(data, name, None) if data is not None else None
-
-
 @dataclass
 class Conversation:
     """The messages of one branch and which ``tool`` messages carry an error."""
@@ -58,57 +54,50 @@ class Conversation:
 
 def build_messages(task: str, events: Sequence[Any], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
-    # First pair each call with its result, then create the messages (they are not mutated).
-    turns: list[tuple[Any, list[Any]]] = []  # (assistant call message, [result data or None])
-    pending: list[tuple[str, list[Any]]] = []
+    # Pair each call with its result first, then create the messages (never mutated).
+    calls: list[tuple[str, Any]] = []  # (call id, data of the tool_call event)
+    results: list[Any] = []  # data of the answering tool_result event, or None
+    by_id: dict[str, int] = {}  # call id -> index of an unanswered call
+    unanswered: list[int] = []  # indices of unanswered calls, oldest first
     for event in events:
         data = event.data
         if event.event == "tool_call":
-            call_id = _field(data, "call_id") or f"call_{len(turns)}"
-            args = _field(data, "args")
-            content = _field(data, "content")
-            call = ToolCall(
-                id=call_id,
-                type="function",
-                function=ToolCallFunction(
-                    name=_field(data, "name") or UNKNOWN_TOOL,
-                    arguments=_text(args if args is not None else {}),
-                ),
-            )
-            slot: list[Any] = [None]
-            turns.append(
-                (
-                    Message(
-                        role="assistant",
-                        content=content if isinstance(content, str) else None,
-                        tool_calls=[call],
-                    ),
-                    slot,
-                )
-            )
-            pending.append((call_id, slot))
-        else:
-            wanted = _field(data, "call_id")
-            match = next((p for p in pending if p[0] == wanted), None) if wanted else None
-            if match is None and pending:
-                match = pending[0]
-            if match is None:
+            call_id = data.call_id or f"call_{len(calls)}"
+            by_id.setdefault(call_id, len(calls))
+            unanswered.append(len(calls))
+            calls.append((call_id, data))
+            results.append(None)
+            continue
+        index = by_id.pop(data.call_id, None) if data.call_id else None
+        if index is None:
+            if not unanswered:
                 continue  # a result with no call to answer carries no turn of its own
-            pending.remove(match)
-            match[1][0] = data
+            index = unanswered[0]
+            if by_id.get(calls[index][0]) == index:
+                del by_id[calls[index][0]]
+        unanswered.remove(index)
+        results[index] = data
     messages: list[Any] = [Message(role="user", content=task)]
     errors: list[int] = []
-    for call_message, (result,) in turns:
-        messages.append(call_message)
-        error = _field(result, "error")
-        if isinstance(error, str) and error:
-            content = error
-            errors.append(len(messages))
-        else:
-            content = _text(_field(result, "output"))
-        messages.append(
-            Message(role="tool", content=content, tool_call_id=call_message.tool_calls[0].id)
+    for (call_id, data), result in zip(calls, results, strict=True):
+        content = data.wire_extra.get("content")
+        function = ToolCallFunction(
+            name=data.name or UNKNOWN_TOOL,
+            arguments=_text(data.args if data.args is not None else {}),
         )
+        messages.append(
+            Message(
+                role="assistant",
+                content=content if isinstance(content, str) else None,
+                tool_calls=[ToolCall(id=call_id, type="function", function=function)],
+            )
+        )
+        if result is not None and result.error:
+            errors.append(len(messages))
+            text = result.error
+        else:
+            text = _text(result.output) if result is not None else ""
+        messages.append(Message(role="tool", content=text, tool_call_id=call_id))
     messages.append(Message(role="assistant", content=final_answer))
     return Conversation(messages, frozenset(errors))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,11 +53,16 @@ def task_hash(task: str) -> str:
     return hashlib.sha256(task.encode("utf-8")).hexdigest()[:16]
 
 
+@functools.lru_cache(maxsize=4096)
+def _cached_task_hash(task: str) -> str:
+    return task_hash(task)  # the branches of a rollout repeat their task
+
+
 def _provenance(rollout_id: str, task: str, ngram: int, **branches: int) -> Any:
     return Provenance(
         source=SOURCE,
         rollout_id=rollout_id,
-        task_hash=task_hash(task),
+        task_hash=_cached_task_hash(task),
         n_gram_hash=cached_n_gram_hash(task, ngram),
         **branches,
     )

@@ -3,8 +3,9 @@
 The typed models are generated from the contract (``datafactory.wire``). Until the generated
 package exists in this checkout, an equivalent built from the contract's ``$defs`` at import
 time stands in, with the same public interface: one class per ``$defs`` object type whose
-attributes are the wire keys, ``from_wire(Cls, data)`` (recursive) and ``to_wire(obj)``
-(omits absent fields, keeps unknown keys). Nothing outside this module knows which one is in use.
+attributes are the wire keys (None when absent; unknown keys in ``wire_extra``),
+``from_wire(Cls, data)`` (recursive) and ``to_wire(obj)`` (omits absent fields, restores
+unknown keys). Nothing outside this module knows which one is in use.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class _Record(SimpleNamespace):
 
     _nested: ClassVar[dict[str, tuple[str, bool]]] = {}  # key -> (definition, is_array)
     _required: ClassVar[tuple[str, ...]] = ()
+    _known: ClassVar[frozenset[str]] = frozenset()
 
     def __getattr__(self, name: str) -> Any:
         # An optional field that was absent reads as None, as on a generated dataclass.
@@ -76,6 +78,7 @@ def _build_types() -> dict[str, type[_Record]]:
                     {
                         "_nested": _nested_refs(definition),
                         "_required": tuple(definition.get("required", ())),
+                        "_known": frozenset(definition.get("properties", {})),
                     },
                 )
     return types
@@ -105,7 +108,8 @@ def from_wire(cls: Any, data: Any, _pointer: str = "") -> Any:
     for key in cls._required:
         if key not in data:
             raise WireError("required property is missing", f"{_pointer}/{key}")
-    values = dict(data)
+    values = {k: v for k, v in data.items() if k in cls._known}
+    values["wire_extra"] = {k: v for k, v in data.items() if k not in cls._known}
     for key, (name, is_array) in cls._nested.items():
         value = values.get(key)
         if value is None or name not in _TYPES:
@@ -125,7 +129,9 @@ def from_wire(cls: Any, data: Any, _pointer: str = "") -> Any:
 def to_wire(obj: Any) -> Any:
     """Plain JSON data for a record (absent fields stay absent)."""
     if isinstance(obj, _Record):
-        return {key: to_wire(value) for key, value in vars(obj).items()}
+        fields = dict(vars(obj))
+        extra = fields.pop("wire_extra", None) or {}
+        return {**{key: to_wire(value) for key, value in fields.items()}, **extra}
     if isinstance(obj, list):
         return [to_wire(item) for item in obj]
     return obj
