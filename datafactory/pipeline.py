@@ -69,6 +69,7 @@ FORMATS = {"dpo": frozenset({"dpo"}), "ppo": frozenset({"ppo"}), "both": frozens
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
+MANIFEST = "manifest"
 
 #: progress(phase, done, total): phase is "load" (bytes) or "build" (partitions).
 ProgressCallback = Callable[[str, int, int], None]
@@ -366,6 +367,8 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
             outputs[name] = AtomicOutput(path)
         if settings.rejects_path:
             outputs["rejects"] = AtomicOutput(settings.rejects_path)
+        if settings.manifest_path:
+            outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
     except UserError:
         for output in outputs.values():
             output.discard()
@@ -541,13 +544,14 @@ def _run(
         if named:
             g3["status"] = "contaminated rollouts dropped"
     output_facts = {
-        name: FileFacts(out.path, out.sha256, out.records) for name, out in outputs.items()
+        name: FileFacts(out.path, out.sha256, out.records)
+        for name, out in outputs.items()
+        if name != MANIFEST
     }
     manifest = build_manifest(acc, input_facts, output_facts, g3)
-    for output in outputs.values():
-        output.commit()
-    if settings.manifest_path:
-        manifest_out = AtomicOutput(settings.manifest_path)
+    manifest_out = outputs.get(MANIFEST)
+    if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
-        manifest_out.commit()
+    for output in outputs.values():  # the manifest last: it vouches for the others
+        output.commit()
     return RunResult(0, manifest, named)

@@ -291,3 +291,33 @@ def test_accounting_identity_with_mixed_input(tmp_path: Path, workers: int) -> N
         "not-an-object": 1,
         "unsupported-record-type": 1,
     }
+
+
+def test_an_invalid_output_record_is_a_bug_that_fails_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datafactory.pairs
+
+    monkeypatch.setattr(datafactory.pairs, "SCHEMA_VERSION", "training-record/v0")
+    path = write_jsonl(tmp_path / "in.jsonl", _rollouts(2))
+    out = tmp_path / "o"
+    out.mkdir()
+    result = CliRunner().invoke(
+        main,
+        ["--input", str(path), "--allow-missing-g3", "--workers", "1",
+         "--output-dpo", str(out / "d.jsonl"), "--output-ppo", str(out / "p.jsonl")],
+    )  # fmt: skip
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "datafactory: error: internal error, nothing written: output DpoTrainingRecord for "
+        "rollout 'roll-1' breaks the contract at /schema_version: must be "
+        '"training-record/v1", got "training-record/v0"\n'
+    )
+    assert list(out.iterdir()) == []
+
+
+def test_missing_manifest_directory_fails_before_any_work(tmp_path: Path, run_cli: RunCli) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", _rollouts(1))
+    result = run_cli(path, args=("--manifest", str(tmp_path / "nowhere" / "m.json")))
+    assert result.exit_code == 2
+    assert list(result.out.iterdir()) == []
