@@ -47,4 +47,5 @@ def pass_contract(ctx: click.Context) -> Contract:
 
 
 # Subcommands register themselves on import.
+from wiregate.cli import codegen_cmd  # noqa: E402, F401, I001
 from wiregate.cli import validate_cmd  # noqa: E402, F401

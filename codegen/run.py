@@ -1,0 +1,73 @@
+"""Regenerate or check the generated package of a repository root; results are plain data."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+
+from codegen.freshness import is_fresh, read_sources, schema_bytes
+from codegen.layout import OUTPUT_DIR
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """``diff`` is empty when the committed code is fresh; ``fast`` when no generation ran."""
+
+    diff: str
+    fast: bool
+
+    @property
+    def fresh(self) -> bool:
+        return not self.diff
+
+
+def check(root: Path) -> CheckResult:
+    """Compare ``root/datafactory/wire`` with a fresh generation (in memory)."""
+    if is_fresh(root, read_sources(schema_bytes(root))):
+        return CheckResult(diff="", fast=True)
+    from codegen.generate import generate_package  # slow: imports the generator
+
+    expected = generate_package(root)
+    out_dir = root / OUTPUT_DIR
+    names = sorted(set(expected) | {p.name for p in out_dir.glob("*.py")})
+    chunks: list[str] = []
+    for name in names:
+        path = out_dir / name
+        try:
+            current = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            current = ""
+        wanted = expected.get(name, "")
+        if current != wanted:
+            label = f"{OUTPUT_DIR}/{name}"
+            chunks.extend(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    wanted.splitlines(keepends=True),
+                    fromfile=f"a/{label}",
+                    tofile=f"b/{label}",
+                )
+            )
+    diff = "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+    return CheckResult(diff=diff, fast=False)
+
+
+def write(root: Path) -> list[str]:
+    """Regenerate the package in place; the paths (relative to root) that changed."""
+    from codegen.generate import generate_package
+
+    expected = generate_package(root)
+    out_dir = root / OUTPUT_DIR
+    out_dir.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for stale in sorted(out_dir.glob("*.py")):
+        if stale.name not in expected:
+            stale.unlink()
+            changed.append(f"{OUTPUT_DIR}/{stale.name}")
+    for name, text in expected.items():
+        path = out_dir / name
+        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
+            path.write_bytes(text.encode("utf-8"))
+            changed.append(f"{OUTPUT_DIR}/{name}")
+    return changed

@@ -1,0 +1,97 @@
+"""Fixtures of the codegen tests: the repository, the corpus, a temp copy of the contract and
+its generated package, and the CLI."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis.internal.conjecture import utils as conjecture_utils
+from wiregate.cli import main
+
+from codegen.layout import OUTPUT_DIR
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
+
+
+@dataclass(frozen=True)
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str) -> CliResult:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return CliResult(result.exit_code, result.stdout, result.stderr)
+
+
+@pytest.fixture(scope="session")
+def cli() -> Callable[..., CliResult]:
+    """Run ``wiregate ARGS...`` in-process; stdout and stderr apart."""
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """``../shared/corpus``; tests that need it skip cleanly when it is absent."""
+    if not CORPUS_DIR.is_dir():
+        pytest.skip("../shared/corpus is not present beside the repository")
+    return CORPUS_DIR
+
+
+@pytest.fixture
+def contract_copy(tmp_path: Path) -> Path:
+    """A root holding a copy of the contract schemas and of the committed generated package."""
+    root = tmp_path / "repo"
+    (root / "contracts").mkdir(parents=True)
+    for schema in (REPO_ROOT / "contracts").glob("*.schema.json"):
+        shutil.copyfile(schema, root / "contracts" / schema.name)
+    shutil.copytree(REPO_ROOT / OUTPUT_DIR, root / OUTPUT_DIR, ignore=_ignore_caches)
+    shutil.copyfile(REPO_ROOT / "datafactory" / "__init__.py", root / "datafactory" / "__init__.py")
+    return root
+
+
+def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
+    return [name for name in names if name == "__pycache__"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hypothesis_jsonschema_compat() -> Iterator[None]:
+    """Let hypothesis-jsonschema 0.23.1 (its latest release) run on the pinned Hypothesis.
+
+    It draws object properties with ``while cu.many(...).more():``; Hypothesis 6.170 replaced
+    ``more()`` by ``with many(...) as elements: for _ in elements:``. ``more()`` is added back
+    as a thin adapter over that protocol, only while it is missing.
+    """
+    many: Any = conjecture_utils.many
+    if hasattr(many, "more"):
+        yield
+        return
+
+    def more(self: Any) -> bool:
+        iterator = getattr(self, "_compat_iterator", None)
+        if iterator is None:
+            self.__enter__()
+            iterator = self._compat_iterator = iter(self)
+        try:
+            next(iterator)
+        except StopIteration:
+            self.__exit__(None)
+            return False
+        return True
+
+    many.more = more
+    yield
+    del many.more
