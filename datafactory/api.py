@@ -6,7 +6,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeAlias
 
 import orjson
 from wiregate.record_validator import ValidatorSet
@@ -25,9 +25,11 @@ from datafactory.records import (
 )
 from datafactory.sources import chunk_lines, expand_inputs, iter_chunks
 
-__all__ = ["export", "load_rollouts"]
+__all__ = ["InputRecord", "export", "load_rollouts"]
 
-_TYPES = {
+#: What ``load_rollouts`` yields and ``export`` takes: Layer 1 and Layer 2 records.
+InputRecord: TypeAlias = RolloutBranchRecord | RolloutTreeRecord | DpoRecord | PpoRecord
+_TYPES: dict[str, type[InputRecord]] = {
     "RolloutBranchRecord": RolloutBranchRecord,
     "RolloutTreeRecord": RolloutTreeRecord,
     "DpoRecord": DpoRecord,
@@ -37,7 +39,7 @@ _TYPES = {
 
 def load_rollouts(
     paths: str | Iterable[str], accounting: Accounting | None = None
-) -> Iterator[Any]:
+) -> Iterator[InputRecord]:
     """Typed, repaired, contract-valid records from JSONL inputs (files, ``.gz``,
     directories, ``-``), in input order. Rejected and blank lines are only counted (in
     ``accounting`` when given); the command line writes them to the rejects file."""
@@ -63,7 +65,7 @@ def load_rollouts(
 
 
 def export(
-    records: Iterable[Any],
+    records: Iterable[InputRecord],
     dpo_path: str | None,
     ppo_path: str | None,
     **options: Any,

@@ -17,7 +17,14 @@ from typing import Any
 
 import orjson
 
-from datafactory.records import Message, ToolCall, ToolCallFunction
+from datafactory.records import (
+    LossWeightTokens,
+    Message,
+    ToolCall,
+    ToolCallEvent,
+    ToolCallFunction,
+    ToolEventData,
+)
 
 __all__ = [
     "DEFAULT",
@@ -28,7 +35,9 @@ __all__ = [
     "loss_weight_tokens",
 ]
 
-DEFAULT, RECOVERY, STATE_SUMMARY = "default", "recovery", "state_summary"
+DEFAULT: LossWeightTokens = "default"
+RECOVERY: LossWeightTokens = "recovery"
+STATE_SUMMARY: LossWeightTokens = "state_summary"
 UNKNOWN_TOOL = "unknown_tool"
 
 
@@ -44,19 +53,19 @@ def _text(value: Any) -> str:
 class Conversation:
     """The messages of one branch and which ``tool`` messages carry an error."""
 
-    messages: list[Any]
+    messages: list[Message]
     error_turns: frozenset[int]
 
     @property
-    def loss_weight_tokens(self) -> str:
+    def loss_weight_tokens(self) -> LossWeightTokens:
         return loss_weight_tokens(self.messages, self.error_turns)
 
 
-def build_messages(task: str, events: Sequence[Any], final_answer: str) -> Conversation:
+def build_messages(task: str, events: Sequence[ToolCallEvent], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
     # Pair each call with its result first, then create the messages (never mutated).
-    calls: list[tuple[str, Any]] = []  # (call id, data of the tool_call event)
-    results: list[Any] = []  # data of the answering tool_result event, or None
+    calls: list[tuple[str, ToolEventData]] = []  # (call id, data of the tool_call event)
+    results: list[ToolEventData | None] = []  # data of the answering tool_result event, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
     for event in events:
@@ -77,7 +86,7 @@ def build_messages(task: str, events: Sequence[Any], final_answer: str) -> Conve
                 del by_id[calls[index][0]]
         unanswered.remove(index)
         results[index] = data
-    messages: list[Any] = [Message(role="user", content=task)]
+    messages: list[Message] = [Message(role="user", content=task)]
     errors: list[int] = []
     for (call_id, data), result in zip(calls, results, strict=True):
         content = data.wire_extra.get("content")
@@ -102,7 +111,9 @@ def build_messages(task: str, events: Sequence[Any], final_answer: str) -> Conve
     return Conversation(messages, frozenset(errors))
 
 
-def loss_weight_tokens(messages: Sequence[Any], error_turns: frozenset[int] = frozenset()) -> str:
+def loss_weight_tokens(
+    messages: Sequence[Message], error_turns: frozenset[int] = frozenset()
+) -> LossWeightTokens:
     """The loss weighting of a conversation, by this rule (first match wins):
 
     * ``recovery``: a tool result carried an error (its index is in ``error_turns``) and the

@@ -6,12 +6,19 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Final
 
 from datafactory.conversation import Conversation, build_messages
 from datafactory.g3 import DEFAULT_NGRAM, cached_n_gram_hash
 from datafactory.rank import rank_branches, reward, total_score
-from datafactory.records import DpoTrainingRecord, PpoTrainingRecord, Provenance
+from datafactory.records import (
+    DpoRecord,
+    DpoTrainingRecord,
+    PpoRecord,
+    PpoTrainingRecord,
+    Provenance,
+    RolloutBranchRecord,
+)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -29,8 +36,8 @@ __all__ = [
     "to_ppo",
 ]
 
-SCHEMA_VERSION = "training-record/v1"
-SOURCE = "wasmagent-rollout"
+SCHEMA_VERSION: Final = "training-record/v1"
+SOURCE: Final = "wasmagent-rollout"
 
 # Why a rollout yields no DPO pair (manifest keys), in the order they are checked.
 SKIP_FEWER_THAN_TWO = "fewer_than_two_usable_branches"
@@ -58,25 +65,35 @@ def _cached_task_hash(task: str) -> str:
     return task_hash(task)  # the branches of a rollout repeat their task
 
 
-def _provenance(rollout_id: str, task: str, ngram: int, **branches: int) -> Any:
+def _provenance(
+    rollout_id: str,
+    task: str,
+    ngram: int,
+    *,
+    branch_index: int | None = None,
+    chosen_branch: int | None = None,
+    rejected_branch: int | None = None,
+) -> Provenance:
     return Provenance(
         source=SOURCE,
         rollout_id=rollout_id,
         task_hash=_cached_task_hash(task),
         n_gram_hash=cached_n_gram_hash(task, ngram),
-        **branches,
+        branch_index=branch_index,
+        chosen_branch=chosen_branch,
+        rejected_branch=rejected_branch,
     )
 
 
-def conversation_of(branch: Any) -> Conversation:
+def conversation_of(branch: RolloutBranchRecord) -> Conversation:
     return build_messages(branch.task, branch.tool_call_sequence, branch.final_answer)
 
 
 def to_dpo(
-    branches: Sequence[Any],
+    branches: Sequence[RolloutBranchRecord],
     ngram: int = DEFAULT_NGRAM,
     conversations: dict[int, Conversation] | None = None,
-) -> Any:
+) -> DpoTrainingRecord | DpoSkip:
     """The DPO pair of one rollout, or a ``DpoSkip``.
 
     chosen = the best branch, rejected = the worst branch with a non-empty answer, among the
@@ -116,13 +133,13 @@ def to_dpo(
 
 
 def to_ppo(
-    branches: Sequence[Any],
+    branches: Sequence[RolloutBranchRecord],
     ngram: int = DEFAULT_NGRAM,
     conversations: dict[int, Conversation] | None = None,
-) -> list[Any]:
+) -> list[PpoTrainingRecord]:
     """One PPO record per branch, in ``branch_index`` order;
     reward = min(1, total_score / 1.3), clamped at 0."""
-    records = []
+    records: list[PpoTrainingRecord] = []
     for branch in sorted(branches, key=lambda b: b.branch_index):
         conversation = (conversations or {}).get(branch.branch_index) or conversation_of(branch)
         records.append(
@@ -139,7 +156,7 @@ def to_ppo(
     return records
 
 
-def dpo_from_layer2(record: Any, ngram: int = DEFAULT_NGRAM) -> Any:
+def dpo_from_layer2(record: DpoRecord, ngram: int = DEFAULT_NGRAM) -> DpoTrainingRecord:
     """A Layer 2 ``DpoRecord`` as a Layer 3 ``DpoTrainingRecord`` (the conversation is the
     prompt, the recorded tool calls and the chosen answer)."""
     conversation = build_messages(record.prompt, record.tool_call_sequence, record.chosen)
@@ -161,7 +178,7 @@ def dpo_from_layer2(record: Any, ngram: int = DEFAULT_NGRAM) -> Any:
     )
 
 
-def ppo_from_layer2(record: Any, ngram: int = DEFAULT_NGRAM) -> Any:
+def ppo_from_layer2(record: PpoRecord, ngram: int = DEFAULT_NGRAM) -> PpoTrainingRecord:
     """A Layer 2 ``PpoRecord`` (raw total as reward) as a Layer 3 ``PpoTrainingRecord``."""
     conversation = build_messages(record.prompt, record.tool_call_sequence, record.completion)
     return PpoTrainingRecord(

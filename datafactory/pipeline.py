@@ -45,7 +45,14 @@ from datafactory.pairs import (
     to_ppo,
 )
 from datafactory.rank import rank_disagreements
-from datafactory.records import DpoRecord, PpoRecord, RolloutBranchRecord, from_wire, to_wire
+from datafactory.records import (
+    DpoRecord,
+    PpoRecord,
+    RolloutBranchRecord,
+    TrainingRecord,
+    from_wire,
+    to_wire,
+)
 from datafactory.sources import (
     Chunk,
     InputSource,
@@ -207,7 +214,7 @@ class _Writer:
         self.record_type = record_type
         self.parts: list[bytes] = []
 
-    def add(self, record: Any) -> None:
+    def add(self, record: TrainingRecord) -> None:
         wire = to_wire(record)
         if not self.validator.is_valid(wire):
             problem = self.validator.problems(wire)[0]
@@ -229,8 +236,10 @@ def build_partition(partition: int) -> PartitionResult:
         branches, layer2, duplicates = group.split_rollout(entries)
         result.duplicates.extend(duplicates)
         typed_branches = [from_wire(RolloutBranchRecord, orjson.loads(e.body)) for e in branches]
-        typed_layer2 = [
-            from_wire(DpoRecord if e.kind == group.KIND_DPO else PpoRecord, orjson.loads(e.body))
+        typed_layer2: list[DpoRecord | PpoRecord] = [
+            from_wire(DpoRecord, orjson.loads(e.body))
+            if e.kind == group.KIND_DPO
+            else from_wire(PpoRecord, orjson.loads(e.body))
             for e in layer2
         ]
         if typed_branches:
@@ -254,8 +263,8 @@ def build_partition(partition: int) -> PartitionResult:
 
 def _build_rollout(
     ctx: _Context,
-    branches: list[Any],
-    layer2: list[Any],
+    branches: list[RolloutBranchRecord],
+    layer2: list[DpoRecord | PpoRecord],
     dpo: _Writer,
     ppo: _Writer,
     acc: Accounting,
@@ -272,8 +281,8 @@ def _build_rollout(
                 dpo.add(pair)
                 acc.dpo_pairs += 1
         if "ppo" in ctx.formats:
-            for record in to_ppo(branches, ctx.ngram, conversations):
-                ppo.add(record)
+            for sample in to_ppo(branches, ctx.ngram, conversations):
+                ppo.add(sample)
                 acc.ppo_records += 1
     for record in layer2:
         if isinstance(record, DpoRecord):

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from datafactory.normalise import formula_total
+from datafactory.records import RolloutBranchRecord
 
 __all__ = ["MAX_TOTAL", "rank_branches", "rank_disagreements", "reward", "total_score"]
 
@@ -13,19 +13,21 @@ __all__ = ["MAX_TOTAL", "rank_branches", "rank_disagreements", "reward", "total_
 MAX_TOTAL = 1.3
 
 
-def total_score(branch: Any) -> float:
+def total_score(branch: RolloutBranchRecord) -> float:
     """The record's ``total_score``; the RolloutRanker formula when it has none."""
     if branch.total_score is not None:
         return float(branch.total_score)
     return formula_total(branch.objective_score, branch.judge_score)
 
 
-def rank_branches(branches: Sequence[Any]) -> list[Any]:
+def rank_branches(branches: Sequence[RolloutBranchRecord]) -> list[RolloutBranchRecord]:
     """Best first: highest total score, ties to the lower ``branch_index``."""
     return sorted(branches, key=lambda b: (-total_score(b), b.branch_index))
 
 
-def rank_disagreements(branches: Sequence[Any], rank_given: Sequence[bool] | None = None) -> int:
+def rank_disagreements(
+    branches: Sequence[RolloutBranchRecord], rank_given: Sequence[bool] | None = None
+) -> int:
     """How many branches carry a ``rank`` that their scores contradict (scores win)."""
     ranked = rank_branches(branches)
     position = {id(b): i for i, b in enumerate(ranked, start=1)}
