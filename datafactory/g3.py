@@ -6,12 +6,13 @@ split on whitespace into words. The word n-grams of a text are its runs of N con
 words, joined by one space; a text shorter than N words has one n-gram, its whole normalised
 text (an empty text has none).
 
-The check is one pass over each side: the eval items' n-grams go into a set of 128-bit
-BLAKE2b digests, then each task's n-grams are looked up in it; never a pairwise loop. The
-digest is stable across processes (worker processes share the index) and wide enough that a
-collision is not a practical concern (about 2^-100 per run at 10^13 n-gram pairs). The eval
-item that holds a shared n-gram is found by a second pass over the eval items, run only
-when something is contaminated.
+The check is one pass over each side: the eval items' n-grams go into a set of 128-bit keys,
+then each task's n-grams are looked up in it; never a pairwise loop. A key is two 64-bit
+SipHashes (Python's string hash of the n-gram, and of the n-gram with a suffix), so a
+collision is not a practical concern (about 2^-100 per run at 10^13 n-gram pairs). The keys
+are only compared inside one process tree: worker processes are forked and share the
+interpreter's hash secret. The eval item that holds a shared n-gram is found by a second
+pass over the eval items, run only when something is contaminated.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Any
 import orjson
 from wiregate.errors import UserError
 from wiregate.jsonl import open_binary
+
+from datafactory.gcpause import no_cyclic_gc
 
 __all__ = [
     "DEFAULT_NGRAM",
@@ -60,22 +63,31 @@ class _PunctuationTable(dict[int, "int | None"]):
 _PUNCTUATION = _PunctuationTable()
 
 
+_ASCII_PUNCTUATION = str.maketrans(
+    "", "", "".join(chr(c) for c in range(128) if unicodedata.category(chr(c)).startswith("P"))
+)
+
+
 def normalise_words(text: str) -> list[str]:
     """NFKC, case folding, punctuation removed, split on whitespace."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKC", text)
-    return text.casefold().translate(_PUNCTUATION).split()
+    if text.isascii():  # NFKC changes nothing and casefold is lower() on ASCII
+        return text.lower().translate(_ASCII_PUNCTUATION).split()
+    return unicodedata.normalize("NFKC", text).casefold().translate(_PUNCTUATION).split()
+
+
+def _grams(words: list[str], n: int) -> list[str]:
+    if len(words) <= n:
+        return [" ".join(words)] if words else []
+    return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
 
 
 def ngrams(text: str, n: int) -> list[str]:
     """The distinct word n-grams of ``text`` in first-seen order (see the module docstring)."""
-    words = normalise_words(text)
-    if not words:
-        return []
-    if len(words) <= n:
-        return [" ".join(words)]
-    seen = dict.fromkeys(" ".join(words[i : i + n]) for i in range(len(words) - n + 1))
-    return list(seen)
+    return list(dict.fromkeys(_grams(normalise_words(text), n)))
+
+
+def _key(gram: str) -> int:
+    return (hash(gram) << 64) ^ hash(gram + "\x00")
 
 
 def n_gram_hash(text: str, n: int = DEFAULT_NGRAM) -> str:
@@ -136,10 +148,6 @@ def read_eval_items(path: str, field_name: str | None = None) -> Iterator[EvalIt
             raise UserError(f"{path}: cannot read: {exc}") from None
 
 
-def _digest(gram: str) -> bytes:
-    return hashlib.blake2b(gram.encode("utf-8"), digest_size=16).digest()
-
-
 class EvalIndex:
     """The hashed n-grams of an eval set, built in one pass. ``hits(task)`` gives the task's
     n-grams that some eval item shares; ``item_ids`` names, for each, the first eval item
@@ -158,11 +166,12 @@ class EvalIndex:
             materialised = list(items)
             items = materialised
         self._reread = reread or (lambda: materialised or [])
-        hashes: set[bytes] = set()
-        for item in items:
-            self.items += 1
-            hashes.update(_digest(gram) for gram in ngrams(item.text, n))
-        self._hashes = frozenset(hashes)
+        keys: set[int] = set()
+        with no_cyclic_gc():
+            for item in items:
+                self.items += 1
+                keys.update(_key(gram) for gram in _grams(normalise_words(item.text), n))
+        self._keys = frozenset(keys)
 
     @classmethod
     def from_file(
@@ -171,8 +180,9 @@ class EvalIndex:
         return cls(read_eval_items(path, field_name), n, lambda: read_eval_items(path, field_name))
 
     def hits(self, task: str) -> list[str]:
-        hashes = self._hashes
-        return [gram for gram in ngrams(task, self.n) if _digest(gram) in hashes]
+        """The task's n-grams that some eval item shares, in order (repeats possible)."""
+        keys = self._keys
+        return [gram for gram in _grams(normalise_words(task), self.n) if _key(gram) in keys]
 
     def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
         """Each n-gram -> the id of the first eval item that holds it."""
@@ -227,13 +237,14 @@ def validate_g3(
     report = G3Report(ngram=index.n, eval_items=index.items)
     found: list[tuple[str, str]] = []
     seen: set[str] = set()
-    for rollout_id, task in tasks:
-        report.tasks_checked += 1
-        if rollout_id in seen:
-            continue
-        grams = index.hits(task)
-        if grams:
-            seen.add(rollout_id)
-            found.append((rollout_id, grams[0]))
+    with no_cyclic_gc():
+        for rollout_id, task in tasks:
+            report.tasks_checked += 1
+            if rollout_id in seen:
+                continue
+            grams = index.hits(task)
+            if grams:
+                seen.add(rollout_id)
+                found.append((rollout_id, grams[0]))
     report.contaminated = name_contaminations(index, found)
     return report

@@ -14,14 +14,12 @@ written do not depend on the number of workers or on which worker finished first
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import tempfile
 import threading
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -33,6 +31,7 @@ from contracts import locate
 from datafactory import group
 from datafactory.conversation import Conversation
 from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contaminations
+from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
 from datafactory.normalise import BRANCH, TREE, Reject, normalise_line
 from datafactory.output import AtomicOutput, sha256_file
@@ -401,23 +400,9 @@ def _check_settings(settings: Settings) -> None:
         raise UserError("--eval-items must be a file (it is read twice), not stdin")
 
 
-@contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Records are trees (dicts, lists, dataclasses): reference counting frees them. The cyclic
-    collector would only rescan the live partition again and again (measured: it doubled
-    the cost of parsing and converting). Forked workers inherit the setting."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def run(settings: Settings) -> RunResult:
     """One export run. Raises ``UserError`` (exit 2) and ``OutputInvalidError`` (a bug)."""
-    with _no_cyclic_gc():
+    with no_cyclic_gc():
         return _run_settings(settings)
 
 

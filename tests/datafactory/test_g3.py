@@ -184,3 +184,17 @@ def test_unreadable_eval_file_is_an_input_error(tmp_path: Path, run_cli: RunCli)
         2,
         f"datafactory: error: {tmp_path}: is a directory, not a file\n",
     )
+
+
+def test_ascii_fast_path_agrees_with_the_unicode_rule() -> None:
+    import unicodedata
+
+    ascii_text = "".join(chr(c) for c in range(32, 127)) + " Tail"
+    expected = [
+        w
+        for w in "".join(
+            c for c in ascii_text.casefold() if not unicodedata.category(c).startswith("P")
+        ).split()
+    ]
+    assert normalise_words(ascii_text) == expected
+    assert normalise_words(ascii_text + "\u00e9") == [*expected[:-1], "tail\u00e9"]
