@@ -16,6 +16,7 @@ G3 mode times ``validate_g3`` for N synthetic tasks against M eval items in a ch
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import random
 import resource
@@ -25,7 +26,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -66,7 +69,7 @@ def _branch(rng: random.Random, rollout: int, task: str, index: int) -> dict[str
                 },
             }
         )
-        result: dict[str, object] = {"call_id": call_id, "output": _sentence(rng, WORDS, 12, 22)}
+        result: dict[str, object] = {"call_id": call_id, "output": _sentence(rng, WORDS, 6, 12)}
         if rng.random() < 0.1:
             result = {"call_id": call_id, "error": "Traceback: " + _sentence(rng, WORDS, 5, 10)}
         events.append({"event": "tool_result", "channel": "tools", "data": result})
@@ -79,7 +82,7 @@ def _branch(rng: random.Random, rollout: int, task: str, index: int) -> dict[str
         "session_id": f"session-{rollout:08d}",
         "seed": rollout * 10 + index,
         "tool_call_sequence": events,
-        "final_answer": _sentence(rng, WORDS, 25, 45),
+        "final_answer": _sentence(rng, WORDS, 12, 24),
         "build_result": {
             "status": "pass" if objective else "fail",
             "exit_code": 0 if objective else 1,
@@ -123,11 +126,14 @@ def generate_eval(path: Path, items: int, seed: int) -> None:
 
 def floor(path: Path) -> float:
     """Seconds to read the file and parse every line with orjson (nothing else)."""
+    gc.disable()  # as fair as possible to the floor; the exporter does the same
     start = time.perf_counter()
     with path.open("rb") as handle:
         for line in handle:
             orjson.loads(line)
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    gc.enable()
+    return seconds
 
 
 class TreeRss:
@@ -199,7 +205,8 @@ def run_exporter(
     ]
     if workers:
         command += ["--workers", str(workers)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
     tree = TreeRss(process.pid)
@@ -208,8 +215,9 @@ def run_exporter(
     tree_kib = tree.stop()
     if code != 0:
         raise SystemExit(f"exporter failed with exit code {code}")
-    single = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(single, before), tree_kib
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
+    return seconds, cpu, max(usage.ru_maxrss, before), tree_kib
 
 
 def bench_export(args: argparse.Namespace) -> None:
@@ -224,26 +232,29 @@ def bench_export(args: argparse.Namespace) -> None:
             f"({size / args.records:,.0f} B/record); eval items: {args.eval_items:,}; "
             f"cpus: {os.cpu_count()}"
         )
-        floors, runs, singles, trees = [], [], [], []
+        floors, runs, cpus, singles, trees = [], [], [], [], []
         for attempt in range(args.repeat):
             floors.append(floor(data))
-            seconds, single, tree = run_exporter(data, eval_path, work, args.workers)
+            seconds, cpu, single, tree = run_exporter(data, eval_path, work, args.workers)
             runs.append(seconds)
+            cpus.append(cpu)
             singles.append(single)
             trees.append(tree)
             print(
                 f"  run {attempt + 1}: floor {args.records / floors[-1]:,.0f} rec/s, "
                 f"exporter {args.records / seconds:,.0f} rec/s ({seconds:.2f} s), "
-                f"ratio {floors[-1] / seconds:.1%}, peak RSS {single / 1024:.0f} MiB "
-                f"(process tree {tree / 1024:.0f} MiB)"
+                f"ratio {floors[-1] / seconds:.1%}, CPU {cpu:.1f} s "
+                f"({cpu / args.records * 1e6:.0f} us/record), peak RSS {single / 1024:.0f} MiB "
+                f"(process tree {tree / 1024:.0f} MiB), load average {os.getloadavg()[0]:.1f}"
             )
         floor_s, run_s = statistics.median(floors), statistics.median(runs)
         manifest = orjson.loads((work / "manifest.json").read_bytes())
         print(
             f"median of {args.repeat}: exporter {args.records / run_s:,.0f} records/s "
             f"({run_s:.2f} s); floor {args.records / floor_s:,.0f} records/s ({floor_s:.2f} s); "
-            f"ratio to floor {floor_s / run_s:.1%}; peak RSS {max(singles) / 1024:.0f} MiB "
-            f"largest process, {max(trees) / 1024:.0f} MiB process tree"
+            f"ratio to floor {floor_s / run_s:.1%}; CPU {statistics.median(cpus):.1f} s; "
+            f"peak RSS {max(singles) / 1024:.0f} MiB largest process, "
+            f"{max(trees) / 1024:.0f} MiB process tree"
         )
         print(
             f"outputs: {manifest['dpo']['pairs']:,} DPO pairs, "
@@ -280,6 +291,63 @@ def bench_g3(args: argparse.Namespace) -> None:
     print(f"G3 peak RSS {rss / 1024:.0f} MiB (includes the generated texts)")
 
 
+def bench_stages(args: argparse.Namespace) -> None:
+    """CPU microseconds per record of each step of the pipeline, one step at a time, in this
+    process (no workers, no I/O): where the time goes."""
+    from wiregate.record_validator import ValidatorSet
+
+    from contracts import locate
+    from datafactory.g3 import EvalIndex
+    from datafactory.normalise import normalise_line
+    from datafactory.pairs import conversation_of, to_dpo, to_ppo
+    from datafactory.records import RolloutBranchRecord, from_wire, to_wire
+
+    validators = ValidatorSet(locate(None))
+    with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
+        data, eval_path = Path(tmp) / "rollouts.jsonl", Path(tmp) / "eval.jsonl"
+        generate(data, args.records, args.seed)
+        generate_eval(eval_path, args.eval_items, args.seed)
+        lines = data.read_bytes().splitlines()
+        index = EvalIndex.from_file(str(eval_path))
+    count = len(lines)
+    gc.disable()
+
+    def step(label: str, work: Callable[[], list[Any]], per: int = count) -> list[Any]:
+        start = time.process_time()
+        result = work()
+        print(f"  {label:<34} {(time.process_time() - start) / per * 1e6:7.1f} us/record")
+        return result
+
+    print(f"stages, {count:,} branch records (CPU time per branch record):")
+    step("read: orjson.loads (the floor)", lambda: [orjson.loads(line) for line in lines])
+    loaded = step(
+        "load: parse, repair, validate input",
+        lambda: [normalise_line(x, validators) for x in lines],
+    )
+    step("group: parse again after the spill", lambda: [orjson.loads(line) for line in lines])
+    typed = step(
+        "read typed: from_wire(RolloutBranchRecord)",
+        lambda: [from_wire(RolloutBranchRecord, n.data) for n in loaded],
+    )
+    conversations = step(
+        "conversation: typed messages", lambda: [conversation_of(b) for b in typed]
+    )
+    step("G3 (per rollout: /4)", lambda: [index.hits(b.task) for b in typed[::4]])
+    rollouts: dict[str, list[Any]] = {}
+    for record, conversation in zip(typed, conversations, strict=True):
+        rollouts.setdefault(record.rollout_id, []).append((record, conversation))
+    groups = [([b for b, _ in g], {b.branch_index: c for b, c in g}) for g in rollouts.values()]
+    ppo = step("to_ppo", lambda: [r for b, c in groups for r in to_ppo(b, 8, c)])
+    dpo = step("to_dpo", lambda: [to_dpo(b, 8, c) for b, c in groups])
+    ppo_wire = step("write typed: to_wire(PPO)", lambda: [to_wire(r) for r in ppo])
+    dpo_wire = step("write typed: to_wire(DPO)", lambda: [to_wire(r) for r in dpo])
+    ppo_check = validators.get("PpoTrainingRecord")
+    dpo_check = validators.get("DpoTrainingRecord")
+    step("validate output PPO", lambda: [ppo_check.is_valid(w) for w in ppo_wire])
+    step("validate output DPO", lambda: [dpo_check.is_valid(w) for w in dpo_wire])
+    step("serialise outputs: orjson.dumps", lambda: [orjson.dumps(w) for w in ppo_wire + dpo_wire])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, default=100_000)
@@ -290,8 +358,12 @@ def main() -> None:
     parser.add_argument("--temp-dir", default=None)
     parser.add_argument("--g3-scale", action="store_true", help="time G3 alone at scale")
     parser.add_argument("--tasks", type=int, default=1_000_000)
+    parser.add_argument("--stages", action="store_true", help="CPU cost of each step")
     args = parser.parse_args()
-    if args.g3_scale:
+    if args.stages:
+        args.eval_items = args.eval_items or 1_000
+        bench_stages(args)
+    elif args.g3_scale:
         args.eval_items = args.eval_items or 100_000
         bench_g3(args)
     else:
