@@ -321,3 +321,25 @@ def test_missing_manifest_directory_fails_before_any_work(tmp_path: Path, run_cl
     result = run_cli(path, args=("--manifest", str(tmp_path / "nowhere" / "m.json")))
     assert result.exit_code == 2
     assert list(result.out.iterdir()) == []
+
+
+def test_fork_tree_records_are_accepted_and_export_nothing(tmp_path: Path, run_cli: RunCli) -> None:
+    tree = {
+        "rollout_id": "r-1",
+        "task": "Add a hello world button to the page",
+        "branches": [
+            {
+                "branch_index": 0,
+                "forked_at_step": 0,
+                "forked_at_event_id": "e0",
+                "shared_prefix_steps": 0,
+            }
+        ],
+        "fork_map": {"0": [0]},
+    }
+    result = run_cli(write_jsonl(tmp_path / "in.jsonl", [tree, branch("r-1", 0)]))
+    assert result.exit_code == 0, result.stderr
+    manifest = result.manifest()
+    assert manifest["accepted_by_type"] == {"RolloutBranchRecord": 1, "RolloutTreeRecord": 1}
+    assert manifest["lines"]["accepted"] == 2
+    assert (manifest["rollouts"], manifest["ppo"]["records"]) == (1, 1)
