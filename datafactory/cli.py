@@ -184,6 +184,10 @@ def main(
     except OutputInvalidError as exc:
         _fail(f"internal error, nothing written: {exc}", EXIT_BUG)
         return
+    except OSError as exc:  # a full disk or a vanished directory while writing
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}; nothing written")
+        return
     _report(result, settings)
     if result.manifest is not None:
         rejected = result.manifest["lines"]["rejected"]

@@ -37,6 +37,8 @@ class AtomicOutput:
         directory = target.parent
         if not directory.is_dir():
             raise UserError(f"{path}: directory {str(directory)!r} does not exist")
+        if target.is_dir():
+            raise UserError(f"{path}: is a directory")
         try:
             fd, self.temp_path = tempfile.mkstemp(
                 prefix=f".{target.name}.", suffix=".tmp", dir=directory

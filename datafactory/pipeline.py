@@ -14,6 +14,7 @@ written do not depend on the number of workers or on which worker finished first
 
 from __future__ import annotations
 
+import base64
 import multiprocessing
 import os
 import tempfile
@@ -355,9 +356,7 @@ def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) 
     record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
     try:
         record["raw"] = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        import base64
-
+    except UnicodeDecodeError:  # kept verbatim all the same, as base64
         record["raw_base64"] = base64.b64encode(raw).decode("ascii")
     return orjson.dumps(record) + b"\n"
 
@@ -398,6 +397,8 @@ def _check_settings(settings: Settings) -> None:
         )
     if settings.eval_items == "-":
         raise UserError("--eval-items must be a file (it is read twice), not stdin")
+    if settings.temp_dir is not None and not os.path.isdir(settings.temp_dir):
+        raise UserError(f"--temp-dir {settings.temp_dir}: no such directory")
 
 
 def run(settings: Settings) -> RunResult:
@@ -449,7 +450,7 @@ def _run(
     eval_index: EvalIndex | None,
 ) -> RunResult:
     sources = ctx.sources
-    hashes = _InputHashes([s for s in sources])
+    hashes = _InputHashes(sources)
     workers = _worker_count(settings, sources)
     acc = Accounting()
     lines_per_source = [0] * len(sources)

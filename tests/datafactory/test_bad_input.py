@@ -149,3 +149,21 @@ def test_output_directory_missing_is_a_usage_error(tmp_path: Path, run_cli: RunC
         f"datafactory: error: {tmp_path / 'no/dir/d.jsonl'}: directory "
         f"'{tmp_path / 'no/dir'}' does not exist\n"
     )
+
+
+def test_output_path_that_is_a_directory(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--output-ppo", str(tmp_path))
+    )
+    assert (run.exit_code, run.stderr) == (2, f"datafactory: error: {tmp_path}: is a directory\n")
+    assert list(run.out.iterdir()) == []
+
+
+def test_missing_temp_dir(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--temp-dir", str(tmp_path / "no"))
+    )
+    assert (run.exit_code, run.stderr) == (
+        2,
+        f"datafactory: error: --temp-dir {tmp_path / 'no'}: no such directory\n",
+    )
