@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/wiregate validate --record auto contracts/fixtures/*/*/valid/*.json
+	@echo "--- the bundled rollouts hold one producer quirk and one broken record (exit 1 expected):"
+	-$(BIN)/wiregate validate --record auto contracts/examples/rollouts.jsonl
+	@echo "--- datafactory repairs the quirk, rejects the broken record, gates on G3 and exports:"
+	rm -rf build/demo && mkdir -p build/demo
+	$(BIN)/python -m datafactory --input contracts/examples/rollouts.jsonl \
+		--eval-items contracts/examples/eval-items.jsonl \
+		--output-dpo build/demo/dpo.jsonl --output-ppo build/demo/ppo.jsonl \
+		--rejects build/demo/rejects.jsonl --manifest build/demo/manifest.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

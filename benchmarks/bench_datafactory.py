@@ -1,0 +1,375 @@
+"""Benchmark of the datafactory exporter against the orjson read+parse floor.
+
+    python benchmarks/bench_datafactory.py --records 100000 [--repeat 3] [--workers N]
+    python benchmarks/bench_datafactory.py --g3-scale [--tasks 1000000 --eval-items 100000]
+
+Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.4 kB per
+branch record, the branches of a rollout scattered over the file), an eval set with no
+overlap, then in one run measures: the floor (read the file and ``orjson.loads`` every line),
+and the exporter as a child process (``python -m datafactory``, G3 on, both formats). It
+prints records/s, the ratio to the floor, and peak RSS: the largest single process
+(``getrusage(RUSAGE_CHILDREN)``) and the whole process tree (sampled from /proc).
+
+G3 mode times ``validate_g3`` for N synthetic tasks against M eval items in a child process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS = (  # noqa: SIM905
+    "parse config file settings defaults merge implement function return list sort "
+    "numbers array string reverse build test module class method request response cache "
+    "error retry timeout queue worker thread lock file path directory json yaml schema "
+    "validate field record batch stream buffer socket client server route handler token "
+    "session user"
+).split()
+# Eval vocabulary shares no word with the task vocabulary: G3 passes.
+EVAL_WORDS = (  # noqa: SIM905
+    "capital france paris river mountain ocean history king queen war peace poem novel "
+    "author painter music symphony planet star galaxy atom molecule cell gene species "
+    "forest desert island volcano glacier climate weather season harvest festival"
+).split()
+
+
+def _sentence(rng: random.Random, words: list[str], low: int, high: int) -> str:
+    return " ".join(rng.choice(words) for _ in range(rng.randint(low, high))).capitalize() + "."
+
+
+def _branch(rng: random.Random, rollout: int, task: str, index: int) -> dict[str, object]:
+    objective = rng.randint(0, 1)
+    judge = round(rng.uniform(0, 10), 2)
+    events: list[dict[str, object]] = []
+    for call in range(3):
+        call_id = f"call-{rollout}-{index}-{call}"
+        events.append(
+            {
+                "event": "tool_call",
+                "channel": "tools",
+                "data": {
+                    "name": rng.choice(["read_file", "write_file", "run_tests"]),
+                    "args": {"path": f"src/{rng.choice(WORDS)}.py", "mode": "text"},
+                    "call_id": call_id,
+                },
+            }
+        )
+        result: dict[str, object] = {"call_id": call_id, "output": _sentence(rng, WORDS, 6, 12)}
+        if rng.random() < 0.1:
+            result = {"call_id": call_id, "error": "Traceback: " + _sentence(rng, WORDS, 5, 10)}
+        events.append({"event": "tool_result", "channel": "tools", "data": result})
+    return {
+        "schema_version": "rollout-wire/v1",
+        "rollout_id": f"rollout-{rollout:08d}",
+        "task": task,
+        "branch_index": index,
+        "temperature": round(0.2 + 0.3 * index, 2),
+        "session_id": f"session-{rollout:08d}",
+        "seed": rollout * 10 + index,
+        "tool_call_sequence": events,
+        "final_answer": _sentence(rng, WORDS, 12, 24),
+        "build_result": {
+            "status": "pass" if objective else "fail",
+            "exit_code": 0 if objective else 1,
+            "stdout": "build ok" if objective else "build failed",
+            "ran_at_ms": 1750000000000 + rollout,
+        },
+        "objective_score": objective,
+        "objective_status": "pass" if objective else "fail",
+        "judge_score": judge,
+        "rank": 1,
+        "total_score": objective + judge / 10 * 0.3,
+    }
+
+
+def generate(path: Path, records: int, seed: int) -> None:
+    """``records`` branch records, 4 per rollout, written in shuffled windows of 4,096
+    records so the branches of a rollout are not next to each other."""
+    rng = random.Random(seed)
+    window: list[bytes] = []
+    with path.open("wb") as handle:
+        for number in range(records):
+            rollout, index = divmod(number, 4)
+            if index == 0:
+                task = _sentence(rng, WORDS, 10, 24)
+            window.append(orjson.dumps(_branch(rng, rollout, task, index)) + b"\n")
+            if len(window) == 4096:
+                rng.shuffle(window)
+                handle.writelines(window)
+                window.clear()
+        rng.shuffle(window)
+        handle.writelines(window)
+
+
+def generate_eval(path: Path, items: int, seed: int) -> None:
+    rng = random.Random(seed + 1)
+    with path.open("wb") as handle:
+        for number in range(items):
+            item = {"id": f"eval-{number:06d}", "question": _sentence(rng, EVAL_WORDS, 8, 30)}
+            handle.write(orjson.dumps(item) + b"\n")
+
+
+def floor(path: Path) -> float:
+    """Seconds to read the file and parse every line with orjson (nothing else)."""
+    gc.disable()  # as fair as possible to the floor; the exporter does the same
+    start = time.perf_counter()
+    with path.open("rb") as handle:
+        for line in handle:
+            orjson.loads(line)
+    seconds = time.perf_counter() - start
+    gc.enable()
+    return seconds
+
+
+class TreeRss:
+    """Peak of the summed RSS of a process and its descendants, sampled every 50 ms."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _tree_kib(self) -> int:
+        children: dict[int, list[int]] = {}
+        rss: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+                status = Path(f"/proc/{entry}/status").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+            for line in status.splitlines():
+                if line.startswith("VmRSS:"):
+                    rss[int(entry)] = int(line.split()[1])
+        total, todo = 0, [self.pid]
+        while todo:
+            pid = todo.pop()
+            total += rss.get(pid, 0)
+            todo.extend(children.get(pid, []))
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak_kib = max(self.peak_kib, self._tree_kib())
+            self._stop.wait(0.05)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak_kib
+
+
+def run_exporter(
+    data: Path, eval_path: Path, out: Path, workers: int | None
+) -> tuple[float, int, int]:
+    """(seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one export."""
+    command = [
+        sys.executable,
+        "-m",
+        "datafactory",
+        "--input",
+        str(data),
+        "--eval-items",
+        str(eval_path),
+        "--output-dpo",
+        str(out / "dpo.jsonl"),
+        "--output-ppo",
+        str(out / "ppo.jsonl"),
+        "--rejects",
+        str(out / "rejects.jsonl"),
+        "--manifest",
+        str(out / "manifest.json"),
+        "--temp-dir",
+        str(out),
+    ]
+    if workers:
+        command += ["--workers", str(workers)]
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    tree = TreeRss(process.pid)
+    code = process.wait()
+    seconds = time.perf_counter() - start
+    tree_kib = tree.stop()
+    if code != 0:
+        raise SystemExit(f"exporter failed with exit code {code}")
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime - cpu_before
+    return seconds, cpu, max(usage.ru_maxrss, before), tree_kib
+
+
+def bench_export(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
+        work = Path(tmp)
+        data, eval_path = work / "rollouts.jsonl", work / "eval.jsonl"
+        generate(data, args.records, args.seed)
+        generate_eval(eval_path, args.eval_items, args.seed)
+        size = data.stat().st_size
+        print(
+            f"input: {args.records:,} branch records, {size / 1e6:,.1f} MB "
+            f"({size / args.records:,.0f} B/record); eval items: {args.eval_items:,}; "
+            f"cpus: {os.cpu_count()}"
+        )
+        floors, runs, cpus, singles, trees = [], [], [], [], []
+        for attempt in range(args.repeat):
+            floors.append(floor(data))
+            seconds, cpu, single, tree = run_exporter(data, eval_path, work, args.workers)
+            runs.append(seconds)
+            cpus.append(cpu)
+            singles.append(single)
+            trees.append(tree)
+            print(
+                f"  run {attempt + 1}: floor {args.records / floors[-1]:,.0f} rec/s, "
+                f"exporter {args.records / seconds:,.0f} rec/s ({seconds:.2f} s), "
+                f"ratio {floors[-1] / seconds:.1%}, CPU {cpu:.1f} s "
+                f"({cpu / args.records * 1e6:.0f} us/record), peak RSS {single / 1024:.0f} MiB "
+                f"(process tree {tree / 1024:.0f} MiB), load average {os.getloadavg()[0]:.1f}"
+            )
+        floor_s, run_s = statistics.median(floors), statistics.median(runs)
+        manifest = orjson.loads((work / "manifest.json").read_bytes())
+        print(
+            f"median of {args.repeat}: exporter {args.records / run_s:,.0f} records/s "
+            f"({run_s:.2f} s); floor {args.records / floor_s:,.0f} records/s ({floor_s:.2f} s); "
+            f"ratio to floor {floor_s / run_s:.1%}; CPU {statistics.median(cpus):.1f} s; "
+            f"peak RSS {max(singles) / 1024:.0f} MiB largest process, "
+            f"{max(trees) / 1024:.0f} MiB process tree"
+        )
+        print(
+            f"outputs: {manifest['dpo']['pairs']:,} DPO pairs, "
+            f"{manifest['ppo']['records']:,} PPO records, "
+            f"{manifest['lines']['rejected']} rejected lines, G3 {manifest['g3']['status']}"
+        )
+
+
+G3_CHILD = """
+import random, sys, time
+sys.path.insert(0, {root!r})
+from benchmarks.bench_datafactory import WORDS, EVAL_WORDS, _sentence
+from datafactory.g3 import EvalItem, EvalIndex, validate_g3
+rng = random.Random({seed})
+tasks = [(f"rollout-{{i}}", _sentence(rng, WORDS, 10, 24)) for i in range({tasks})]
+items = [EvalItem(i, f"eval-{{i}}", _sentence(rng, EVAL_WORDS, 8, 30)) for i in range({items})]
+items.append(EvalItem({items}, "eval-planted", tasks[123][1]))  # one real overlap
+start = time.perf_counter()
+index = EvalIndex(items, 8)
+built = time.perf_counter()
+report = validate_g3(tasks, index)
+done = time.perf_counter()
+print(f"G3: {{len(tasks):,}} tasks vs {{index.items:,}} eval items: index {{built - start:.1f}} s, "
+      f"check {{done - built:.1f}} s, total {{done - start:.1f}} s; "
+      f"{{len(report.contaminated)}} contaminated (planted: 1)")
+"""
+
+
+def bench_g3(args: argparse.Namespace) -> None:
+    code = G3_CHILD.format(root=str(ROOT), seed=args.seed, tasks=args.tasks, items=args.eval_items)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    print(f"G3 peak RSS {rss / 1024:.0f} MiB (includes the generated texts)")
+
+
+def bench_stages(args: argparse.Namespace) -> None:
+    """CPU microseconds per record of each step of the pipeline, one step at a time, in this
+    process (no workers, no I/O): where the time goes."""
+    from wiregate.record_validator import ValidatorSet
+
+    from contracts import locate
+    from datafactory.g3 import EvalIndex
+    from datafactory.normalise import normalise_line
+    from datafactory.pairs import conversation_of, to_dpo, to_ppo
+    from datafactory.records import RolloutBranchRecord, from_wire, to_wire
+
+    validators = ValidatorSet(locate(None))
+    with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
+        data, eval_path = Path(tmp) / "rollouts.jsonl", Path(tmp) / "eval.jsonl"
+        generate(data, args.records, args.seed)
+        generate_eval(eval_path, args.eval_items, args.seed)
+        lines = data.read_bytes().splitlines()
+        index = EvalIndex.from_file(str(eval_path))
+    count = len(lines)
+    gc.disable()
+
+    def step(label: str, work: Callable[[], list[Any]], per: int = count) -> list[Any]:
+        start = time.process_time()
+        result = work()
+        print(f"  {label:<34} {(time.process_time() - start) / per * 1e6:7.1f} us/record")
+        return result
+
+    print(f"stages, {count:,} branch records (CPU time per branch record):")
+    step("read: orjson.loads (the floor)", lambda: [orjson.loads(line) for line in lines])
+    loaded = step(
+        "load: parse, repair, validate input",
+        lambda: [normalise_line(x, validators) for x in lines],
+    )
+    step("group: parse again after the spill", lambda: [orjson.loads(line) for line in lines])
+    typed = step(
+        "read typed: from_wire(RolloutBranchRecord)",
+        lambda: [from_wire(RolloutBranchRecord, n.data) for n in loaded],
+    )
+    conversations = step(
+        "conversation: typed messages", lambda: [conversation_of(b) for b in typed]
+    )
+    step("G3 (per rollout: /4)", lambda: [index.hits(b.task) for b in typed[::4]])
+    rollouts: dict[str, list[Any]] = {}
+    for record, conversation in zip(typed, conversations, strict=True):
+        rollouts.setdefault(record.rollout_id, []).append((record, conversation))
+    groups = [([b for b, _ in g], {b.branch_index: c for b, c in g}) for g in rollouts.values()]
+    ppo = step("to_ppo", lambda: [r for b, c in groups for r in to_ppo(b, 8, c)])
+    dpo = step("to_dpo", lambda: [to_dpo(b, 8, c) for b, c in groups])
+    ppo_wire = step("write typed: to_wire(PPO)", lambda: [to_wire(r) for r in ppo])
+    dpo_wire = step("write typed: to_wire(DPO)", lambda: [to_wire(r) for r in dpo])
+    ppo_check = validators.get("PpoTrainingRecord")
+    dpo_check = validators.get("DpoTrainingRecord")
+    step("validate output PPO", lambda: [ppo_check.is_valid(w) for w in ppo_wire])
+    step("validate output DPO", lambda: [dpo_check.is_valid(w) for w in dpo_wire])
+    step("serialise outputs: orjson.dumps", lambda: [orjson.dumps(w) for w in ppo_wire + dpo_wire])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--records", type=int, default=100_000)
+    parser.add_argument("--eval-items", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=20260623)
+    parser.add_argument("--temp-dir", default=None)
+    parser.add_argument("--g3-scale", action="store_true", help="time G3 alone at scale")
+    parser.add_argument("--tasks", type=int, default=1_000_000)
+    parser.add_argument("--stages", action="store_true", help="CPU cost of each step")
+    args = parser.parse_args()
+    if args.stages:
+        args.eval_items = args.eval_items or 1_000
+        bench_stages(args)
+    elif args.g3_scale:
+        args.eval_items = args.eval_items or 100_000
+        bench_g3(args)
+    else:
+        args.eval_items = args.eval_items or 1_000
+        bench_export(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+"""The Python API: the same pipeline as the command, for records already in memory."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import Any, TypeAlias
+
+import orjson
+from wiregate.record_validator import ValidatorSet
+
+from contracts import locate
+from datafactory.manifest import Accounting
+from datafactory.normalise import Reject, normalise_line
+from datafactory.pipeline import RunResult, Settings, run
+from datafactory.records import (
+    DpoRecord,
+    PpoRecord,
+    RolloutBranchRecord,
+    RolloutTreeRecord,
+    from_wire,
+    to_wire,
+)
+from datafactory.sources import chunk_lines, expand_inputs, iter_chunks
+
+__all__ = ["InputRecord", "export", "load_rollouts"]
+
+#: What ``load_rollouts`` yields and ``export`` takes: Layer 1 and Layer 2 records.
+InputRecord: TypeAlias = RolloutBranchRecord | RolloutTreeRecord | DpoRecord | PpoRecord
+_TYPES: dict[str, type[InputRecord]] = {
+    "RolloutBranchRecord": RolloutBranchRecord,
+    "RolloutTreeRecord": RolloutTreeRecord,
+    "DpoRecord": DpoRecord,
+    "PpoRecord": PpoRecord,
+}
+
+
+def load_rollouts(
+    paths: str | Iterable[str], accounting: Accounting | None = None
+) -> Iterator[InputRecord]:
+    """Typed, repaired, contract-valid records from JSONL inputs (files, ``.gz``,
+    directories, ``-``), in input order. Rejected and blank lines are only counted (in
+    ``accounting`` when given); the command line writes them to the rejects file."""
+    acc = accounting if accounting is not None else Accounting()
+    validators = ValidatorSet(locate(None))
+    sources = expand_inputs([paths] if isinstance(paths, str) else list(paths))
+    for chunk in iter_chunks(sources):
+        for _, raw in chunk_lines(chunk, sources[chunk.source_index]):
+            acc.read += 1
+            line = raw.rstrip(b"\n")
+            if not line.strip():
+                acc.blank += 1
+                continue
+            try:
+                record = normalise_line(line, validators)
+            except Reject as exc:
+                acc.rejected[exc.code] += 1
+                continue
+            acc.valid += 1
+            acc.by_type[record.record_type] += 1
+            acc.repaired.update(record.repairs)
+            yield from_wire(_TYPES[record.record_type], record.data)
+
+
+def export(
+    records: Iterable[InputRecord],
+    dpo_path: str | None,
+    ppo_path: str | None,
+    **options: Any,
+) -> RunResult:
+    """Export typed records (as ``load_rollouts`` yields them) to DPO and PPO files.
+
+    ``options`` are the fields of ``datafactory.pipeline.Settings`` (``eval_items``,
+    ``allow_missing_g3``, ``drop_contaminated``, ``ngram``, ``rejects_path``,
+    ``manifest_path``, ...). As on the command line, G3 needs ``eval_items`` unless
+    ``allow_missing_g3=True``. The records go through the same pipeline as files do."""
+    output_format = options.pop("output_format", None) or (
+        "both" if dpo_path and ppo_path else "dpo" if dpo_path else "ppo"
+    )
+    with tempfile.TemporaryDirectory(prefix="datafactory-api-") as tmp:
+        staged = os.path.join(tmp, "records.jsonl")
+        with open(staged, "wb") as handle:
+            for record in records:
+                handle.write(orjson.dumps(to_wire(record)) + b"\n")
+        settings = Settings(
+            inputs=(staged,),
+            dpo_path=dpo_path,
+            ppo_path=ppo_path,
+            output_format=output_format,
+        )
+        return run(replace(settings, **options))

@@ -1,0 +1,207 @@
+"""The ``datafactory`` command (also ``python -m datafactory``): a thin adapter over
+``datafactory.pipeline.run``. Exit 0 done, 1 G3 violation, 2 usage or input error,
+3 an output record failed the contract (a bug in the exporter)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+import orjson
+from wiregate.errors import UserError
+
+from contracts import ContractError
+from datafactory.g3 import DEFAULT_NGRAM, Contamination
+from datafactory.manifest import summary_lines
+from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> None:
+    click.echo(f"datafactory: error: {message}", err=True)
+    sys.exit(code)
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress bar on stderr, only when stderr is a terminal."""
+    if not enabled:
+        yield None
+        return
+    bars: dict[str, Any] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        bar = bars.get(phase)
+        if bar is None:
+            for other in bars.values():
+                other.render_finish()
+            label = "loading " if phase == "load" else "building"
+            bar = bars[phase] = click.progressbar(length=total, label=label, file=sys.stderr)
+        bar.length = total
+        bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        for bar in bars.values():
+            bar.render_finish()
+
+
+def _g3_report(found: list[Contamination]) -> list[dict[str, str]]:
+    return [
+        {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
+        for c in found
+    ]
+
+
+def _report(result: RunResult, settings: Settings) -> None:
+    if result.exit_code == EXIT_G3:
+        for c in result.contaminated:
+            click.echo(
+                f"G3 violation: rollout {c.rollout_id!r} shares the n-gram {c.ngram!r} "
+                f"with eval item {c.eval_item_id!r}"
+            )
+        click.echo(
+            f"datafactory: G3 failed: {len(result.contaminated)} contaminated rollouts; "
+            "nothing written (use --drop-contaminated to export without them)",
+            err=True,
+        )
+    elif result.manifest is not None:
+        for line in summary_lines(result.manifest):
+            click.echo(line)
+    if settings.g3_report_path:
+        report = {"contaminated": _g3_report(result.contaminated)}
+        with open(settings.g3_report_path, "wb") as handle:
+            handle.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--input",
+    "inputs",
+    multiple=True,
+    required=True,
+    help="JSONL rollouts (.jsonl, .jsonl.gz, a directory of them, or - for stdin); repeatable.",
+)
+@click.option("--eval-items", help="JSONL eval set for the G3 contamination gate.")
+@click.option("--output-dpo", help="Where to write the DPO training records (JSONL).")
+@click.option("--output-ppo", help="Where to write the PPO training records (JSONL).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(sorted(FORMATS)),
+    default="both",
+    show_default=True,
+    help="Which training records to write.",
+)
+@click.option("--rejects", help="Write each rejected line here, verbatim, with its reason.")
+@click.option("--manifest", help="Write the run's manifest (counts, sha256 of every file) here.")
+@click.option("--allow-missing-g3", is_flag=True, help="Export without --eval-items.")
+@click.option(
+    "--drop-contaminated",
+    is_flag=True,
+    help="Leave contaminated rollouts out and go on, instead of failing the run.",
+)
+@click.option(
+    "--ngram",
+    type=int,
+    default=DEFAULT_NGRAM,
+    show_default=True,
+    help="G3 n-gram length in words.",
+)
+@click.option(
+    "--eval-field",
+    help="Field holding an eval item's text (default: first of "
+    "question, prompt, task, text, input).",
+)
+@click.option("--g3-report", "g3_report", help="Also write the G3 findings here (JSON).")
+@click.option(
+    "--workers", type=click.IntRange(min=1), help="Worker processes (default: one per CPU)."
+)
+@click.option(
+    "--temp-dir", help="Directory for the group stage's spill files (default: system temp)."
+)
+@click.option(
+    "--max-line-bytes",
+    type=click.IntRange(min=1),
+    default=16 * 1024 * 1024,
+    show_default=True,
+    help="Longer input lines are rejected (line-too-long).",
+)
+@click.version_option(package_name="wiregate", prog_name="datafactory")
+def main(
+    inputs: tuple[str, ...],
+    eval_items: str | None,
+    output_dpo: str | None,
+    output_ppo: str | None,
+    output_format: str,
+    rejects: str | None,
+    manifest: str | None,
+    allow_missing_g3: bool,
+    drop_contaminated: bool,
+    ngram: int,
+    eval_field: str | None,
+    g3_report: str | None,
+    workers: int | None,
+    temp_dir: str | None,
+    max_line_bytes: int,
+) -> None:
+    """Export agent rollouts (Layer 1 branch records, Layer 2 DPO/PPO records) as DPO/PPO
+    training records (Layer 3), behind the G3 eval-contamination gate.
+
+    Exit 0 done, 1 G3 violation (nothing but the G3 report written), 2 usage or input
+    error, 3 an output record failed the contract (a bug).
+    """
+    settings = Settings(
+        inputs=inputs,
+        dpo_path=output_dpo,
+        ppo_path=output_ppo,
+        output_format=output_format,
+        rejects_path=rejects,
+        manifest_path=manifest,
+        eval_items=eval_items,
+        eval_field=eval_field,
+        ngram=ngram,
+        allow_missing_g3=allow_missing_g3,
+        drop_contaminated=drop_contaminated,
+        g3_report_path=g3_report,
+        workers=workers,
+        max_line_bytes=max_line_bytes,
+        temp_dir=temp_dir,
+    )
+    try:
+        with _progress(sys.stderr.isatty()) as progress:
+            result = run(_with_progress(settings, progress))
+    except (UserError, ContractError) as exc:
+        _fail(str(exc))
+        return
+    except OutputInvalidError as exc:
+        _fail(f"internal error, nothing written: {exc}", EXIT_BUG)
+        return
+    except OSError as exc:  # a full disk or a vanished directory while writing
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}; nothing written")
+        return
+    _report(result, settings)
+    if result.manifest is not None:
+        rejected = result.manifest["lines"]["rejected"]
+        if rejected and not rejects:
+            click.echo(
+                f"datafactory: {rejected} lines rejected; pass --rejects FILE to keep them",
+                err=True,
+            )
+    sys.exit(result.exit_code)
+
+
+def _with_progress(
+    settings: Settings, progress: Callable[[str, int, int], None] | None
+) -> Settings:
+    from dataclasses import replace
+
+    return replace(settings, progress=progress)

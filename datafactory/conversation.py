@@ -1,0 +1,138 @@
+"""A branch's whole conversation as OpenAI-format chat messages, and its loss weighting.
+
+The conversation is: the user task; then, for each ``tool_call`` event, an assistant message
+carrying the call in ``tool_calls`` (its content is the event's ``data.content`` text when the
+producer recorded one, else null) followed by a ``tool`` message with the result (or the
+error) that answers it; then the final assistant answer. A result is matched to its call by
+``call_id``, else to the oldest unanswered call; a call that was never answered gets an
+empty ``tool`` message so every call is answered, as chat templates require. Calls without
+an id get ``call_<n>`` (n = position of the call in the sequence).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from datafactory.records import (
+    LossWeightTokens,
+    Message,
+    ToolCall,
+    ToolCallEvent,
+    ToolCallFunction,
+    ToolEventData,
+)
+
+__all__ = [
+    "DEFAULT",
+    "RECOVERY",
+    "STATE_SUMMARY",
+    "Conversation",
+    "build_messages",
+    "loss_weight_tokens",
+]
+
+DEFAULT: LossWeightTokens = "default"
+RECOVERY: LossWeightTokens = "recovery"
+STATE_SUMMARY: LossWeightTokens = "state_summary"
+UNKNOWN_TOOL = "unknown_tool"
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode("utf-8")
+
+
+@dataclass
+class Conversation:
+    """The messages of one branch and which ``tool`` messages carry an error."""
+
+    messages: list[Message]
+    error_turns: frozenset[int]
+
+    @property
+    def loss_weight_tokens(self) -> LossWeightTokens:
+        return loss_weight_tokens(self.messages, self.error_turns)
+
+
+def build_messages(task: str, events: Sequence[ToolCallEvent], final_answer: str) -> Conversation:
+    """The conversation of one branch or Layer 2 record; see the module docstring."""
+    # Pair each call with its result first, then create the messages (never mutated).
+    calls: list[tuple[str, ToolEventData]] = []  # (call id, data of the tool_call event)
+    results: list[ToolEventData | None] = []  # data of the answering tool_result event, or None
+    by_id: dict[str, int] = {}  # call id -> index of an unanswered call
+    unanswered: list[int] = []  # indices of unanswered calls, oldest first
+    for event in events:
+        data = event.data
+        if event.event == "tool_call":
+            call_id = data.call_id or f"call_{len(calls)}"
+            by_id.setdefault(call_id, len(calls))
+            unanswered.append(len(calls))
+            calls.append((call_id, data))
+            results.append(None)
+            continue
+        index = by_id.pop(data.call_id, None) if data.call_id else None
+        if index is None:
+            if not unanswered:
+                continue  # a result with no call to answer carries no turn of its own
+            index = unanswered[0]
+            if by_id.get(calls[index][0]) == index:
+                del by_id[calls[index][0]]
+        unanswered.remove(index)
+        results[index] = data
+    messages: list[Message] = [Message(role="user", content=task)]
+    errors: list[int] = []
+    for (call_id, data), result in zip(calls, results, strict=True):
+        content = data.wire_extra.get("content")
+        function = ToolCallFunction(
+            name=data.name or UNKNOWN_TOOL,
+            arguments=_text(data.args if data.args is not None else {}),
+        )
+        messages.append(
+            Message(
+                role="assistant",
+                content=content if isinstance(content, str) else None,
+                tool_calls=[ToolCall(id=call_id, type="function", function=function)],
+            )
+        )
+        if result is not None and result.error:
+            errors.append(len(messages))
+            text = result.error
+        else:
+            text = _text(result.output) if result is not None else ""
+        messages.append(Message(role="tool", content=text, tool_call_id=call_id))
+    messages.append(Message(role="assistant", content=final_answer))
+    return Conversation(messages, frozenset(errors))
+
+
+def loss_weight_tokens(
+    messages: Sequence[Message], error_turns: frozenset[int] = frozenset()
+) -> LossWeightTokens:
+    """The loss weighting of a conversation, by this rule (first match wins):
+
+    * ``recovery``: a tool result carried an error (its index is in ``error_turns``) and the
+      agent went on to a later assistant turn;
+    * ``state_summary``: an assistant turn with content precedes a further tool call (in a
+      later assistant turn);
+    * ``default``: otherwise.
+    """
+    error_seen = False
+    summary = False
+    content_seen = False
+    for index, message in enumerate(messages):
+        if message.role == "tool":
+            error_seen = error_seen or index in error_turns
+        elif message.role == "assistant":
+            if error_seen:
+                return RECOVERY
+            if message.tool_calls and content_seen:
+                summary = True
+            if message.content:
+                content_seen = True
+    return STATE_SUMMARY if summary else DEFAULT

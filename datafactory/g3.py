@@ -1,0 +1,250 @@
+"""G3, the eval-contamination gate: no training task may share a word n-gram with an eval item.
+
+Text normalisation (shared by both sides and by ``n_gram_hash``): Unicode NFKC, then case
+folding, then every punctuation character (Unicode category P*) is removed, then the text is
+split on whitespace into words. The word n-grams of a text are its runs of N consecutive
+words, joined by one space; a text shorter than N words has one n-gram, its whole normalised
+text (an empty text has none).
+
+The check is one pass over each side: the eval items' n-grams go into a set of 128-bit keys,
+then each task's n-grams are looked up in it; never a pairwise loop. A key is two 64-bit
+SipHashes (Python's string hash of the n-gram, and of the n-gram with a suffix), so a
+collision is not a practical concern (about 2^-100 per run at 10^13 n-gram pairs). The keys
+are only compared inside one process tree: worker processes are forked and share the
+interpreter's hash secret. The eval item that holds a shared n-gram is found by a second
+pass over the eval items, run only when something is contaminated.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from wiregate.errors import UserError
+from wiregate.jsonl import open_binary
+
+from datafactory.gcpause import no_cyclic_gc
+
+__all__ = [
+    "DEFAULT_NGRAM",
+    "EVAL_TEXT_FIELDS",
+    "Contamination",
+    "EvalIndex",
+    "EvalItem",
+    "G3Report",
+    "cached_n_gram_hash",
+    "n_gram_hash",
+    "name_contaminations",
+    "ngrams",
+    "normalise_words",
+    "validate_g3",
+]
+
+DEFAULT_NGRAM = 8
+#: Fields searched, in this order, for an eval item's text when --eval-field is not given.
+EVAL_TEXT_FIELDS = ("question", "prompt", "task", "text", "input")
+
+
+class _PunctuationTable(dict[int, "int | None"]):
+    """str.translate table deleting Unicode punctuation; filled lazily, one code point at a
+    time, so start-up does not pay for scanning all of Unicode."""
+
+    def __missing__(self, codepoint: int) -> int | None:
+        value = None if unicodedata.category(chr(codepoint)).startswith("P") else codepoint
+        self[codepoint] = value
+        return value
+
+
+_PUNCTUATION = _PunctuationTable()
+
+
+_ASCII_PUNCTUATION = str.maketrans(
+    "", "", "".join(chr(c) for c in range(128) if unicodedata.category(chr(c)).startswith("P"))
+)
+
+
+def normalise_words(text: str) -> list[str]:
+    """NFKC, case folding, punctuation removed, split on whitespace."""
+    if text.isascii():  # NFKC changes nothing and casefold is lower() on ASCII
+        return text.lower().translate(_ASCII_PUNCTUATION).split()
+    return unicodedata.normalize("NFKC", text).casefold().translate(_PUNCTUATION).split()
+
+
+def _grams(words: list[str], n: int) -> list[str]:
+    if len(words) <= n:
+        return [" ".join(words)] if words else []
+    return [" ".join(words[i : i + n]) for i in range(len(words) - n + 1)]
+
+
+def ngrams(text: str, n: int) -> list[str]:
+    """The distinct word n-grams of ``text`` in first-seen order (see the module docstring)."""
+    return list(dict.fromkeys(_grams(normalise_words(text), n)))
+
+
+def _key(gram: str) -> int:
+    return (hash(gram) << 64) ^ hash(gram + "\x00")
+
+
+def n_gram_hash(text: str, n: int = DEFAULT_NGRAM) -> str:
+    """Fingerprint of a task's n-gram set: sha256 over its distinct word n-grams (module
+    docstring), sorted and joined with ``\\n``, encoded as UTF-8; the first 16 hex digits.
+    Two tasks that differ only in case, punctuation or Unicode form get the same value."""
+    joined = "\n".join(sorted(ngrams(text, n)))
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=4096)
+def cached_n_gram_hash(text: str, n: int) -> str:
+    """``n_gram_hash`` for the tasks that repeat on every branch of a rollout."""
+    return n_gram_hash(text, n)
+
+
+@dataclass(frozen=True)
+class EvalItem:
+    number: int  # line number in the eval file
+    item_id: str
+    text: str
+
+
+def _item_text(value: Any, field_name: str | None) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    names = (field_name,) if field_name else EVAL_TEXT_FIELDS
+    for name in names:
+        text = value.get(name)
+        if isinstance(text, str):
+            return text
+    return None
+
+
+def read_eval_items(path: str, field_name: str | None = None) -> Iterator[EvalItem]:
+    """Every eval item of a JSONL file. A line that is not an object with a text field is an
+    input error (exit 2): an eval set with holes would make the gate silently weaker."""
+    with open_binary(path) as handle:
+        try:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    raise UserError(
+                        f"{path}:{number}: eval item is not valid JSON: {exc}"
+                    ) from None
+                text = _item_text(value, field_name)
+                if text is None:
+                    wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
+                    raise UserError(f"{path}:{number}: eval item has no text field {wanted}")
+                item_id = value.get("id", value.get("item_id"))
+                yield EvalItem(
+                    number, str(item_id) if item_id is not None else f"line {number}", text
+                )
+        except OSError as exc:
+            raise UserError(f"{path}: cannot read: {exc}") from None
+
+
+class EvalIndex:
+    """The hashed n-grams of an eval set, built in one pass. ``hits(task)`` gives the task's
+    n-grams that some eval item shares; ``item_ids`` names, for each, the first eval item
+    that holds it (a second pass over the items, run only when something matched)."""
+
+    def __init__(
+        self,
+        items: Iterable[EvalItem],
+        n: int = DEFAULT_NGRAM,
+        reread: Callable[[], Iterable[EvalItem]] | None = None,
+    ) -> None:
+        self.n = n
+        self.items = 0
+        materialised: list[EvalItem] | None = None
+        if reread is None:  # keep the items for the second pass
+            materialised = list(items)
+            items = materialised
+        self._reread = reread or (lambda: materialised or [])
+        keys: set[int] = set()
+        with no_cyclic_gc():
+            for item in items:
+                self.items += 1
+                keys.update(_key(gram) for gram in _grams(normalise_words(item.text), n))
+        self._keys = frozenset(keys)
+
+    @classmethod
+    def from_file(
+        cls, path: str, n: int = DEFAULT_NGRAM, field_name: str | None = None
+    ) -> EvalIndex:
+        return cls(read_eval_items(path, field_name), n, lambda: read_eval_items(path, field_name))
+
+    def hits(self, task: str) -> list[str]:
+        """The task's n-grams that some eval item shares, in order (repeats possible)."""
+        keys = self._keys
+        return [gram for gram in _grams(normalise_words(task), self.n) if _key(gram) in keys]
+
+    def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
+        """Each n-gram -> the id of the first eval item that holds it."""
+        wanted = set(grams)
+        found: dict[str, str] = {}
+        if not wanted:
+            return found
+        for item in self._reread():
+            for gram in ngrams(item.text, self.n):
+                if gram in wanted and gram not in found:
+                    found[gram] = item.item_id
+            if len(found) == len(wanted):
+                break
+        return found
+
+
+@dataclass(frozen=True)
+class Contamination:
+    """One contaminated rollout: the first shared n-gram and the eval item that holds it."""
+
+    rollout_id: str
+    eval_item_id: str
+    ngram: str
+
+
+@dataclass
+class G3Report:
+    ngram: int
+    eval_items: int
+    tasks_checked: int = 0
+    contaminated: list[Contamination] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.contaminated
+
+
+def name_contaminations(index: EvalIndex, found: list[tuple[str, str]]) -> list[Contamination]:
+    """(rollout_id, first shared n-gram) pairs -> contaminations naming the eval item."""
+    ids = index.item_ids(gram for _, gram in found)
+    return [Contamination(rollout_id, ids.get(gram, "?"), gram) for rollout_id, gram in found]
+
+
+def validate_g3(
+    tasks: Iterable[tuple[str, str]],
+    eval_items: Iterable[EvalItem] | EvalIndex,
+    n: int = DEFAULT_NGRAM,
+) -> G3Report:
+    """Check ``(rollout_id, task)`` pairs against an eval set (an ``EvalIndex`` or the
+    items); one pass over each side. Each contaminated rollout is reported once."""
+    index = eval_items if isinstance(eval_items, EvalIndex) else EvalIndex(eval_items, n)
+    report = G3Report(ngram=index.n, eval_items=index.items)
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    with no_cyclic_gc():
+        for rollout_id, task in tasks:
+            report.tasks_checked += 1
+            if rollout_id in seen:
+                continue
+            grams = index.hits(task)
+            if grams:
+                seen.add(rollout_id)
+                found.append((rollout_id, grams[0]))
+    report.contaminated = name_contaminations(index, found)
+    return report

@@ -1,0 +1,118 @@
+"""The run's accounting: every input line, every repair, rejection, skip and output.
+
+``Accounting`` is plain data that chunk and partition workers fill and the parent merges;
+``build_manifest`` turns it into the manifest (JSON, keys sorted, no wall-clock time) and
+asserts ``read == accepted + rejected + blank``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MANIFEST_VERSION", "Accounting", "FileFacts", "build_manifest", "summary_lines"]
+
+MANIFEST_VERSION = "datafactory-manifest/v1"
+
+
+@dataclass
+class Accounting:
+    read: int = 0
+    blank: int = 0
+    valid: int = 0  # passed load; duplicates found when grouping are moved to rejected
+    by_type: Counter[str] = field(default_factory=Counter)
+    repaired: Counter[str] = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)
+    rollouts: int = 0
+    rank_disagreements: int = 0
+    dpo_pairs: int = 0
+    dpo_skipped: Counter[str] = field(default_factory=Counter)
+    ppo_records: int = 0
+    layer2_dpo: int = 0
+    layer2_ppo: int = 0
+    contaminated_rollouts: int = 0
+
+    def merge(self, other: Accounting) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            if isinstance(mine, Counter):
+                mine.update(value)
+            else:
+                setattr(self, name, mine + value)
+
+    @property
+    def rejected_total(self) -> int:
+        return sum(self.rejected.values())
+
+    @property
+    def accepted(self) -> int:
+        return self.valid - self.rejected["duplicate-branch"]
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    path: str
+    sha256: str
+    count: int  # lines (inputs) or records (outputs)
+
+    def as_dict(self, count_name: str) -> dict[str, Any]:
+        return {"path": self.path, "sha256": self.sha256, count_name: self.count}
+
+
+def build_manifest(
+    acc: Accounting,
+    inputs: list[FileFacts],
+    outputs: dict[str, FileFacts],
+    g3: dict[str, Any],
+) -> dict[str, Any]:
+    rejected = acc.rejected_total
+    if acc.read != acc.accepted + rejected + acc.blank:
+        raise AssertionError(
+            f"line accounting broken: read {acc.read} != accepted {acc.accepted} "
+            f"+ rejected {rejected} + blank {acc.blank}"
+        )
+    return {
+        "schema_version": MANIFEST_VERSION,
+        "inputs": [f.as_dict("lines") for f in inputs],
+        "lines": {
+            "read": acc.read,
+            "accepted": acc.accepted,
+            "rejected": rejected,
+            "blank": acc.blank,
+        },
+        "accepted_by_type": dict(sorted(acc.by_type.items())),
+        "repaired": dict(sorted(acc.repaired.items())),
+        "rejected": dict(sorted(acc.rejected.items())),
+        "rollouts": acc.rollouts,
+        "rank_disagreements": acc.rank_disagreements,
+        "dpo": {
+            "pairs": acc.dpo_pairs,
+            "from_layer2": acc.layer2_dpo,
+            "skipped_rollouts": dict(sorted(acc.dpo_skipped.items())),
+        },
+        "ppo": {"records": acc.ppo_records, "from_layer2": acc.layer2_ppo},
+        "g3": g3,
+        "outputs": {name: f.as_dict("records") for name, f in sorted(outputs.items())},
+    }
+
+
+def summary_lines(manifest: dict[str, Any]) -> list[str]:
+    """A short human summary of a manifest (printed on stdout after a run)."""
+    lines = manifest["lines"]
+    dpo, ppo, g3 = manifest["dpo"], manifest["ppo"], manifest["g3"]
+
+    def counts(mapping: dict[str, int]) -> str:
+        return ", ".join(f"{k} {v}" for k, v in mapping.items()) or "none"
+
+    return [
+        f"lines: {lines['read']} read, {lines['accepted']} accepted, "
+        f"{lines['rejected']} rejected, {lines['blank']} blank",
+        f"repaired: {counts(manifest['repaired'])}",
+        f"rejected: {counts(manifest['rejected'])}",
+        f"rollouts: {manifest['rollouts']} ({manifest['rank_disagreements']} rank disagreements)",
+        f"dpo pairs: {dpo['pairs'] + dpo['from_layer2']}; skipped rollouts: "
+        f"{counts(dpo['skipped_rollouts'])}",
+        f"ppo records: {ppo['records'] + ppo['from_layer2']}",
+        f"g3: {g3['status']}, {g3['contaminated_rollouts']} contaminated rollouts",
+    ]

@@ -1,0 +1,199 @@
+"""Load stage, part 2: one raw line -> a canonical record, or the reason it is rejected.
+
+Real producers disagree on details. These are repaired into the canonical form of the
+contract, and each repair is counted by kind (once per record and kind):
+
+* ``tool_call_sequence`` entries (the four shapes producers write):
+  1. ``{"event", "data": {"name", "args", "call_id"}}``: canonical, kept as it is;
+  2. ``{"channel", "event", "data": {"toolName", "args", "callId"}}``: data keys renamed
+     (``tool_call:camelcase_data``);
+  3. ``{"tool_name", "arguments", "result", "error"}`` and
+  4. ``{"tool_name", "args", "result", "timestamp_ms", "state_changing"}``: one flat entry
+     per call, split into a ``tool_call`` and a ``tool_result`` event
+     (``tool_call:flat_arguments``, ``tool_call:flat_args``); other keys stay in the call's data.
+* ``build_result``: camelCase keys (``exitCode``, ``ranAtMs``) renamed
+  (``build_result:camelcase_keys``); status ``success``/``failed`` -> ``pass``/``fail``
+  (``build_result:status_alias``); no status but an integer exit code -> ``pass`` when it is
+  0, else ``fail`` (``build_result:status_from_exit_code``).
+* A branch record without ``total_score`` gets the RolloutRanker formula
+  (``total_score:computed``); one without ``rank`` is ranked with its rollout
+  (``rank:computed``).
+
+Anything else that breaks the contract is rejected, never guessed at.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from wiregate.record_validator import ValidatorSet, guess_record_type
+
+__all__ = [
+    "BRANCH",
+    "LAYER2_DPO",
+    "LAYER2_PPO",
+    "TREE",
+    "Normalised",
+    "Reject",
+    "formula_total",
+    "normalise_line",
+    "normalise_value",
+]
+
+BRANCH, TREE, LAYER2_DPO, LAYER2_PPO = (
+    "RolloutBranchRecord",
+    "RolloutTreeRecord",
+    "DpoRecord",
+    "PpoRecord",
+)
+_INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)
+
+# RolloutRanker: totalScore = objective x 1.0 + (judgeScore / 10) x 0.3; judge 5 when absent.
+OBJECTIVE_WEIGHT = 1.0
+JUDGE_WEIGHT = 0.3
+DEFAULT_JUDGE_SCORE = 5.0
+
+
+def formula_total(objective: float, judge: float | None) -> float:
+    judge_value = DEFAULT_JUDGE_SCORE if judge is None else judge
+    return objective * OBJECTIVE_WEIGHT + (judge_value / 10.0) * JUDGE_WEIGHT
+
+
+class Reject(Exception):
+    """A line that cannot be used: ``code`` is stable (manifest key), ``detail`` explains."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@dataclass
+class Normalised:
+    """A canonical record (contract-valid), its type, and the repairs that made it so."""
+
+    record_type: str
+    data: dict[str, Any]
+    repairs: list[str]
+    rank_given: bool = True
+
+
+_BUILD_KEYS = {"exitCode": "exit_code", "ranAtMs": "ran_at_ms"}
+_STATUS_ALIASES = {"success": "pass", "failed": "fail"}
+_DATA_KEYS = {"toolName": "name", "callId": "call_id"}
+
+
+def _repair_build_result(value: Any, repairs: list[str]) -> Any:
+    if not isinstance(value, dict):
+        return value
+    if any(key in value for key in _BUILD_KEYS):
+        value = {_BUILD_KEYS.get(k, k): v for k, v in value.items()}
+        repairs.append("build_result:camelcase_keys")
+    status = value.get("status")
+    if isinstance(status, str) and status in _STATUS_ALIASES:
+        value = {**value, "status": _STATUS_ALIASES[status]}
+        repairs.append("build_result:status_alias")
+    elif "status" not in value and isinstance(value.get("exit_code"), int):
+        code = value["exit_code"]
+        value = {**value, "status": "pass" if code == 0 else "fail"}
+        repairs.append("build_result:status_from_exit_code")
+    return value
+
+
+def _flat_events(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    args_key = "arguments" if "arguments" in entry else "args"
+    data: dict[str, Any] = {"name": entry["tool_name"]}
+    if args_key in entry:
+        data["args"] = entry[args_key]
+    for key, value in entry.items():
+        if key not in ("tool_name", args_key, "result", "error", "call_id"):
+            data[key] = value
+    result: dict[str, Any] = {}
+    if "call_id" in entry:
+        data["call_id"] = result["call_id"] = entry["call_id"]
+    if "result" in entry:
+        result["output"] = entry["result"]
+    if "error" in entry:
+        result["error"] = entry["error"]
+    return [{"event": "tool_call", "data": data}, {"event": "tool_result", "data": result}]
+
+
+def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
+    if not isinstance(value, list):
+        return value
+    if all(
+        isinstance(e, dict) and "event" in e and "toolName" not in e.get("data", ()) for e in value
+    ):
+        return value  # canonical: the common case costs one scan
+    events: list[Any] = []
+    kinds: set[str] = set()
+    for entry in value:
+        if not isinstance(entry, dict):
+            events.append(entry)  # left for validation to reject
+        elif "event" in entry:
+            data = entry.get("data")
+            if isinstance(data, dict) and any(k in data for k in _DATA_KEYS):
+                entry = {**entry, "data": {_DATA_KEYS.get(k, k): v for k, v in data.items()}}
+                kinds.add("tool_call:camelcase_data")
+            events.append(entry)
+        elif isinstance(entry.get("tool_name"), str):
+            kinds.add("tool_call:flat_arguments" if "arguments" in entry else "tool_call:flat_args")
+            events.extend(_flat_events(entry))
+        else:
+            events.append(entry)
+    repairs.extend(sorted(kinds))
+    return events
+
+
+def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
+    """Repair and validate one parsed line. Raises ``Reject``."""
+    if not isinstance(value, dict):
+        raise Reject("not-an-object", f"a record is a JSON object, got {type(value).__name__}")
+    record_type = guess_record_type(value)
+    if record_type not in _INPUT_TYPES:
+        what = f"a Layer 3 {record_type}" if record_type else "not a rollout-wire record"
+        raise Reject("unsupported-record-type", f"{what}; expected a Layer 1 or Layer 2 record")
+    repairs: list[str] = []
+    data = dict(value)
+    if "tool_call_sequence" in data:
+        data["tool_call_sequence"] = _repair_tool_calls(data["tool_call_sequence"], repairs)
+    rank_given = True
+    if record_type == BRANCH:
+        if "build_result" in data:
+            data["build_result"] = _repair_build_result(data["build_result"], repairs)
+        objective = data.get("objective_score")
+        judge = data.get("judge_score")
+        if (
+            "total_score" not in data
+            and objective in (0, 1)
+            and isinstance(judge, (int, float, type(None)))
+        ):
+            data["total_score"] = formula_total(objective, judge)
+            repairs.append("total_score:computed")
+        if "rank" not in data:
+            data["rank"] = 1  # placeholder that keeps the record valid; ranked with its rollout
+            rank_given = False
+            repairs.append("rank:computed")
+    validator = validators.get(record_type)
+    if not validator.is_valid(data):
+        problem = validator.problems(data)[0]
+        raise Reject("contract-violation", f"{record_type} {problem.pointer}: {problem.message}")
+    return Normalised(record_type, data, repairs, rank_given)
+
+
+def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
+    """Parse one JSONL line (without its newline) and normalise it. Raises ``Reject``."""
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        reason = str(exc)
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as uexc:
+            raise Reject("invalid-utf8", f"not valid UTF-8 at byte {uexc.start}") from None
+        if "NaN" in reason or "Infinity" in reason or b"NaN" in raw or b"Infinity" in raw:
+            raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
+        raise Reject("invalid-json", reason) from None
+    return normalise_value(value, validators)

@@ -1,0 +1,169 @@
+"""Bad input ends as a counted rejection (with the line kept verbatim) or a one-line exit-2
+error; never a traceback, never a silently dropped line."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import os
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.datafactory.helpers import RunCli, branch, write_jsonl
+
+GOOD = orjson.dumps(branch("r", 0)) + b"\n"
+
+
+def _single_reject(run_cli: RunCli, path: Path) -> Any:
+    run = run_cli(path)
+    assert run.exit_code == 0, run.stderr
+    manifest = run.manifest()
+    lines = manifest["lines"]
+    assert lines["read"] == lines["accepted"] + lines["rejected"] + lines["blank"]
+    assert lines["accepted"] == 1 and lines["rejected"] == 1
+    (reject,) = run.rejects()
+    assert manifest["rejected"] == {reject["reason"]: 1}
+    assert len(run.ppo()) == 1
+    return reject
+
+
+def test_truncated_line(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(GOOD + GOOD[:40])
+    reject = _single_reject(run_cli, path)
+    assert reject["file"] == str(path)
+    assert reject["line"] == 2
+    assert reject["reason"] == "invalid-json"
+    assert reject["raw"] == GOOD[:40].decode()
+
+
+def test_invalid_utf8(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl"
+    bad = orjson.dumps(branch("r", 1, final_answer="X")).replace(b"X", b"\xff\xfe")
+    path.write_bytes(GOOD + bad + b"\n")
+    reject = _single_reject(run_cli, path)
+    assert (reject["reason"], reject["line"]) == ("invalid-utf8", 2)
+    assert base64.b64decode(str(reject["raw_base64"])) == bad  # verbatim
+
+
+def test_nan_is_not_json(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(
+        GOOD
+        + orjson.dumps(branch("r", 1))
+        .replace(b'"total_score":0.0', b'"total_score":NaN')
+        .replace(b'"total_score":1.0', b'"total_score":NaN')
+        + b"\n"
+    )
+    reject = _single_reject(run_cli, path)
+    assert reject["reason"] == "invalid-json"
+    assert str(reject["detail"]).startswith("NaN and Infinity are not JSON")
+
+
+def test_wrong_types(tmp_path: Path, run_cli: RunCli) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0), branch("r", 1, temperature="hot")])
+    reject = _single_reject(run_cli, path)
+    assert reject["reason"] == "contract-violation"
+    assert reject["detail"] == 'RolloutBranchRecord /temperature: expected type number, got "hot"'
+
+
+def test_fifty_megabyte_line(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl"
+    huge = orjson.dumps(branch("r", 1, final_answer="x" * (50 * 1024 * 1024)))
+    path.write_bytes(GOOD + huge + b"\n")
+    reject = _single_reject(run_cli, path)
+    assert reject["reason"] == "line-too-long"
+    assert reject["detail"] == f"{len(huge)} bytes, more than the limit of {16 * 1024 * 1024}"
+    assert len(str(reject["raw"])) == len(huge)
+
+
+def test_duplicate_rollout_and_branch_index(tmp_path: Path, run_cli: RunCli) -> None:
+    first = write_jsonl(tmp_path / "a.jsonl", [branch("r", 0, final_answer="first")])
+    second = write_jsonl(tmp_path / "b.jsonl", [branch("r", 0, final_answer="second")])
+    run = run_cli(first, second)
+    assert run.exit_code == 0
+    (reject,) = run.rejects()
+    assert (reject["file"], reject["line"], reject["reason"]) == (
+        str(second),
+        1,
+        "duplicate-branch",
+    )
+    assert (
+        reject["detail"]
+        == f"duplicate (rollout_id, branch_index) = ('r', 0); first seen at {first}:1"
+    )
+    assert [r["messages"][-1]["content"] for r in run.ppo()] == ["first"]
+    assert run.manifest()["lines"] == {"read": 2, "accepted": 1, "rejected": 1, "blank": 0}
+
+
+def test_empty_file_and_blank_lines(tmp_path: Path, run_cli: RunCli) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    blank = tmp_path / "blank.jsonl"
+    blank.write_bytes(b"\n   \n" + GOOD + b"\n")
+    run = run_cli(empty, blank)
+    assert run.exit_code == 0
+    manifest = run.manifest()
+    assert manifest["lines"] == {"read": 4, "accepted": 1, "rejected": 0, "blank": 3}
+    assert [f["lines"] for f in manifest["inputs"]] == [0, 4]
+    assert run.ppo() and run.dpo() == []
+
+
+def test_missing_input_file(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(tmp_path / "nope.jsonl")
+    assert (run.exit_code, run.stdout) == (2, "")
+    assert run.stderr == f"datafactory: error: {tmp_path / 'nope.jsonl'}: no such file\n"
+    assert list(run.out.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_input_file(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "locked.jsonl"
+    path.write_bytes(GOOD)
+    path.chmod(0)
+    run = run_cli(path)
+    assert run.exit_code == 2
+    assert run.stderr == f"datafactory: error: {path}: cannot read: permission denied\n"
+
+
+def test_corrupt_gzip_is_an_input_error(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl.gz"
+    path.write_bytes(gzip.compress(GOOD * 50)[:-30])
+    run = run_cli(path)
+    assert run.exit_code == 2
+    assert run.stderr.startswith(f"datafactory: error: {path}: cannot read: ")
+    assert run.stderr.count("\n") == 1
+    assert list(run.out.iterdir()) == []
+
+
+def test_output_directory_missing_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]),
+        args=("--output-dpo", str(tmp_path / "no/dir/d.jsonl")),
+    )
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"datafactory: error: {tmp_path / 'no/dir/d.jsonl'}: directory "
+        f"'{tmp_path / 'no/dir'}' does not exist\n"
+    )
+
+
+def test_output_path_that_is_a_directory(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--output-ppo", str(tmp_path))
+    )
+    assert (run.exit_code, run.stderr) == (2, f"datafactory: error: {tmp_path}: is a directory\n")
+    assert list(run.out.iterdir()) == []
+
+
+def test_missing_temp_dir(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--temp-dir", str(tmp_path / "no"))
+    )
+    assert (run.exit_code, run.stderr) == (
+        2,
+        f"datafactory: error: --temp-dir {tmp_path / 'no'}: no such directory\n",
+    )

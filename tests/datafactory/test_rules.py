@@ -1,0 +1,405 @@
+"""Unit tests of each rule: repairs, ranking, pairing, rewards, conversations, loss weights."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from wiregate.record_validator import ValidatorSet
+
+from contracts import locate
+from datafactory import DpoSkip, to_dpo, to_ppo
+from datafactory.conversation import build_messages, loss_weight_tokens
+from datafactory.normalise import Reject, normalise_value
+from datafactory.pairs import task_hash
+from datafactory.rank import rank_branches, rank_disagreements, reward, total_score
+from datafactory.records import RolloutBranchRecord, ToolCallEvent, from_wire, to_wire
+from tests.datafactory.helpers import branch
+
+VALIDATORS = ValidatorSet(locate(None))
+
+
+def typed(record: dict[str, Any]) -> Any:
+    return from_wire(RolloutBranchRecord, normalise_value(record, VALIDATORS).data)
+
+
+def events(*entries: dict[str, Any]) -> list[Any]:
+    return [from_wire(ToolCallEvent, e) for e in entries]
+
+
+# --- repairs -----------------------------------------------------------------------------
+
+
+def _repaired(**fields: Any) -> tuple[dict[str, Any], list[str]]:
+    result = normalise_value(branch(**fields), VALIDATORS)
+    return result.data, result.repairs
+
+
+def test_canonical_envelope_needs_no_repair() -> None:
+    sequence = [
+        {"event": "tool_call", "data": {"name": "ls", "args": {}}},
+        {"event": "tool_result", "data": {"output": "a"}},
+    ]
+    data, repairs = _repaired(tool_call_sequence=sequence)
+    assert repairs == []
+    assert data["tool_call_sequence"] == sequence
+
+
+def test_camelcase_event_data_is_renamed() -> None:
+    data, repairs = _repaired(
+        tool_call_sequence=[
+            {
+                "channel": "tools",
+                "event": "tool_call",
+                "data": {"toolName": "ls", "args": {}, "callId": "c1"},
+            },
+            {"channel": "tools", "event": "tool_result", "data": {"output": "a", "callId": "c1"}},
+        ]
+    )
+    assert repairs == ["tool_call:camelcase_data"]
+    assert data["tool_call_sequence"][0]["data"] == {"name": "ls", "args": {}, "call_id": "c1"}
+    assert data["tool_call_sequence"][1]["data"] == {"output": "a", "call_id": "c1"}
+
+
+def test_flat_entry_with_arguments_and_error_becomes_two_events() -> None:
+    data, repairs = _repaired(
+        tool_call_sequence=[
+            {"tool_name": "run", "arguments": {"cmd": "make"}, "result": None, "error": "boom"}
+        ]
+    )
+    assert repairs == ["tool_call:flat_arguments"]
+    assert data["tool_call_sequence"] == [
+        {"event": "tool_call", "data": {"name": "run", "args": {"cmd": "make"}}},
+        {"event": "tool_result", "data": {"output": None, "error": "boom"}},
+    ]
+
+
+def test_flat_entry_with_args_keeps_its_other_keys() -> None:
+    data, repairs = _repaired(
+        tool_call_sequence=[
+            {
+                "tool_name": "x",
+                "args": {"a": 1},
+                "result": {"ok": True},
+                "timestamp_ms": 5,
+                "state_changing": False,
+            }
+        ]
+    )
+    assert repairs == ["tool_call:flat_args"]
+    assert data["tool_call_sequence"] == [
+        {
+            "event": "tool_call",
+            "data": {"name": "x", "args": {"a": 1}, "timestamp_ms": 5, "state_changing": False},
+        },
+        {"event": "tool_result", "data": {"output": {"ok": True}}},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("build_result", "expected", "repairs"),
+    [
+        (
+            {"status": "success", "exitCode": 0, "ranAtMs": 7},
+            {"status": "pass", "exit_code": 0, "ran_at_ms": 7},
+            ["build_result:camelcase_keys", "build_result:status_alias"],
+        ),
+        ({"status": "failed"}, {"status": "fail"}, ["build_result:status_alias"]),
+        (
+            {"exit_code": 0, "stdout": "ok"},
+            {"exit_code": 0, "stdout": "ok", "status": "pass"},
+            ["build_result:status_from_exit_code"],
+        ),
+        (
+            {"exit_code": 2},
+            {"exit_code": 2, "status": "fail"},
+            ["build_result:status_from_exit_code"],
+        ),
+        ({"status": "skip", "exit_code": None}, {"status": "skip", "exit_code": None}, []),
+    ],
+)
+def test_build_result_repairs(
+    build_result: dict[str, Any], expected: dict[str, Any], repairs: list[str]
+) -> None:
+    data, done = _repaired(build_result=build_result)
+    assert data["build_result"] == expected
+    assert done == repairs
+
+
+def test_build_result_without_status_or_exit_code_is_rejected() -> None:
+    with pytest.raises(Reject) as caught:
+        normalise_value(branch(build_result={"stdout": "?"}), VALIDATORS)
+    assert caught.value.code == "contract-violation"
+    assert "/build_result" in caught.value.detail
+
+
+def test_missing_total_score_and_rank_are_computed_and_counted() -> None:
+    record = branch(objective_score=1, judge_score=8)
+    del record["total_score"], record["rank"]
+    result = normalise_value(record, VALIDATORS)
+    assert result.repairs == ["total_score:computed", "rank:computed"]
+    assert result.data["total_score"] == pytest.approx(1.24)
+    assert result.rank_given is False
+
+
+@pytest.mark.parametrize(
+    ("record", "code", "detail"),
+    [
+        ([1, 2], "not-an-object", "a record is a JSON object, got list"),
+        (
+            {"question": "q"},
+            "unsupported-record-type",
+            "not a rollout-wire record; expected a Layer 1 or Layer 2 record",
+        ),
+        (
+            {**branch(), "branch_index": "0"},
+            "contract-violation",
+            'RolloutBranchRecord /branch_index: expected type integer, got "0"',
+        ),
+        (
+            branch(objective_score=2),
+            "contract-violation",
+            "RolloutBranchRecord /objective_score: 2 is not one of [0, 1]",
+        ),
+        (
+            branch(task=""),
+            "contract-violation",
+            'RolloutBranchRecord /task: must be at least 1 characters long, got ""',
+        ),
+    ],
+)
+def test_contract_violations_are_rejected_with_the_field(
+    record: Any, code: str, detail: str
+) -> None:
+    with pytest.raises(Reject) as caught:
+        normalise_value(record, VALIDATORS)
+    assert (caught.value.code, caught.value.detail) == (code, detail)
+
+
+# --- ranking and rewards -----------------------------------------------------------------
+
+
+def test_total_score_formula_with_and_without_judge() -> None:
+    with_judge = branch(objective_score=1, judge_score=10)
+    del with_judge["total_score"]
+    assert total_score(typed(with_judge)) == pytest.approx(1.3)
+    without = branch(objective_score=0)
+    del without["total_score"]
+    assert total_score(typed(without)) == pytest.approx(0.15)  # judge 5 when absent
+    assert total_score(typed(branch(total_score=0.7, judge_score=1))) == 0.7  # given total wins
+
+
+def test_rank_highest_total_first_ties_to_lower_branch_index() -> None:
+    branches = [
+        typed(branch(branch_index=2, total_score=0.5)),
+        typed(branch(branch_index=0, total_score=0.5)),
+        typed(branch(branch_index=1, total_score=0.9)),
+    ]
+    assert [b.branch_index for b in rank_branches(branches)] == [1, 0, 2]
+
+
+def test_rank_disagreements_are_counted_scores_win() -> None:
+    branches = [
+        typed(branch(branch_index=0, total_score=0.0, rank=1)),
+        typed(branch(branch_index=1, total_score=1.0, rank=2)),
+        typed(branch(branch_index=2, total_score=0.5, rank=2)),
+    ]
+    assert rank_disagreements(branches) == 2
+    assert rank_disagreements(branches, [False, True, True]) == 1
+
+
+@pytest.mark.parametrize(
+    ("total", "expected"), [(1.3, 1.0), (2.0, 1.0), (0.65, 0.5), (0.0, 0.0), (-1.0, 0.0)]
+)
+def test_reward_is_normalised_and_clamped(total: float, expected: float) -> None:
+    assert reward(total) == pytest.approx(expected)
+
+
+def test_to_ppo_one_record_per_branch_in_branch_order() -> None:
+    records = to_ppo(
+        [
+            typed(branch(branch_index=1, objective_score=0)),
+            typed(branch(branch_index=0, judge_score=10, total_score=1.3)),
+        ]
+    )
+    wire = [to_wire(r) for r in records]
+    assert [w["provenance"]["branch_index"] for w in wire] == [0, 1]
+    assert [w["reward"] for w in wire] == [1.0, 0.0]
+    assert wire[0]["provenance"]["task_hash"] == task_hash("Add a hello world button to the page")
+
+
+# --- DPO pairs ---------------------------------------------------------------------------
+
+
+def _pair(*records: dict[str, Any]) -> Any:
+    return to_dpo([typed(r) for r in records])
+
+
+def test_dpo_chosen_best_rejected_worst() -> None:
+    pair = to_wire(
+        _pair(
+            branch(branch_index=0, total_score=0.5, final_answer="mid"),
+            branch(branch_index=1, total_score=1.2, final_answer="best"),
+            branch(branch_index=2, total_score=0.1, final_answer="worst"),
+        )
+    )
+    assert (pair["chosen"], pair["rejected"]) == ("best", "worst")
+    assert (pair["provenance"]["chosen_branch"], pair["provenance"]["rejected_branch"]) == (1, 2)
+    assert pair["prompt_messages"] == pair["messages"][:-1]
+    assert pair["messages"][-1] == {"role": "assistant", "content": "best"}
+
+
+def test_dpo_ignores_branches_with_unknown_objective_status() -> None:
+    pair = to_wire(
+        _pair(
+            branch(branch_index=0, total_score=1.0, final_answer="a"),
+            branch(branch_index=1, total_score=0.5, final_answer="b"),
+            branch(branch_index=2, total_score=0.0, final_answer="c", objective_status="unknown"),
+        )
+    )
+    assert pair["provenance"]["rejected_branch"] == 1
+
+
+@pytest.mark.parametrize(
+    ("records", "reason"),
+    [
+        ([branch(branch_index=0)], "fewer_than_two_usable_branches"),
+        (
+            [branch(branch_index=0), branch(branch_index=1, objective_status="unknown")],
+            "fewer_than_two_usable_branches",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer="same"),
+                branch(branch_index=1, total_score=0.0, final_answer="same"),
+            ],
+            "identical_answers",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=0.5, final_answer="a"),
+                branch(branch_index=1, total_score=0.5, final_answer="b"),
+            ],
+            "no_score_difference",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer="a"),
+                branch(branch_index=1, total_score=0.0, final_answer="  "),
+            ],
+            "no_nonempty_rejected_answer",
+        ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, final_answer=""),
+                branch(branch_index=1, total_score=0.0, final_answer="b"),
+            ],
+            "empty_chosen_answer",
+        ),
+    ],
+)
+def test_dpo_skips_are_counted_by_reason(records: list[dict[str, Any]], reason: str) -> None:
+    result = _pair(*records)
+    assert isinstance(result, DpoSkip)
+    assert result.reason == reason
+
+
+def test_dpo_rejected_is_the_worst_branch_with_an_answer() -> None:
+    pair = to_wire(
+        _pair(
+            branch(branch_index=0, total_score=1.0, final_answer="best"),
+            branch(branch_index=1, total_score=0.5, final_answer="ok"),
+            branch(branch_index=2, total_score=0.0, final_answer=""),
+        )
+    )
+    assert pair["provenance"]["rejected_branch"] == 1
+
+
+# --- conversations and loss weights --------------------------------------------------------
+
+
+def _conversation(*entries: dict[str, Any]) -> Any:
+    return build_messages("task", events(*entries), "final")
+
+
+def test_messages_pair_results_by_call_id_then_in_order() -> None:
+    conversation = _conversation(
+        {"event": "tool_call", "data": {"name": "a", "args": {"x": 1}, "call_id": "A"}},
+        {"event": "tool_call", "data": {"name": "b"}},
+        {"event": "tool_result", "data": {"output": "for b", "call_id": "call_1"}},
+        {"event": "tool_result", "data": {"output": {"k": [1]}, "call_id": "A"}},
+    )
+    wire = [to_wire(m) for m in conversation.messages]
+    assert wire == [
+        {"role": "user", "content": "task"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "A", "type": "function", "function": {"name": "a", "arguments": '{"x":1}'}}
+            ],
+        },
+        {"role": "tool", "content": '{"k":[1]}', "tool_call_id": "A"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "b", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "content": "for b", "tool_call_id": "call_1"},
+        {"role": "assistant", "content": "final"},
+    ]
+
+
+def test_unanswered_call_gets_an_empty_tool_message_and_orphan_results_add_nothing() -> None:
+    conversation = _conversation(
+        {"event": "tool_result", "data": {"output": "orphan"}},
+        {"event": "tool_call", "data": {"name": "a"}},
+    )
+    roles = [(m.role, m.content) for m in conversation.messages]
+    assert roles == [("user", "task"), ("assistant", None), ("tool", ""), ("assistant", "final")]
+
+
+def test_loss_weight_default() -> None:
+    conversation = _conversation(
+        {"event": "tool_call", "data": {"name": "a"}},
+        {"event": "tool_result", "data": {"output": "ok"}},
+    )
+    assert conversation.loss_weight_tokens == "default"
+
+
+def test_loss_weight_recovery_after_an_error_result() -> None:
+    conversation = _conversation(
+        {"event": "tool_call", "data": {"name": "a"}},
+        {"event": "tool_result", "data": {"error": "ENOENT"}},
+    )
+    assert conversation.messages[2].content == "ENOENT"
+    assert conversation.loss_weight_tokens == "recovery"
+
+
+def test_loss_weight_state_summary_when_content_precedes_a_further_call() -> None:
+    conversation = _conversation(
+        {"event": "tool_call", "data": {"name": "a", "content": "Plan: read, then fix."}},
+        {"event": "tool_result", "data": {"output": "ok"}},
+        {"event": "tool_call", "data": {"name": "b"}},
+        {"event": "tool_result", "data": {"output": "ok"}},
+    )
+    assert conversation.loss_weight_tokens == "state_summary"
+
+
+def test_loss_weight_recovery_wins_over_state_summary() -> None:
+    conversation = _conversation(
+        {"event": "tool_call", "data": {"name": "a", "content": "Plan"}},
+        {"event": "tool_result", "data": {"error": "failed"}},
+        {"event": "tool_call", "data": {"name": "b"}},
+    )
+    assert conversation.loss_weight_tokens == "recovery"
+
+
+def test_loss_weight_error_without_a_later_assistant_turn_is_not_recovery() -> None:
+    messages = _conversation(
+        {"event": "tool_call", "data": {"name": "a"}},
+        {"event": "tool_result", "data": {"error": "failed"}},
+    ).messages
+    assert loss_weight_tokens(messages[:-1], frozenset({2})) == "default"
