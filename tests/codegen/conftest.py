@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from hypothesis.internal.conjecture import utils as conjecture_utils
-from wiregate.cli import main
 
 from codegen.layout import OUTPUT_DIR
+from wiregate.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
