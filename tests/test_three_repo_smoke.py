@@ -185,12 +185,11 @@ def test_a_drifted_consumer_copy_fails_the_step_and_names_the_finding(
         copy_path.write_bytes(real.read_bytes())
         expected = ("any-of-added", "#/properties/tool_call_sequence/items/anyOf")
     else:
+        # A consumer that starts to require a field the contract keeps optional.
         drifted = json.loads(copy_path.read_text())
-        drifted["properties"]["tool_call_sequence"]["items"] = {
-            "anyOf": [{"$ref": "#/$defs/ToolCallEvent"}, {"type": "object"}]
-        }
+        drifted["required"].append("seed")
         copy_path.write_text(json.dumps(drifted, indent=2) + "\n")
-        expected = ("any-of-added", "#/properties/tool_call_sequence/items/anyOf")
+        expected = ("required-added", "#/required")
     repos["trace-pipeline"].git.add("--all")
     repos["trace-pipeline"].index.commit("regenerate the schema from the Pydantic models")
 
