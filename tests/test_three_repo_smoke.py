@@ -171,35 +171,38 @@ def test_governed_checkouts_agree_with_the_contract(tmp_path: Path, contract: Co
         assert len(report.results) == 5
 
 
-def test_a_drifted_consumer_copy_fails_the_step_and_names_the_finding(
+def test_a_drifted_producer_copy_fails_the_step_and_names_the_finding(
     tmp_path: Path, contract: Contract
 ) -> None:
     if real_checkouts():
         pytest.skip("real checkouts given: their actual drift is judged above")
     checkouts = {name: tmp_path / name for name in GOVERNED}
     repos = {name: lay_out_checkout(contract, name, root) for name, root in checkouts.items()}
-    copy_path = checkouts["trace-pipeline"] / "schemas" / "rollout-wire.schema.json"
-    real = CORPUS / "schemas" / "trace-pipeline" / "2026-07-16-b1750b5-rollout-wire.schema.json"
+    copy_path = (
+        checkouts["wasmagent-js"] / "packages/core/src/ranking/schemas/rollout-wire.schema.json"
+    )
+    real = CORPUS / "schemas" / "wasmagent-js" / "2026-07-10-8c9cd5d-rollout-wire.schema.json"
     if real.is_file():
-        # The consumer's real copy of 2026-07-16 (generated from its Pydantic models).
+        # The producer's real copy of 2026-07-10: among other drift, it lets `rank` be 0.
         copy_path.write_bytes(real.read_bytes())
-        expected = ("any-of-added", "#/properties/tool_call_sequence/items/anyOf")
     else:
-        # A consumer that starts to require a field the contract keeps optional.
         drifted = json.loads(copy_path.read_text())
-        drifted["required"].append("seed")
+        drifted["$defs"]["RolloutBranchRecord"]["properties"]["rank"]["minimum"] = 0
         copy_path.write_text(json.dumps(drifted, indent=2) + "\n")
-        expected = ("required-added", "#/required")
-    repos["trace-pipeline"].git.add("--all")
-    repos["trace-pipeline"].index.commit("regenerate the schema from the Pydantic models")
+    repos["wasmagent-js"].git.add("--all")
+    repos["wasmagent-js"].index.commit("hand-edit the vendored schema")
 
     report = gate(contract, checkouts)
     assert report.exit_code == 1
     broken = [r for r in report.results if r.verdict is Verdict.BREAKING]
     assert [(r.repository, r.copy_id, r.failed) for r in broken] == [
-        ("trace-pipeline", "rollout-wire", ("backward",))
+        ("wasmagent-js", "rollout-wire", ("forward",))
     ]
-    assert expected in {(c.id, c.new_pointer) for c in broken[0].changes if not c.backward}
+    failing = {(c.id, c.new_pointer) for c in broken[0].changes if not c.forward}
+    assert ("minimum-loosened", "#/$defs/RolloutBranchRecord/properties/rank/minimum") in failing
+    assert "minimum-loosened at #/$defs/RolloutBranchRecord/properties/rank/minimum" in findings(
+        report
+    )
 
 
 if __name__ == "__main__":
