@@ -39,7 +39,7 @@ def _by_copy(results: tuple[CopyResult, ...]) -> dict[tuple[str, str], CopyResul
     return {(r.repository, r.copy_id): r for r in results}
 
 
-def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_backward(
+def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_reads_it_all(
     contract: Contract, replayed: dict[str, Path]
 ) -> None:
     report = run_drift(contract, dict(replayed), repositories=BOTH)
@@ -66,8 +66,8 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_bac
             "trace-pipeline",
             "rollout-wire",
             "consumer",
-            Verdict.BREAKING,
-            ("backward",),
+            Verdict.COMPATIBLE,
+            (),
             "schemas/rollout-wire.schema.json",
         ),
         (
@@ -90,23 +90,30 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_bac
     assert report.exit_code == 1
     copies = _by_copy(report.results)
 
-    # The consumer reads branch records with its own Pydantic schema. Where it rejects records
-    # the contract allows: the tool_call_sequence entries, typed as a union of the legacy
-    # shapes instead of the event envelope the producer writes.
+    # The consumer reads branch records with its own Pydantic schema, which accepts every
+    # record the contract allows. Its tool_call_sequence entries are typed
+    # anyOf [ToolCallEntry, any object]: the second member takes the event envelope the
+    # producer writes, so the union reads it (backward) though it also takes more (forward).
     consumer = copies["trace-pipeline", "rollout-wire"]
-    assert consumer.breaks == ("the consumer rejects records the canonical contract allows",)
+    assert consumer.breaks == ()
     assert len(consumer.changes) == 53
-    assert _breaking(consumer) == [
+    assert _breaking(consumer) == []
+    assert [
+        (c.level, c.old_pointer, c.new_pointer, c.backward, c.forward)
+        for c in consumer.changes
+        if c.id == "any-of-added"
+    ] == [
         (
-            "any-of-added",
+            "warning",
             "#/$defs/ToolCallEvent",
             "#/properties/tool_call_sequence/items/anyOf",
+            True,
             False,
-            False,
-        ),
+        )
     ]
     # Its looser constraints are fine for reading (backward compatible), so only warnings.
-    assert sum(1 for c in consumer.changes if c.level == "warning") == 16
+    warnings = [c for c in consumer.changes if c.level == "warning"]
+    assert (len(warnings), all(c.backward and not c.forward for c in warnings)) == (17, True)
 
     # The producer writes branch records with looser constraints than the contract states.
     producer = copies["wasmagent-js", "rollout-wire"]
@@ -132,7 +139,7 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_bac
         f"{record}/required",
         f"{record}/required",
     ]
-    assert [len(_breaking(copies[key])) for key in copies] == [33, 24, 1, 41, 38]
+    assert [len(_breaking(copies[key])) for key in copies] == [33, 24, 0, 41, 38]
 
 
 def test_ref_reads_an_older_state_without_touching_the_work_tree(
@@ -179,23 +186,25 @@ def test_consumer_history_and_the_commit_that_required_tool_call_sequence(
 ) -> None:
     report = _history(contract, replayed, "trace-pipeline", "rollout-wire")
     tool_calls = "#/properties/tool_call_sequence/items"
+    # Since 692ee62 every revision reads all records the contract allows (compatible drift);
+    # the two before it typed the entries as ToolCallEntry alone, which requires tool_name.
     assert _steps(report) == [
-        (SUBJECT_194, "modified", Verdict.BREAKING, ("backward",), 1, (), []),
+        (SUBJECT_194, "modified", Verdict.COMPATIBLE, (), 0, (), []),
         (
             SUBJECT_B17,
             "modified",
-            Verdict.BREAKING,
-            ("backward",),
-            1,
+            Verdict.COMPATIBLE,
+            (),
+            0,
             ("backward",),
             [("required-added", "#/required")],
         ),
         (
             SUBJECT_692,
             "modified",
-            Verdict.BREAKING,
-            ("backward",),
-            1,
+            Verdict.COMPATIBLE,
+            (),
+            0,
             ("backward",),
             [
                 ("property-added-to-open-model", "#/properties/seed"),
@@ -209,7 +218,19 @@ def test_consumer_history_and_the_commit_that_required_tool_call_sequence(
         (SUBJECT_755, "modified", Verdict.BREAKING, ("backward",), 4, (), []),
         (SUBJECT_867, "added", Verdict.BREAKING, ("backward",), 4, (), []),
     ]
-    assert report.since is not None and report.since.subject == SUBJECT_867
+    assert report.since is not None and report.since.subject == SUBJECT_692
+
+    # 692ee62 widened the entries to anyOf [ToolCallEntry, any object] (reads every old entry)
+    # but typed `seed`, which old records could hold with any value: that is what broke.
+    (widened,) = [entry for entry in report.entries if entry.subject == SUBJECT_692]
+    assert [
+        (c.id, c.new_pointer, c.backward, c.forward)
+        for c in widened.since_previous
+        if c.id in ("property-added-to-open-model", "any-of-added")
+    ] == [
+        ("property-added-to-open-model", "#/properties/seed", False, True),
+        ("any-of-added", f"{tool_calls}/anyOf", True, False),
+    ]
 
     # The one step that made tool_call_sequence required: old records without it are rejected.
     (step,) = [
@@ -313,9 +334,9 @@ def test_a_copy_moved_then_dropped_for_the_published_package(
             "renamed",
             "src/datafactory/rollout-wire.schema.json",
             "schemas/rollout-wire.schema.json",
-            Verdict.BREAKING,
+            Verdict.COMPATIBLE,
         ),
-        (SUBJECT_194, "modified", "schemas/rollout-wire.schema.json", None, Verdict.BREAKING),
+        (SUBJECT_194, "modified", "schemas/rollout-wire.schema.json", None, Verdict.COMPATIBLE),
     ]
     assert len(report.entries) == 7
     assert report.entries[1].since_previous == ()  # a pure move changes nothing
@@ -325,8 +346,9 @@ def test_a_copy_moved_then_dropped_for_the_published_package(
     assert now["trace-pipeline", "rollout-wire"].verdict is Verdict.NOT_FOUND
     before = _by_copy(run_drift(contract, {"trace-pipeline": checkout}, ref="HEAD~1").results)
     moved = before["trace-pipeline", "rollout-wire"]
-    assert (moved.verdict, moved.path) == (
-        Verdict.BREAKING,
+    assert (moved.verdict, moved.failed, moved.path) == (
+        Verdict.COMPATIBLE,
+        (),
         "src/datafactory/rollout-wire.schema.json",
     )
 
@@ -351,30 +373,32 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
     lines = text.splitlines()
     assert lines[0] == (
         "trace-pipeline rollout-wire (consumer, must be backward compatible) "
-        "schemas/rollout-wire.schema.json: breaking drift: "
-        "the consumer rejects records the canonical contract allows"
+        "schemas/rollout-wire.schema.json: compatible drift"
     )
-    assert lines[1] == (
-        "    error: any-of-added at #/$defs/ToolCallEvent -> "
+    # The consumer's 17 warnings (the 12th is the tool_call_sequence union), then its info.
+    assert lines[12] == (
+        "    warning: any-of-added at #/$defs/ToolCallEvent -> "
         "#/properties/tool_call_sequence/items/anyOf: anyOf with 2 members added "
-        "(backward: no, forward: no)"
+        "(backward: yes, forward: no)"
     )
-    assert lines[-1] == "3 copies: 3 breaking drift"
+    assert lines[18] == "    and 36 info-level changes (annotations; --format json lists them)"
+    assert lines[19].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift"
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
     assert code == 1
-    assert annotations[0] == (
-        "::error file=schemas/rollout-wire.schema.json,"
+    assert annotations[11] == (
+        "::warning file=schemas/rollout-wire.schema.json,"
         "title=wiregate drift trace-pipeline rollout-wire%3A any-of-added::"
         "any-of-added at #/$defs/ToolCallEvent -> #/properties/tool_call_sequence/items/anyOf: "
-        "anyOf with 2 members added (backward: no, forward: no)"
+        "anyOf with 2 members added (backward: yes, forward: no)"
     )
-    # Breaking changes are errors, the other non-info changes warnings (consumer: 1 + 16;
+    # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 17;
     # the two training-record copies: 41 + 1 and 38 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
-        "::error": 1 + 41 + 38,
-        "::warning": 16 + 1 + 1,
+        "::error": 41 + 38,
+        "::warning": 17 + 1 + 1,
     }
 
     code, markdown = drift("--format", "markdown")
@@ -384,7 +408,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "| Repository | Copy | Role | Required | Path | Verdict |",
         "| --- | --- | --- | --- | --- | --- |",
         "| trace-pipeline | rollout-wire | consumer | backward "
-        "| `schemas/rollout-wire.schema.json` | breaking drift |",
+        "| `schemas/rollout-wire.schema.json` | compatible drift |",
     ]
 
     code, as_json = drift("--format", "json")
@@ -393,13 +417,14 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
     assert document["summary"] == {
         "identical": 0,
         "equivalent": 0,
-        "compatible-drift": 0,
-        "breaking-drift": 3,
+        "compatible-drift": 1,
+        "breaking-drift": 2,
         "not-found": 0,
         "skipped": 0,
         "error": 0,
     }
     first = document["copies"][0]
+    assert (first["verdict"], first["failed"], first["breaks"]) == ("compatible-drift", [], [])
     assert list(first) == [
         "repository",
         "checkout",
@@ -419,14 +444,14 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "message",
         "changes",
     ]
-    assert first["changes"][0] == {
+    assert first["changes"][11] == {
         "id": "any-of-added",
-        "level": "error",
+        "level": "warning",
         "old_pointer": "#/$defs/ToolCallEvent",
         "new_pointer": "#/properties/tool_call_sequence/items/anyOf",
         "message": "anyOf with 2 members added",
-        "backward": False,
+        "backward": True,
         "forward": False,
         "tolerated_by": None,
-        "breaking": True,
+        "breaking": False,
     }
