@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -133,13 +134,14 @@ def test_not_found_lists_the_paths_tried(run: Run, tmp_path: Path) -> None:
 def test_invalid_json_in_a_copy(run: Run, tmp_path: Path) -> None:
     copy = tmp_path / "producer" / "vendor" / "rollout-wire.schema.json"
     copy.parent.mkdir(parents=True)
-    copy.write_text('{"type": "object",}', encoding="utf-8")
+    text = '{"type": "object",}'
+    copy.write_text(text, encoding="utf-8")
+    # The parser's own wording differs between Python versions; the place is what matters.
+    with pytest.raises(json.JSONDecodeError) as parsed:
+        json.loads(text)
     result = run("--repo", f"producer={tmp_path / 'producer'}")
     assert result.exit_code == 2
-    assert _one_error_line(result) == (
-        f"{copy}: not valid JSON: Expecting property name enclosed in double quotes: "
-        "line 1 column 19 (char 18)"
-    )
+    assert _one_error_line(result) == f"{copy}: not valid JSON: {parsed.value}"
 
 
 def test_copy_that_is_not_an_object(run: Run, tmp_path: Path) -> None:
