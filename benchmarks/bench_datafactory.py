@@ -294,13 +294,12 @@ def bench_g3(args: argparse.Namespace) -> None:
 def bench_stages(args: argparse.Namespace) -> None:
     """CPU microseconds per record of each step of the pipeline, one step at a time, in this
     process (no workers, no I/O): where the time goes."""
-    from wiregate.record_validator import ValidatorSet
-
     from contracts import locate
     from datafactory.g3 import EvalIndex
     from datafactory.normalise import normalise_line
     from datafactory.pairs import conversation_of, to_dpo, to_ppo
     from datafactory.records import RolloutBranchRecord, from_wire, to_wire
+    from wiregate.record_validator import ValidatorSet
 
     validators = ValidatorSet(locate(None))
     with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:

@@ -76,9 +76,8 @@ def _revision(canonical: dict[str, Any], index: int) -> bytes:
 
 def _single_record(root: Path) -> dict[str, Any]:
     """The consumer's copy: RolloutBranchRecord alone, with the definitions it references."""
-    from wiregate.drift import expected_copy, load_mirrors
-
     from contracts import locate
+    from wiregate.drift import expected_copy, load_mirrors
 
     contract = locate(root)
     spec = load_mirrors(contract).repository("consumer").copy("rollout-wire")

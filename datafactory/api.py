@@ -9,7 +9,6 @@ from dataclasses import replace
 from typing import Any, TypeAlias
 
 import orjson
-from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory.manifest import Accounting
@@ -24,6 +23,7 @@ from datafactory.records import (
     to_wire,
 )
 from datafactory.sources import chunk_lines, expand_inputs, iter_chunks
+from wiregate.record_validator import ValidatorSet
 
 __all__ = ["InputRecord", "export", "load_rollouts"]
 

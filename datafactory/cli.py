@@ -11,12 +11,12 @@ from typing import Any
 
 import click
 import orjson
-from wiregate.errors import UserError
 
 from contracts import ContractError
 from datafactory.g3 import DEFAULT_NGRAM, Contamination
 from datafactory.manifest import summary_lines
 from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
+from wiregate.errors import UserError
 
 __all__ = ["main"]
 

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from wiregate.errors import UserError
-from wiregate.jsonl import open_binary
 
 from datafactory.gcpause import no_cyclic_gc
+from wiregate.errors import UserError
+from wiregate.jsonl import open_binary
 
 __all__ = [
     "DEFAULT_NGRAM",

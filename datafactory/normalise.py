@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
-from wiregate.errors import UserError
-from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory import group
@@ -61,6 +59,8 @@ from datafactory.sources import (
     iter_chunks,
     read_line_at,
 )
+from wiregate.errors import UserError
+from wiregate.record_validator import ValidatorSet
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",

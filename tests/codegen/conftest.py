@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from hypothesis.internal.conjecture import utils as conjecture_utils
-from wiregate.cli import main
 
 from codegen.layout import OUTPUT_DIR
+from wiregate.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
 
 
 @dataclass(frozen=True)
@@ -36,19 +35,6 @@ def run_cli(*args: str) -> CliResult:
 def cli() -> Callable[..., CliResult]:
     """Run ``wiregate ARGS...`` in-process; stdout and stderr apart."""
     return run_cli
-
-
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    return REPO_ROOT
-
-
-@pytest.fixture(scope="session")
-def corpus_dir() -> Path:
-    """``../shared/corpus``; tests that need it skip cleanly when it is absent."""
-    if not CORPUS_DIR.is_dir():
-        pytest.skip("../shared/corpus is not present beside the repository")
-    return CORPUS_DIR
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from wiregate.record_validator import ValidatorSet
 
 import datafactory.wire as wire
 from contracts import locate
@@ -25,6 +24,7 @@ from datafactory.wire import (
     from_wire,
     to_wire,
 )
+from wiregate.record_validator import ValidatorSet
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
-from wiregate.record_validator import ValidatorSet
 
 import datafactory.wire as wire
 from contracts import locate
 from datafactory.wire import from_wire, to_wire
+from wiregate.record_validator import ValidatorSet
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = locate(REPO_ROOT)

@@ -8,9 +8,9 @@ from typing import Any
 
 import jsonschema
 import pytest
-from wiregate.record_validator import RecordValidator, ValidatorSet
 
 from contracts import SCHEMA_FILES, Contract, ContractError, locate
+from wiregate.record_validator import RecordValidator, ValidatorSet
 
 CONTRACT = locate(Path(__file__).resolve().parents[2])
 FIXTURES = list(CONTRACT.fixtures())

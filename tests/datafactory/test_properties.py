@@ -10,10 +10,10 @@ from typing import Any
 import orjson
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory.pipeline import Settings, run
+from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))
 text = st.text(min_size=0, max_size=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from wiregate.diff import Change, DiffResult, SchemaLoadError, diff
 from wiregate.errors import UserError
 

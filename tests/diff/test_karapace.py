@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from wiregate.diff import diff
 
 # reason -> case ids. Each reason says what the engine does instead of the registry's label.

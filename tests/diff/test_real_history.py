@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from wiregate.diff import diff
 from wiregate.errors import UserError
 from wiregate.sources import load_source

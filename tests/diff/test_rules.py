@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from wiregate.diff import diff
 from wiregate.diff.registry import EVENTS, ID_PATTERN, RULES, RULES_BY_ID
 

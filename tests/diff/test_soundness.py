@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
+
 from wiregate.diff import diff
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from wiregate.drift.config import env_var_name, load_mirrors, parse_repo_overrides
-from wiregate.errors import UserError
 
 from contracts import Contract
+from wiregate.drift.config import env_var_name, load_mirrors, parse_repo_overrides
+from wiregate.errors import UserError
 
 VALID = """
 version = 1

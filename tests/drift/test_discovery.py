@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from wiregate.cli import main
-from wiregate.drift.discovery import discover
 
 from contracts import Contract
+from wiregate.cli import main
+from wiregate.drift.discovery import discover
 
 
 def _write(path: Path, data: bytes) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+
 from wiregate.cli import main
 
 from .replay import commit_files, init_repo

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import git
 import pytest
+
 from wiregate.errors import UserError
 from wiregate.gitsource import blob_at, file_history, path_in_repo
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from wiregate.cli import main
-from wiregate.drift import Verdict, expected_copy, load_mirrors, run_drift
 
 from contracts import Contract
+from wiregate.cli import main
+from wiregate.drift import Verdict, expected_copy, load_mirrors, run_drift
 
 Edit = Callable[[dict[str, Any]], None]
 

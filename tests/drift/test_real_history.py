@@ -10,11 +10,11 @@ from pathlib import Path
 
 import git
 from click.testing import CliRunner
+
+from contracts import Contract
 from wiregate.cli import main
 from wiregate.drift import CopyResult, HistoryReport, Verdict, run_drift, run_history
 from wiregate.drift.result import is_breaking
-
-from contracts import Contract
 
 SUBJECT_692 = "fix: resolve schema compatibility issues with wasmagent-js v1.11.0"
 SUBJECT_B17 = "fix: add tool_call_sequence to schema required array for upstream parity"

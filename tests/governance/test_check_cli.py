@@ -8,6 +8,7 @@ from typing import Any
 
 import git
 from click.testing import CliRunner
+
 from wiregate.cli import main
 
 from .helpers import add_required_field, edit_wire, root_of

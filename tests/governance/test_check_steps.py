@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import git
+
+from contracts import locate
 from wiregate.check.breaking import check_breaking, version_marks
 from wiregate.check.codegen_step import check_codegen
 from wiregate.check.contract_files import check_contract_files
 from wiregate.check.model import StepStatus
-
-from contracts import locate
 
 from .helpers import add_optional_field, add_required_field, edit_wire, root_of
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
+
 from wiregate.cli import main
 
 TASK = "Add a hello world button to the page"

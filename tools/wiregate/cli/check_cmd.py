@@ -6,9 +6,7 @@ import sys
 
 import click
 
-from wiregate.check.run import CheckOptions, run_check
 from wiregate.cli import fail, main, pass_contract
-from wiregate.drift.config import parse_repo_overrides
 from wiregate.errors import UserError
 from wiregate.reporters.check import CHECK_REPORTERS
 
@@ -65,6 +63,11 @@ def check_command(
 
     Exit 0 all steps pass, 1 a step fails, 2 a step cannot run (configuration or load error).
     """
+    # Imported here: the steps pull in git, jsonschema and the generator's checks, which
+    # other commands need not pay for at start-up.
+    from wiregate.check.run import CheckOptions, run_check
+    from wiregate.drift.config import parse_repo_overrides
+
     contract = pass_contract(ctx)
     try:
         options = CheckOptions(

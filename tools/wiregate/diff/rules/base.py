@@ -90,7 +90,9 @@ class Comparison:
         self.findings: list[RawFinding] = []
         self.flipped = False
         self._visited: set[tuple[int, int, bool]] = set()
-        self._subsumes: dict[tuple[int, int], bool] = {}
+        # Memo keyed by object identity; each entry also holds both schemas, so an id is never
+        # reused by a later temporary schema while the memo lives.
+        self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
 
     # -- pointers ---------------------------------------------------------------------------
     def old_ptr(self, node: Schema, *tokens: str | int) -> str:
@@ -177,12 +179,12 @@ class Comparison:
             return True
         key = (id(sub), id(sup))
         if key not in self._subsumes:
-            self._subsumes[key] = True  # assume yes while recursing (coinductive)
+            self._subsumes[key] = (True, sub, sup)  # assume yes while recursing (coinductive)
             probe = Comparison(self.old, self.new, self.families)
             probe._subsumes = self._subsumes
             probe.compare(sub, sup)
-            self._subsumes[key] = all(f.backward for f in probe.findings)
-        return self._subsumes[key]
+            self._subsumes[key] = (all(f.backward for f in probe.findings), sub, sup)
+        return self._subsumes[key][0]
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from wiregate.record_validator import ValidatorSet
 
 from contracts import locate
 from datafactory import DpoSkip, to_dpo, to_ppo
@@ -15,6 +14,7 @@ from datafactory.pairs import task_hash
 from datafactory.rank import rank_branches, rank_disagreements, reward, total_score
 from datafactory.records import RolloutBranchRecord, ToolCallEvent, from_wire, to_wire
 from tests.datafactory.helpers import branch
+from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))
 
