@@ -13,7 +13,7 @@ __all__ = ["no_cyclic_gc"]
 def no_cyclic_gc() -> Iterator[None]:
     """Records, n-grams and their containers are acyclic: reference counting frees them. With
     millions of them alive, the cyclic collector rescans them over and over (measured: it
-    doubled the cost of parsing and converting, and quadrupled G3 at 1,000,000 tasks).
+    doubled the cost of parsing and converting records).
     Worker processes forked inside the block inherit the setting."""
     was_enabled = gc.isenabled()
     gc.disable()
