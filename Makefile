@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/wiregate validate --record auto contracts/fixtures/*/*/valid/*.json
+	@echo "--- wiregate check: contract and fixtures, generated code, breaking changes, drift:"
+	$(BIN)/wiregate check
 	@echo "--- the bundled rollouts hold one producer quirk and one broken record (exit 1 expected):"
 	-$(BIN)/wiregate validate --record auto contracts/examples/rollouts.jsonl
 	@echo "--- datafactory repairs the quirk, rejects the broken record, gates on G3 and exports:"
