@@ -48,11 +48,15 @@ def _is_wiregate_root(directory: Path) -> bool:
 
 
 def find_wiregate_root(start: Path | None = None) -> Path | None:
-    """The root of the git work tree containing ``start`` if it is a wiregate repository."""
+    """The wiregate checkout containing ``start``: the nearest folder, up to the root of the
+    git work tree, that holds the contract and names the wiregate distribution (so a wiregate
+    folder inside a larger repository is found too)."""
     here = (start or Path.cwd()).resolve()
     for directory in (here, *here.parents):
+        if _is_wiregate_root(directory):
+            return directory
         if (directory / ".git").exists():
-            return directory if _is_wiregate_root(directory) else None
+            return None
     return None
 
 

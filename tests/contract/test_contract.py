@@ -149,3 +149,45 @@ def test_broken_schema_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
     with pytest.raises(ContractError, match=r"rollout-wire\.schema\.json: not valid JSON"):
         _ = locate(tmp_path).schemas
+
+
+def test_locate_finds_wiregate_in_a_subfolder_of_a_larger_repository(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, repo_root: Path
+) -> None:
+    (tmp_path / ".git").mkdir()
+    inner = tmp_path / "tools" / "wiregate"
+    (inner / "contracts").mkdir(parents=True)
+    for name in SCHEMA_FILES.values():
+        (inner / "contracts" / name).write_bytes((repo_root / "contracts" / name).read_bytes())
+    (inner / "pyproject.toml").write_text('[project]\nname = "wiregate"\n')
+    (inner / "docs").mkdir()
+    monkeypatch.chdir(inner / "docs")
+    assert locate() == Contract(inner / "contracts", bundled=False)
+
+
+def test_a_schema_that_breaks_the_metaschema_is_named_with_its_place(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    schema = CONTRACT.load_schema("rollout-wire")
+    schema["$defs"]["RolloutBranchRecord"]["properties"]["rank"]["type"] = "integr"
+    (tmp_path / "contracts" / "rollout-wire.schema.json").write_text(json.dumps(schema))
+    (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
+    with pytest.raises(ContractError) as raised:
+        ValidatorSet(locate(tmp_path)).get("RolloutBranchRecord")
+    assert str(raised.value) == (
+        "contracts/rollout-wire.schema.json: /$defs/RolloutBranchRecord/properties/rank/type: "
+        "\"integr\" is not valid under any of the schemas listed in the 'anyOf' keyword"
+    )
+
+
+def test_a_remote_ref_in_the_contract_is_never_fetched(tmp_path: Path) -> None:
+    (tmp_path / "contracts").mkdir()
+    schema = CONTRACT.load_schema("rollout-wire")
+    schema["$defs"]["DpoRecord"]["properties"]["provenance"] = {
+        "$ref": "https://example.com/p.json"
+    }
+    (tmp_path / "contracts" / "rollout-wire.schema.json").write_text(json.dumps(schema))
+    (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
+    with pytest.raises(
+        ContractError, match=r"^contracts/rollout-wire\.schema\.json: .*Retrieval is disabled"
+    ):
+        ValidatorSet(locate(tmp_path)).get("DpoRecord")

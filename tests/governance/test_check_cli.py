@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from click.testing import CliRunner
 
 from wiregate.cli import main
 
-from .helpers import add_required_field, edit_wire, root_of
+from .helpers import add_required_field, edit_wire, make_wiregate_repo, root_of
 
 
 def check(repo: git.Repo, *args: str) -> tuple[int, str]:
@@ -28,8 +29,8 @@ def test_fresh_repository_passes(wiregate_repo: git.Repo) -> None:
         "codegen   passed   generated code is fresh",
         "breaking  passed   no breaking change since HEAD",
     ]
-    assert lines[3] == "drift     passed   2 copies: 2 skipped"
-    assert lines[-1] == "check passed: 4 passed"
+    assert lines[3] == "drift     skipped  2 copies: 2 skipped"
+    assert lines[-1] == "check passed: 3 passed, 1 skipped"
 
 
 def test_breaking_change_without_version_bump_fails(wiregate_repo: git.Repo) -> None:
@@ -40,20 +41,41 @@ def test_breaking_change_without_version_bump_fails(wiregate_repo: git.Repo) -> 
     assert "codegen   failed   generated code is stale" in out
     # The valid branch-record fixtures lack the new field: the contract step says so too.
     assert "contract  failed   3 of 49 fixtures mislabelled" in out
-    assert out.splitlines()[-1] == "check failed: 1 passed, 3 failed"
+    assert out.splitlines()[-1] == "check failed: 3 failed, 1 skipped"
 
 
 def test_allow_breaking_states_it_in_the_output(wiregate_repo: git.Repo) -> None:
     edit_wire(wiregate_repo, add_required_field)
-    code, out = check(wiregate_repo, "--allow-breaking", "--repo", "wasmagent-js")
+    code, out = check(
+        wiregate_repo, "--allow-breaking", "all readers updated", "--repo", "wasmagent-js"
+    )
     assert code == 1  # the generated code is still stale
-    assert "breaking  passed   breaking change since HEAD allowed by --allow-breaking" in out
+    assert (
+        "breaking  passed   breaking change since HEAD allowed by --allow-breaking: "
+        "all readers updated"
+    ) in out
+    code, _ = check(wiregate_repo, "--allow-breaking", " ", "--repo", "wasmagent-js")
+    assert code == 2
 
 
 def test_unknown_against_ref_exits_2(wiregate_repo: git.Repo) -> None:
-    code, out = check(wiregate_repo, "--against", "nope", "--repo", "wasmagent-js")
-    assert code == 2
-    assert out.splitlines()[-1] == "check could not run: 3 passed, 1 error"
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(root_of(wiregate_repo)),
+            "check",
+            "--against",
+            "nope",
+            "--repo",
+            "wasmagent-js",
+        ],
+    )
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[-1] == "check could not run: 2 passed, 1 error, 1 skipped"
+    assert result.stderr == (
+        f"wiregate: error: breaking: {root_of(wiregate_repo)}: unknown git ref 'nope'\n"
+    )
 
 
 def test_missing_named_checkout_exits_2(wiregate_repo: git.Repo, tmp_path: Path) -> None:
@@ -75,7 +97,7 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
         ("contract", "passed"),
         ("codegen", "failed"),
         ("breaking", "failed"),
-        ("drift", "passed"),
+        ("drift", "skipped"),
     ]
     code, out = check(wiregate_repo, "--format", "github", "--repo", "wasmagent-js")
     assert code == 1
@@ -84,3 +106,45 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
         "and commit datafactory/wire/",
         "::error title=wiregate check: breaking::breaking change without a version bump since HEAD",
     ]
+
+
+def test_a_schema_that_breaks_the_metaschema_stops_the_gate(wiregate_repo: git.Repo) -> None:
+    def typo(schema: dict[str, Any]) -> None:
+        schema["$defs"]["RolloutBranchRecord"]["properties"]["rank"]["type"] = "integr"
+
+    edit_wire(wiregate_repo, typo)
+    code, out = check(wiregate_repo, "--repo", "wasmagent-js")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "contract  failed   schema breaks the metaschema"
+    assert lines[1].endswith(
+        "contracts/rollout-wire.schema.json: /$defs/RolloutBranchRecord/properties/rank/type: "
+        "'integr' is not valid under any of the given schemas"
+    )
+    assert lines[2:5] == [
+        "codegen   skipped  not run: the contract step failed",
+        "breaking  skipped  not run: the contract step failed",
+        "drift     skipped  not run: the contract step failed",
+    ]
+    assert "Traceback" not in out
+
+
+def test_wiregate_in_a_subfolder_of_a_larger_repository(repo_root: Path, tmp_path: Path) -> None:
+    """The breaking step reads the previous contract at its path from the git root."""
+    outer = git.Repo.init(tmp_path / "mono", initial_branch="main")
+    with outer.config_writer() as config:
+        config.set_value("user", "name", "t")
+        config.set_value("user", "email", "t@wiregate.invalid")
+    inner = make_wiregate_repo(repo_root, tmp_path / "mono" / "tools" / "wiregate")
+    shutil.rmtree(root_of(inner) / ".git")
+    outer.git.add("--all")
+    outer.index.commit("monorepo with wiregate in tools/wiregate")
+    wire = root_of(inner) / "contracts" / "rollout-wire.schema.json"
+    schema = json.loads(wire.read_text())
+    add_required_field(schema)
+    wire.write_text(json.dumps(schema, indent=2) + "\n")
+    result = CliRunner().invoke(
+        main, ["--root", str(root_of(inner)), "check", "--repo", "wasmagent-js"]
+    )
+    assert result.exit_code == 1
+    assert "breaking  failed   breaking change without a version bump since HEAD" in result.stdout

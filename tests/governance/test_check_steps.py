@@ -56,10 +56,14 @@ def test_required_field_with_id_bump_passes(wiregate_repo: git.Repo) -> None:
 
 def test_allow_breaking_says_so(wiregate_repo: git.Repo) -> None:
     edit_wire(wiregate_repo, add_required_field)
-    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking=True)
+    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking="readers updated")
     assert result.status is StepStatus.PASSED
-    assert result.summary == "breaking change since HEAD allowed by --allow-breaking"
-    assert result.details[0].endswith("without a version bump, allowed by --allow-breaking")
+    assert (
+        result.summary == "breaking change since HEAD allowed by --allow-breaking: readers updated"
+    )
+    assert result.details[0].endswith(
+        "without a version bump, allowed by --allow-breaking: readers updated"
+    )
 
 
 def test_optional_field_in_open_record_is_not_breaking(wiregate_repo: git.Repo) -> None:

@@ -95,7 +95,7 @@ def _relevance(error: ValidationError) -> tuple[int, int]:
 class RecordValidator:
     """Validates instances of one ``$defs`` entry of a contract schema."""
 
-    def __init__(self, name: str, schema: Mapping[str, Any]) -> None:
+    def __init__(self, name: str, schema: Mapping[str, Any], label: str = "schema") -> None:
         self.name = name
         # A self-contained schema whose root refers to the definition: all $refs stay local.
         wrapped = {
@@ -103,7 +103,13 @@ class RecordValidator:
             "$defs": schema.get("$defs", {}),
             "$ref": f"#/$defs/{name}",
         }
-        self._fast = jsonschema_rs.validator_for(wrapped, offline=True)
+        try:
+            self._fast = jsonschema_rs.validator_for(wrapped, offline=True)
+        except ValueError as exc:
+            # A schema that breaks the metaschema, or a $ref that does not resolve locally.
+            where = pointer(getattr(exc, "instance_path", None) or [])
+            message = str(getattr(exc, "message", exc)).splitlines()[0]
+            raise ContractError(f"{label}: {where}: {message}") from None
         reference_cls = jsonschema.validators.validator_for(wrapped)
         self._reference = reference_cls(wrapped)
 
@@ -137,9 +143,20 @@ class ValidatorSet:
             schema_name = self.contract.definitions.get(name)
             if schema_name is None:
                 known = ", ".join(self.contract.record_types)
-                raise ContractError(f"unknown record type {name!r} (record types: {known})")
-            self._cache[name] = RecordValidator(name, self.contract.schemas[schema_name])
+                raise ContractError(
+                    f"unknown record type {name!r} (record types: {known}; "
+                    "any other $defs name of the contract is accepted too)"
+                )
+            self._cache[name] = RecordValidator(
+                name, self.contract.schemas[schema_name], _label(self.contract, schema_name)
+            )
         return self._cache[name]
+
+
+def _label(contract: Contract, schema_name: str) -> str:
+    """The schema file as a maintainer knows it: relative to the repository when possible."""
+    path = contract.schema_path(schema_name)
+    return f"contracts/{path.name}" if not contract.bundled else str(path)
 
 
 def guess_record_type(record: Any) -> str | None:

@@ -16,7 +16,7 @@ import orjson
 from contracts import SCHEMA_FILES, Contract
 from wiregate.check.model import StepResult, StepStatus
 from wiregate.errors import UserError
-from wiregate.gitsource import open_repo, read_at_ref, resolve_commit
+from wiregate.gitsource import open_repo, path_in_repo, read_at_ref, resolve_commit
 
 STEP = "breaking"
 
@@ -42,7 +42,7 @@ def check_breaking(
     contract: Contract,
     *,
     against: str = "HEAD",
-    allow_breaking: bool = False,
+    allow_breaking: str | None = None,
     policy: str = "lenient",
 ) -> StepResult:
     """Compare each contract file with its version at ``against`` in both directions.
@@ -50,13 +50,14 @@ def check_breaking(
     The lenient policy is the default here: adding a typed optional property to an open record
     is the everyday contract change, and strict set semantics would call it breaking.
     """
-    from wiregate.diff import diff  # heavy: imported only when this step runs
+    from wiregate.diff import SchemaLoadError, diff  # heavy: imported only when this step runs
 
     if contract.bundled:
         return StepResult(STEP, StepStatus.SKIPPED, "bundled contract: no git history to compare")
     root = contract.directory.parent
     try:
-        resolve_commit(open_repo(root), against)
+        repo = open_repo(root)
+        resolve_commit(repo, against)
     except UserError as exc:
         return StepResult(STEP, StepStatus.ERROR, str(exc))
 
@@ -64,8 +65,10 @@ def check_breaking(
     breaking = allowed = 0
     for name, file_name in SCHEMA_FILES.items():
         relative = (Path("contracts") / file_name).as_posix()
+        # git speaks of paths from its root, which may hold the wiregate folder further down.
+        in_repo = path_in_repo(repo, root, relative)
         try:
-            old = orjson.loads(read_at_ref(root, against, relative))
+            old = orjson.loads(read_at_ref(root, against, in_repo))
         except UserError:
             details.append(f"{relative}: new since {against}")
             continue
@@ -73,7 +76,10 @@ def check_breaking(
             details.append(f"{relative}@{against}: not valid JSON ({exc}); not compared")
             continue
         new = contract.schemas[name]
-        result = diff(old, new, mode="full", policy=policy)
+        try:
+            result = diff(old, new, mode="full", policy=policy)
+        except SchemaLoadError as exc:
+            return StepResult(STEP, StepStatus.ERROR, f"{relative}@{against}: {exc}")
         incompatible = [c for c in result.changes if not (c.backward and c.forward)]
         if not incompatible:
             continue
@@ -91,7 +97,7 @@ def check_breaking(
             allowed += 1
             details.append(
                 f"{relative}: {len(incompatible)} breaking changes without a version bump, "
-                "allowed by --allow-breaking"
+                f"allowed by --allow-breaking: {allow_breaking}"
             )
         else:
             breaking += 1
@@ -107,5 +113,5 @@ def check_breaking(
         )  # fmt: skip
     summary = f"no breaking change since {against}"
     if allowed:
-        summary = f"breaking change since {against} allowed by --allow-breaking"
+        summary = f"breaking change since {against} allowed by --allow-breaking: {allow_breaking}"
     return StepResult(STEP, StepStatus.PASSED, summary, tuple(details))

@@ -20,7 +20,7 @@ def check_contract_files(contract: Contract) -> StepResult:
         schemas = contract.schemas
         _ = contract.definitions
     except ContractError as exc:
-        return StepResult(STEP, StepStatus.ERROR, str(exc))
+        return StepResult(STEP, StepStatus.ERROR, str(exc), blocking=True)
     for name, schema in schemas.items():
         try:
             Draft202012Validator.check_schema(schema)
@@ -28,7 +28,9 @@ def check_contract_files(contract: Contract) -> StepResult:
             where = "/" + "/".join(str(p) for p in exc.absolute_path)
             problems.append(f"{contract.schema_path(name)}: {where}: {exc.message}")
     if problems:
-        return StepResult(STEP, StepStatus.FAILED, "schema breaks the metaschema", tuple(problems))
+        return StepResult(
+            STEP, StepStatus.FAILED, "schema breaks the metaschema", tuple(problems), blocking=True
+        )
 
     validators = ValidatorSet(contract)
     count = 0

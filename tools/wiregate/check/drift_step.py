@@ -7,7 +7,7 @@ from pathlib import Path
 
 from contracts import Contract
 from wiregate.check.model import StepResult, StepStatus
-from wiregate.drift import run_drift
+from wiregate.drift import Verdict, run_drift
 from wiregate.errors import UserError
 from wiregate.reporters.drift import render_github, render_text
 
@@ -35,6 +35,11 @@ def check_drift(
     annotations = tuple(
         line for line in render_github(report).splitlines() if line.startswith("::")
     )
-    return StepResult(
-        STEP, _STATUS[report.exit_code], lines[-1], tuple(lines[:-1]), annotations=annotations
-    )
+    status = _STATUS[report.exit_code]
+    if (
+        status is StepStatus.PASSED
+        and report.results
+        and all(r.verdict is Verdict.SKIPPED for r in report.results)
+    ):
+        status = StepStatus.SKIPPED  # nothing was judged: say so rather than "passed"
+    return StepResult(STEP, status, lines[-1], tuple(lines[:-1]), annotations=annotations)

@@ -22,6 +22,8 @@ class StepResult:
     summary: str
     details: tuple[str, ...] = ()
     annotations: tuple[str, ...] = field(default=(), compare=False)
+    #: The later steps cannot run on top of this result (e.g. the schemas themselves are broken).
+    blocking: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

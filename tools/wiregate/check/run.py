@@ -3,22 +3,24 @@ changes against the previous committed contract, drift of the mirrors."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from contracts import Contract
+from codegen.errors import CodegenError
+from contracts import Contract, ContractError
 from wiregate.check.breaking import check_breaking
 from wiregate.check.codegen_step import check_codegen
 from wiregate.check.contract_files import check_contract_files
 from wiregate.check.drift_step import check_drift
-from wiregate.check.model import CheckReport
+from wiregate.check.model import CheckReport, StepResult, StepStatus
+from wiregate.errors import UserError
 
 
 @dataclass(frozen=True)
 class CheckOptions:
     against: str = "HEAD"
-    allow_breaking: bool = False
+    allow_breaking: str | None = None  # the reason a breaking change is allowed
     policy: str = "lenient"
     repos: Mapping[str, Path | None] = field(default_factory=dict)
     ref: str | None = None
@@ -26,16 +28,39 @@ class CheckOptions:
 
 
 def run_check(contract: Contract, options: CheckOptions) -> CheckReport:
-    return CheckReport(
-        steps=(
-            check_contract_files(contract),
-            check_codegen(contract),
-            check_breaking(
+    steps: list[tuple[str, Callable[[], StepResult]]] = [
+        ("contract", lambda: check_contract_files(contract)),
+        ("codegen", lambda: check_codegen(contract)),
+        (
+            "breaking",
+            lambda: check_breaking(
                 contract,
                 against=options.against,
                 allow_breaking=options.allow_breaking,
                 policy=options.policy,
             ),
-            check_drift(contract, overrides=options.repos, ref=options.ref, strict=options.strict),
-        )
-    )
+        ),
+        (
+            "drift",
+            lambda: check_drift(
+                contract, overrides=options.repos, ref=options.ref, strict=options.strict
+            ),
+        ),
+    ]
+    results: list[StepResult] = []
+    blocked_by: str | None = None
+    for name, step in steps:
+        if blocked_by is not None:
+            results.append(
+                StepResult(name, StepStatus.SKIPPED, f"not run: the {blocked_by} step failed")
+            )
+            continue
+        try:
+            result = step()
+        except (UserError, ContractError, CodegenError) as exc:
+            # One step's load error must not hide the others' results.
+            result = StepResult(name, StepStatus.ERROR, str(exc))
+        results.append(result)
+        if result.blocking:
+            blocked_by = name
+    return CheckReport(steps=tuple(results))

@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from wiregate.check.model import StepStatus
 from wiregate.cli import fail, main, pass_contract
 from wiregate.errors import UserError
 from wiregate.reporters.check import CHECK_REPORTERS
@@ -20,8 +21,9 @@ from wiregate.reporters.check import CHECK_REPORTERS
 )
 @click.option(
     "--allow-breaking",
-    is_flag=True,
-    help="Let a breaking change without a version bump pass (the output says so).",
+    metavar="REASON",
+    default=None,
+    help="Let a breaking change without a version bump pass; REASON is stated in the output.",
 )
 @click.option(
     "--policy",
@@ -51,7 +53,7 @@ from wiregate.reporters.check import CHECK_REPORTERS
 def check_command(
     ctx: click.Context,
     against: str,
-    allow_breaking: bool,
+    allow_breaking: str | None,
     policy: str,
     repos: tuple[str, ...],
     ref: str | None,
@@ -81,6 +83,11 @@ def check_command(
     except UserError as exc:
         fail(str(exc))
         return
+    if allow_breaking is not None and not allow_breaking.strip():
+        fail("--allow-breaking needs a reason (it is stated in the output)")
     report = run_check(contract, options)
     sys.stdout.write(CHECK_REPORTERS[output_format](report))
+    for step in report.steps:
+        if step.status is StepStatus.ERROR:
+            click.echo(f"wiregate: error: {step.name}: {step.summary}", err=True)
     sys.exit(report.exit_code)
