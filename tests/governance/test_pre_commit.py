@@ -3,6 +3,7 @@ committed without regenerating, and lets it through after `wiregate codegen`."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -107,3 +108,58 @@ def test_hook_manifest_and_config_are_valid(repo_root: Path, tmp_path: Path) -> 
         ("wiregate-drift", "wiregate drift", False),
         ("wiregate-codegen", "wiregate codegen --check", False),
     ]
+
+
+def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: Path) -> None:
+    """The manifest's entries and file patterns, run by pre-commit in a governed repository
+    (as local hooks on this environment's wiregate, so nothing is installed from the network)."""
+    manifest = {
+        h["id"]: h for h in yaml.safe_load((repo_root / ".pre-commit-hooks.yaml").read_text())
+    }
+    governed = git.Repo.init(tmp_path / "governed", initial_branch="main")
+    root = root_of(governed)
+    (root / "package.json").write_text('{"name": "wasmagent-js"}\n')
+    (root / "fixtures").mkdir()
+    good = json.loads(
+        (repo_root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json").read_text()
+    )
+    (root / "fixtures" / "dpo.jsonl").write_text(json.dumps(dict(good, rejected="")) + "\n")
+    vendored = root / "packages/core/src/ranking/schemas/rollout-wire.schema.json"
+    vendored.parent.mkdir(parents=True)
+    vendored.write_bytes((repo_root / "contracts/rollout-wire.schema.json").read_bytes())
+    hooks = []
+    for hook_id, args in (
+        ("wiregate-validate", []),
+        ("wiregate-drift", ["--repo", "wasmagent-js=."]),
+    ):
+        hook = manifest[hook_id]
+        hooks.append(
+            {
+                "id": hook_id,
+                "name": hook["name"],
+                "entry": f"{BIN}/{hook['entry']}",
+                "language": "system",
+                "files": hook["files"],
+                "pass_filenames": hook.get("pass_filenames", True),
+                "args": args,
+            }
+        )
+    (root / ".pre-commit-config.yaml").write_text(
+        yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]})
+    )
+    governed.git.add("--all")
+    home = tmp_path / "pc-home"
+    failed = run(root, str(BIN / "pre-commit"), "run", "--all-files", "--verbose", home=home)
+    assert failed.returncode == 1
+    assert (
+        'fixtures/dpo.jsonl:1: /rejected: must be at least 1 characters long, got "" [DpoRecord]'
+        in failed.stdout
+    )
+    assert "package.json" not in failed.stdout  # not a record file
+    assert "wasmagent-js rollout-wire (producer, must be forward compatible) " in failed.stdout
+    assert "packages/core/src/ranking/schemas/rollout-wire.schema.json: identical" in failed.stdout
+
+    (root / "fixtures" / "dpo.jsonl").write_text(json.dumps(good) + "\n")
+    governed.git.add("--all")
+    passed = run(root, str(BIN / "pre-commit"), "run", "--all-files", home=home)
+    assert passed.returncode == 0, passed.stdout

@@ -98,9 +98,10 @@ def test_missing_file_exits_2_with_one_line(tmp_path: Path) -> None:
 def test_a_file_that_is_not_json_at_all_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "notes.jsonl"
     path.write_text("hello\nworld\n")
-    code, _out, err = run("validate", str(path))
+    code, out, err = run("validate", str(path))
     assert code == 2
     assert err == f"wiregate: error: {path}: not JSON or JSON Lines (no line parses)\n"
+    assert "error:" not in out  # said once, on stderr
 
 
 def test_directory_argument_exits_2(tmp_path: Path) -> None:
@@ -207,3 +208,21 @@ def test_console_script_end_to_end(tmp_path: Path, repo_root: Path) -> None:
         == "1 records in 1 files, 0 valid, 1 invalid, 0 broken lines (auto picked: DpoRecord 1)"
     )
     assert proc.stderr == ""
+
+
+def test_a_file_of_only_truncated_records_is_broken_lines_not_a_file_error(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "cut.jsonl", [b'{"prompt": "trunc'])
+    code, out, err = run("validate", str(path))
+    assert code == 1
+    assert out.splitlines()[-1] == "0 records in 1 files, 0 valid, 0 invalid, 1 broken lines"
+    assert err == ""
+
+
+def test_gzip_on_stdin_is_recognised(tmp_path: Path) -> None:
+    data = gzip.compress(json.dumps(dpo_record(rejected="")).encode() + b"\n")
+    code, out, _ = run("validate", "-", stdin=data)
+    assert code == 1
+    assert (
+        out.splitlines()[0]
+        == '-:1: /rejected: must be at least 1 characters long, got "" [DpoRecord]'
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,8 @@ import orjson
 from wiregate.errors import UserError
 
 __all__ = ["Line", "open_binary", "read_lines"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,13 @@ def _open(path: str) -> IO[bytes]:
 def open_binary(path: str) -> Iterator[IO[bytes]]:
     """Open a file for binary reading; ``-`` is stdin; ``.gz`` is decompressed."""
     if path == "-":
-        yield sys.stdin.buffer
+        raw = sys.stdin.buffer
+        stdin = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
+        # A compressed stream has no name to tell by: look at its first bytes.
+        if stdin.peek(2)[:2] == _GZIP_MAGIC:
+            yield cast(IO[bytes], gzip.GzipFile(fileobj=stdin, mode="rb"))
+        else:
+            yield stdin
         return
     try:
         handle = _open(path)

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from wiregate.errors import UserError
-from wiregate.jsonl import Line, is_json_document, open_binary, read_lines
+from wiregate.jsonl import is_json_document, open_binary, read_lines
 from wiregate.record_validator import ValidatorSet, guess_record_type, pointer
 
 __all__ = ["AUTO", "FileProblem", "ValidationReport", "validate_files"]
@@ -84,20 +84,23 @@ def _check_record(
 
 
 def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
-    parsed_any = False
-    broken: list[Line] = []
+    # "Not JSON at all" (exit 2) is a file in which no line parses and none even starts like
+    # a JSON record; a file of truncated records is broken lines (exit 1).
+    looks_like_json = False
+    broken = 0
     for line in read_lines(path):
         if line.blank:
             report.blank_lines += 1
             continue
         if line.error is not None:
-            broken.append(line)
+            broken += 1
+            looks_like_json = looks_like_json or line.raw.lstrip()[:1] in (b"{", b"[")
             report.broken_lines += 1
             report.problems.append(FileProblem(path, line.number, "/", line.error))
             continue
-        parsed_any = True
+        looks_like_json = True
         _check_record(report, validators, path, line.number, line.value)
-    if broken and not parsed_any:
+    if broken and not looks_like_json:
         report.file_errors.append(f"{path}: not JSON or JSON Lines (no line parses)")
 
 

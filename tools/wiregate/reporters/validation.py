@@ -32,7 +32,7 @@ def render_text(report: ValidationReport) -> str:
     for p in report.problems:
         where = f" [{p.record_type}]" if p.record_type else ""
         lines.append(f"{p.path}:{p.line}: {p.pointer}: {p.message}{where}")
-    lines.extend(f"error: {message}" for message in report.file_errors)
+    # File errors go to stderr, from the command, not here.
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
