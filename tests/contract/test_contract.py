@@ -191,3 +191,17 @@ def test_a_remote_ref_in_the_contract_is_never_fetched(tmp_path: Path) -> None:
         ContractError, match=r"^contracts/rollout-wire\.schema\.json: .*Retrieval is disabled"
     ):
         ValidatorSet(locate(tmp_path)).get("DpoRecord")
+
+
+def test_both_engines_explain_every_invalid_fixture_alike() -> None:
+    """The compiled engine's errors are worded as the reference engine's (its fast path)."""
+    validators = ValidatorSet(CONTRACT)
+    compared = 0
+    for _schema, definition, expected_valid, path in FIXTURES:
+        if expected_valid:
+            continue
+        record = json.loads(path.read_text())
+        validator = validators.get(definition)
+        assert validator.explain(record) == validator.explain_reference(record), path
+        compared += 1
+    assert compared == 31

@@ -6,6 +6,7 @@ Results are plain data; reporters turn them into text or JSON.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +44,16 @@ class ValidationReport:
     picked: Counter[str] = field(default_factory=Counter)
     problems: list[FileProblem] = field(default_factory=list)
     file_errors: list[str] = field(default_factory=list)
+    #: When set, problems are handed to it as they are found instead of being kept (streaming).
+    on_problem: Callable[[FileProblem], None] | None = field(default=None, repr=False)
+    problem_count: int = 0
+
+    def add(self, problem: FileProblem) -> None:
+        self.problem_count += 1
+        if self.on_problem is not None:
+            self.on_problem(problem)
+        else:
+            self.problems.append(problem)
 
     @property
     def exit_code(self) -> int:
@@ -66,7 +77,7 @@ def _check_record(
         if guessed is None:
             report.invalid += 1
             what = "a JSON object" if isinstance(record, dict) else "not a JSON object"
-            report.problems.append(
+            report.add(
                 FileProblem(path, line, pointer(prefix), f"cannot tell the record type ({what})")
             )
             return
@@ -80,7 +91,7 @@ def _check_record(
     for problem in problems:
         inner = problem.pointer if problem.pointer != "/" else ""
         full = (pointer(prefix) if prefix else "") + inner or "/"
-        report.problems.append(FileProblem(path, line, full, problem.message, name))
+        report.add(FileProblem(path, line, full, problem.message, name))
 
 
 def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
@@ -96,7 +107,7 @@ def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: st
             broken += 1
             looks_like_json = looks_like_json or line.raw.lstrip()[:1] in (b"{", b"[")
             report.broken_lines += 1
-            report.problems.append(FileProblem(path, line.number, "/", line.error))
+            report.add(FileProblem(path, line.number, "/", line.error))
             continue
         looks_like_json = True
         _check_record(report, validators, path, line.number, line.value)
@@ -122,11 +133,19 @@ def _validate_document(report: ValidationReport, validators: ValidatorSet, path:
         _check_record(report, validators, path, 1, document)
 
 
-def validate_files(paths: list[str], record: str, validators: ValidatorSet) -> ValidationReport:
-    """Validate every record of every file. A missing or unreadable file is a file error."""
+def validate_files(
+    paths: list[str],
+    record: str,
+    validators: ValidatorSet,
+    on_problem: Callable[[FileProblem], None] | None = None,
+) -> ValidationReport:
+    """Validate every record of every file. A missing or unreadable file is a file error.
+
+    With ``on_problem``, each problem is handed over as soon as it is found and not kept, so
+    memory does not grow with the number of problems."""
     if record != AUTO:
         validators.get(record)  # unknown names fail before any file is read
-    report = ValidationReport(record_option=record)
+    report = ValidationReport(record_option=record, on_problem=on_problem)
     for path in paths:
         report.files.append(path)
         try:

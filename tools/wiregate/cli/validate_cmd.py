@@ -42,16 +42,27 @@ def validate_command(
     2 on a usage or I/O error.
     """
     from wiregate.record_validator import ValidatorSet
-    from wiregate.reporters.validation import VALIDATION_REPORTERS
-    from wiregate.validation import validate_files
+    from wiregate.reporters.validation import STREAMING_REPORTERS, VALIDATION_REPORTERS
+    from wiregate.validation import FileProblem, validate_files
 
     contract = pass_contract(ctx)
+    streaming = STREAMING_REPORTERS.get(output_format)
+    on_problem = None
+    if streaming is not None:
+        line_of = streaming[0]
+
+        def on_problem(problem: FileProblem) -> None:
+            sys.stdout.write(line_of(problem) + "\n")
+
     try:
-        report = validate_files(list(files), record, ValidatorSet(contract))
+        report = validate_files(list(files), record, ValidatorSet(contract), on_problem)
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
-    sys.stdout.write(VALIDATION_REPORTERS[output_format](report))
+    if streaming is not None:
+        sys.stdout.write(streaming[1](report))
+    else:
+        sys.stdout.write(VALIDATION_REPORTERS[output_format](report))
     for message in report.file_errors:
         click.echo(f"wiregate: error: {message}", err=True)
     sys.exit(report.exit_code)

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import orjson
 
-from wiregate.validation import ValidationReport
+from wiregate.validation import FileProblem, ValidationReport
 
-__all__ = ["VALIDATION_REPORTERS"]
+__all__ = ["STREAMING_REPORTERS", "VALIDATION_REPORTERS", "problem_line", "render_summary"]
 
 
 def _summary(report: ValidationReport) -> str:
@@ -27,11 +27,17 @@ def _summary(report: ValidationReport) -> str:
     return text
 
 
+def problem_line(p: FileProblem) -> str:
+    where = f" [{p.record_type}]" if p.record_type else ""
+    return f"{p.path}:{p.line}: {p.pointer}: {p.message}{where}"
+
+
+def render_summary(report: ValidationReport) -> str:
+    return _summary(report) + "\n"
+
+
 def render_text(report: ValidationReport) -> str:
-    lines = []
-    for p in report.problems:
-        where = f" [{p.record_type}]" if p.record_type else ""
-        lines.append(f"{p.path}:{p.line}: {p.pointer}: {p.message}{where}")
+    lines = [problem_line(p) for p in report.problems]
     # File errors go to stderr, from the command, not here.
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
@@ -69,4 +75,11 @@ def render_json(report: ValidationReport) -> str:
 VALIDATION_REPORTERS: dict[str, Callable[[ValidationReport], str]] = {
     "text": render_text,
     "json": render_json,
+}
+
+#: Formats that print each problem as soon as it is found, then the summary.
+STREAMING_REPORTERS: dict[
+    str, tuple[Callable[[FileProblem], str], Callable[[ValidationReport], str]]
+] = {
+    "text": (problem_line, render_summary),
 }
