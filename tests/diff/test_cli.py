@@ -172,6 +172,11 @@ def test_stdin_source(files: tuple[str, str]) -> None:
             json.dumps({"properties": {"a": {"$ref": "https://example.com/a.json"}}}),
             "#/properties/a/$ref: remote $ref 'https://example.com/a.json' is not fetched",
         ),
+        (json.dumps({"enum": 5}), "#/enum: 5 is not of type 'array'"),
+        (
+            json.dumps({"properties": {"a": {"type": "strin"}}}),
+            "#/properties/a/type: 'strin' is not valid under any of the given schemas",
+        ),
     ],
 )
 def test_malformed_input_exits_2_with_one_line(

@@ -8,6 +8,11 @@ compared as sets by the rules, and trivial keywords (``additionalProperties: tru
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
 
+Before normalising, each document is checked against the metaschema of its draft (``$schema``:
+draft-07 or 2020-12, and the other drafts jsonschema knows; 2020-12 when absent or unknown), so
+a keyword with a value of the wrong shape (``"enum": 5``, ``"type": "strin"``) is a load error
+naming its JSON pointer instead of a crash or a wrong verdict.
+
 Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
 a definition and the same schema written inline compare equal. A reference back into a schema
 that is being inlined (a recursive type) is kept as a ``{"$ref": ...}`` marker, so recursion
@@ -79,7 +84,45 @@ def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "sch
         return {} if document else dict(FALSE_SCHEMA)
     if not isinstance(document, Mapping):
         raise SchemaLoadError(f"{origin}: a schema document must be a JSON object")
+    check_document(document, origin=origin)
     return _normalise_schema(document, "#", origin)
+
+
+# Dialects the compiled meta-validator knows without fetching anything (``#`` stripped).
+_BUILTIN_DIALECTS = frozenset(
+    {"http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2020-12/schema"}
+)
+_MESSAGE_LIMIT = 200
+
+
+def check_document(document: Mapping[str, Any], *, origin: str = "schema") -> None:
+    """Raise :class:`SchemaLoadError` naming the source and the JSON pointer of the first
+    offending keyword when ``document`` is not valid against its draft's metaschema."""
+    schema = dict(document)  # both validators take a dict (a shallow copy is cheap)
+    dialect = schema.get("$schema")
+    if dialect is None or (isinstance(dialect, str) and dialect.rstrip("#") in _BUILTIN_DIALECTS):
+        # Imported here: start-up stays light for commands that never diff. The compiled
+        # check is fast; a document it accepts needs no second look.
+        import jsonschema_rs
+
+        if jsonschema_rs.meta.is_valid(schema):
+            return
+    # jsonschema is slower but names the most relevant error (best match) and its location.
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    validator = validator_for(schema, default=Draft202012Validator)
+    try:
+        validator.check_schema(schema)
+    except SchemaError as exc:
+        pointer = "#" + "".join(f"/{escape(str(token))}" for token in exc.absolute_path)
+        message = " ".join(exc.message.split())
+        if len(message) > _MESSAGE_LIMIT:
+            message = message[: _MESSAGE_LIMIT - 3] + "..."
+        draft = str(validator.META_SCHEMA.get("$id", "")).rstrip("#")
+        raise SchemaLoadError(
+            f"{origin}: {pointer}: {message} (not a valid schema under {draft})"
+        ) from None
 
 
 def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
