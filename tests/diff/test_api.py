@@ -182,6 +182,15 @@ def test_documents_are_checked_against_their_metaschema(
     assert str(new_side.value) == "new schema: " + message
 
 
+def test_load_errors_name_the_given_origins() -> None:
+    with pytest.raises(SchemaLoadError) as old_side:
+        diff({"enum": 5}, {}, old_origin="a.json", new_origin="b.json")
+    assert str(old_side.value) == "a.json: #/enum: 5 is not of type 'array'" + _UNDER_2020_12
+    with pytest.raises(SchemaLoadError) as new_side:
+        diff({}, {}, new_at="#/$defs/Nope", old_origin="a.json", new_origin="b.json")
+    assert str(new_side.value) == "b.json: schema location '#/$defs/Nope' points to nothing"
+
+
 def test_draft_07_documents_keep_their_array_form_items() -> None:
     old = {"$schema": _DRAFT_07, "items": [{"type": "string"}, {"type": "integer"}]}
     new = {"$schema": _DRAFT_07, "items": [{"type": "string"}]}
