@@ -6,8 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import click
+
 from wiregate.cli import drift_cmd, validate_cmd
-from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
+from wiregate.reporters.drift import DRIFT_REPORTERS, HISTORY_REPORTERS
 from wiregate.reporters.validation import VALIDATION_REPORTERS
 from wiregate.validation import AUTO
 
@@ -17,10 +19,17 @@ def test_validate_command_mirrors_its_lazy_imports() -> None:
     assert validate_cmd.AUTO == AUTO
 
 
-def test_drift_command_mirrors_its_lazy_imports() -> None:
-    assert tuple(sorted(DRIFT_REPORTERS)) == drift_cmd.DRIFT_FORMATS
-    assert tuple(sorted(HISTORY_REPORTERS)) == drift_cmd.HISTORY_FORMATS
-    assert tuple(sorted(DISCOVERY_REPORTERS)) == drift_cmd.DISCOVERY_FORMATS
+def test_drift_format_choices_are_the_reporter_registries() -> None:
+    group = drift_cmd.drift_command
+    history = group.commands["history"]
+    assert _format_choices(group) == tuple(sorted(DRIFT_REPORTERS))
+    assert _format_choices(history) == tuple(sorted(HISTORY_REPORTERS))
+
+
+def _format_choices(command: click.Command) -> tuple[str, ...]:
+    (param,) = (p for p in command.params if p.name == "output_format")
+    assert isinstance(param.type, click.Choice)
+    return tuple(param.type.choices)
 
 
 HEAVY_MODULES = (

@@ -8,14 +8,22 @@ import click
 
 from contracts import ContractError
 from wiregate.cli import fail, main, pass_contract
+from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
 
-# The drift gate (with the diff engine and jsonschema_rs) is imported when a command runs, so
-# other commands start fast. These mirror the reporter registries of wiregate.reporters.drift
-# (tested).
-DRIFT_FORMATS = ("github", "json", "markdown", "text")
-HISTORY_FORMATS = ("json", "text")
-DISCOVERY_FORMATS = ("json", "text")
+
+# The drift gate (with the diff engine and jsonschema_rs) is imported when a command runs (or
+# its help is printed), so other commands start fast; its reporter registries are the choices.
+def _drift_formats() -> list[str]:
+    from wiregate.reporters.drift import DRIFT_REPORTERS
+
+    return sorted(DRIFT_REPORTERS)
+
+
+def _history_formats() -> list[str]:
+    from wiregate.reporters.drift import HISTORY_REPORTERS
+
+    return sorted(HISTORY_REPORTERS)
 
 
 @main.group("drift", invoke_without_command=True)
@@ -43,7 +51,7 @@ DISCOVERY_FORMATS = ("json", "text")
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(DRIFT_FORMATS),
+    type=LazyChoice(_drift_formats),
     default="text",
     show_default=True,
 )
@@ -76,8 +84,8 @@ def drift_command(
                 raise UserError(
                     "--discover searches the work tree: --ref and --strict do not apply"
                 )
-            if output_format not in DISCOVERY_FORMATS:
-                choices = ", ".join(DISCOVERY_FORMATS)
+            if output_format not in DISCOVERY_REPORTERS:
+                choices = ", ".join(sorted(DISCOVERY_REPORTERS))
                 raise UserError(f"--discover prints {choices}, not {output_format}")
             found = discover_repositories(contract, overrides)
             sys.stdout.write(DISCOVERY_REPORTERS[output_format](found))
@@ -109,7 +117,7 @@ def drift_command(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(HISTORY_FORMATS),
+    type=LazyChoice(_history_formats),
     default="text",
     show_default=True,
 )
