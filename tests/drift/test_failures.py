@@ -264,3 +264,23 @@ def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
         f"{copy}: new schema: #/$ref: remote $ref 'https://example.com/remote.json' is not "
         "fetched; bundle it into the document"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "given"),
+    [
+        (("--ref", "NOPE"), "--ref"),
+        (("--ref", "NOPE", "--strict", "--format", "markdown"), "--ref, --strict, --format"),
+        (("--repo", "producer=x"), "--repo"),
+        (("--discover",), "--discover"),
+    ],
+)
+def test_group_options_before_a_subcommand_are_a_usage_error(
+    run: Run, tmp_path: Path, args: tuple[str, ...], given: str
+) -> None:
+    result = run(*args, "history", "--repo", f"producer={tmp_path}")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {given} before 'history' would be ignored: "
+        "give the options of 'drift history' after its name"
+    )

@@ -71,6 +71,25 @@ def drift_command(
     any drift, or a copy skipped or not found), 2 configuration or load error.
     """
     if ctx.invoked_subcommand is not None:
+        # The group's options do not reach a subcommand: given before it, they would be
+        # silently ignored.
+        given = [
+            f"--{name}"
+            for name, value in (
+                ("ref", ref),
+                ("repo", repos),
+                ("strict", strict),
+                ("discover", discover),
+                ("format", output_format != "text"),
+            )
+            if value
+        ]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before '{ctx.invoked_subcommand}' would be ignored: "
+                f"give the options of 'drift {ctx.invoked_subcommand}' after its name",
+                ctx,
+            )
         return
     from wiregate.drift import discover_repositories, run_drift
     from wiregate.drift.config import parse_repo_overrides
