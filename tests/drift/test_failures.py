@@ -284,3 +284,9 @@ def test_group_options_before_a_subcommand_are_a_usage_error(
         f"Error: {given} before 'history' would be ignored: "
         "give the options of 'drift history' after its name"
     )
+
+
+def test_discover_without_any_checkout_is_an_error(run: Run) -> None:
+    result = run("--discover")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert _one_error_line(result) == "no checkout to search: pass --repo NAME=PATH"

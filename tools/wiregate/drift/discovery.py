@@ -152,6 +152,8 @@ def discover_repositories(
             checkout, _ = config.checkout(repository, {}, environ)
             if checkout.is_dir():
                 places.append((repository.name, checkout))
+        if not places:
+            raise UserError("no checkout to search: pass --repo NAME=PATH")
     return tuple(
         RepositoryCandidates(name, str(checkout), tuple(discover(contract, checkout)))
         for name, checkout in places
