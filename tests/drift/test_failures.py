@@ -290,3 +290,31 @@ def test_discover_without_any_checkout_is_an_error(run: Run) -> None:
     result = run("--discover")
     assert (result.exit_code, result.stdout) == (2, "")
     assert _one_error_line(result) == "no checkout to search: pass --repo NAME=PATH"
+
+
+def test_history_reports_a_rename_off_the_configured_paths(
+    root: Path, tmp_path: Path, repo_root: Path
+) -> None:
+    repo = init_repo(tmp_path / "producer")
+    contract = (repo_root / "contracts" / "rollout-wire.schema.json").read_bytes()
+    commit_files(
+        repo, {"schemas/rollout-wire.schema.json": contract}, "add", "2026-07-01T00:00:00+0000"
+    )
+    (tmp_path / "producer" / "moved").mkdir()
+    repo.index.move(["schemas/rollout-wire.schema.json", "moved/wire.json"])
+    moved = repo.index.commit(
+        "move", author_date="2026-07-01T00:01:00+0000", commit_date="2026-07-01T00:01:00+0000"
+    )
+    result = CliRunner().invoke(
+        main,
+        ["--root", str(root), "drift", "history", "--repo", f"producer={tmp_path / 'producer'}"],
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[1:5] == [
+        f"    now renamed away since {moved.hexsha[:7]} 2026-07-01: move",
+        f"  {moved.hexsha[:7]} 2026-07-01 renamed schemas/rollout-wire.schema.json -> "
+        "moved/wire.json: move",
+        "      vs contract: renamed away",
+        "      renamed to moved/wire.json (not a configured path)",
+    ]

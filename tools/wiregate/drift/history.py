@@ -61,6 +61,11 @@ def _copy_history(
             entries.append(_entry(revision, Verdict.DELETED))
             previous = None
             continue
+        if revision.moved_away and revision.path not in paths:
+            message = f"renamed to {revision.path} (not a configured path)"
+            entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
+            previous = None
+            continue
         data = blob_at(repo.commit(revision.commit), revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
