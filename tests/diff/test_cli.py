@@ -280,3 +280,15 @@ def test_load_errors_name_the_source_even_when_a_value_reads_like_a_side(
         f"wiregate: error: {bad}: #/properties/a/enum: 'old schema' is not of type 'array' "
         "(not a valid schema under https://json-schema.org/draft/2020-12/schema)\n",
     )
+
+
+def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.json", {"enum": [2**64, 1], "maximum": 2**64})
+    new = _write(tmp_path / "new.json", {"enum": [2**64 + 1, 1], "maximum": 2**64})
+    assert run(old, new) == (
+        1,
+        "error: enum-changed at #/enum: enum changed: added 18446744073709551617; removed "
+        "18446744073709551616 (backward: no, forward: no)\n"
+        "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
+        "",
+    )

@@ -150,7 +150,7 @@ def test_copy_that_is_not_an_object(run: Run, tmp_path: Path) -> None:
     copy.write_text("[]", encoding="utf-8")
     result = run("--repo", f"producer={tmp_path / 'producer'}")
     assert result.exit_code == 2
-    assert _one_error_line(result) == f"{copy}: a schema must be a JSON object"
+    assert _one_error_line(result) == f"{copy}: a schema document must be a JSON object"
 
 
 def test_ref_on_a_directory_that_is_not_a_git_repository(run: Run, tmp_path: Path) -> None:

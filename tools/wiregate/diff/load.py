@@ -22,6 +22,7 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -75,7 +76,10 @@ def _unescape(token: str) -> str:
 
 def canonical(value: Any) -> bytes:
     """A canonical byte form of a JSON value, used to sort unordered lists."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits: the same value always takes this path
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
