@@ -33,6 +33,42 @@ def test_formatting_only_differences_are_not_changes() -> None:
     assert diff(old, new).identical
 
 
+def test_draft_07_dependencies_are_dependent_required_and_dependent_schemas() -> None:
+    old = {
+        "$schema": _DRAFT_07,
+        "type": "object",
+        "dependencies": {"a": ["c", "b"], "x": {"required": ["y"]}},
+    }
+    new = {
+        "type": "object",
+        "dependentRequired": {"a": ["b", "c"]},
+        "dependentSchemas": {"x": {"required": ["y"]}},
+    }
+    result = diff(old, new, mode="full")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("annotation-changed", "#/$schema", "#")
+    ]
+    assert result.equivalent
+    narrowed = diff(old, {**new, "dependentRequired": {"a": ["b"]}}, mode="full")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in narrowed.changes] == [
+        ("keyword-changed", "#/dependentRequired", "#/dependentRequired"),
+        ("annotation-changed", "#/$schema", "#"),
+    ]
+
+
+def test_a_name_in_both_dependency_keywords_must_meet_both() -> None:
+    both = {
+        "dependencies": {"a": ["b"], "x": {"required": ["y"]}},
+        "dependentRequired": {"a": ["c"]},
+        "dependentSchemas": {"x": {"required": ["z"]}},
+    }
+    merged = {
+        "dependentRequired": {"a": ["b", "c"]},
+        "dependentSchemas": {"x": {"allOf": [{"required": ["z"]}, {"required": ["y"]}]}},
+    }
+    assert diff(both, merged).identical
+
+
 def test_integer_to_number_is_a_widening() -> None:
     result = diff({"type": "integer"}, {"type": "number"}, mode="full")
     assert result.changes == (

@@ -1,9 +1,11 @@
 """Loading stage: normalise a schema document and resolve the schema selected by a pointer.
 
 Normalisation removes differences that do not change meaning, so no later stage sees them:
-draft-07 ``definitions`` become ``$defs``, array-form ``items``/``additionalItems`` become
+draft-07 ``definitions`` become ``$defs``, ``dependencies`` become ``dependentRequired`` (array
+form) and ``dependentSchemas`` (schema form), array-form ``items``/``additionalItems`` become
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
-sorted list, ``required`` and ``enum`` are sorted, ``oneOf``/``anyOf``/``allOf`` members are
+sorted list, ``required``, ``enum`` and the name lists of ``dependentRequired`` are sorted,
+``oneOf``/``anyOf``/``allOf`` members are
 compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
@@ -139,6 +141,8 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
         definitions = raw.pop("definitions")
         if isinstance(definitions, Mapping):
             raw["$defs"] = {**definitions, **(raw.get("$defs") or {})}
+    if "dependencies" in raw:
+        _split_dependencies(raw, raw.pop("dependencies"))
     if isinstance(raw.get("items"), list):
         raw["prefixItems"] = raw.pop("items")
         if "additionalItems" in raw:
@@ -163,6 +167,11 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
             out[key] = sorted({value} if isinstance(value, str) else set(value))
         elif key == "required" and isinstance(value, list):
             out[key] = sorted(set(value))
+        elif key == "dependentRequired" and isinstance(value, Mapping):
+            out[key] = {
+                name: sorted(set(names)) if isinstance(names, list) else names
+                for name, names in value.items()
+            }
         elif key == "enum" and isinstance(value, list):
             out[key] = sorted({canonical(v): v for v in value}.values(), key=canonical)
         elif key == "$ref":
@@ -184,6 +193,26 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
         if out.get(key) == {}:
             del out[key]
     return out
+
+
+def _split_dependencies(raw: Schema, dependencies: Any) -> None:
+    """Draft-07 ``dependencies`` is 2020-12's ``dependentRequired`` (array form) and
+    ``dependentSchemas`` (schema form). A name in both keywords must meet both."""
+    if not isinstance(dependencies, Mapping):
+        return
+    required = dict(raw.get("dependentRequired") or {})
+    schemas = dict(raw.get("dependentSchemas") or {})
+    for name, dependency in dependencies.items():
+        if isinstance(dependency, list):
+            required[name] = [*required.get(name, []), *dependency]
+        elif name in schemas and schemas[name] != dependency:
+            schemas[name] = {"allOf": [schemas[name], dependency]}
+        else:
+            schemas[name] = dependency
+    if required:
+        raw["dependentRequired"] = required
+    if schemas:
+        raw["dependentSchemas"] = schemas
 
 
 _PROBES = ("", "x", "\x00\n\u2603 A9/")
