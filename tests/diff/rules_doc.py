@@ -37,11 +37,17 @@ and its effect in each direction:
 Before comparing, both documents are normalised, so none of these is ever a finding: key
 order and whitespace, the order of `required`, `enum` and `oneOf`/`anyOf`/`allOf` members,
 `type: "x"` vs `["x"]`, a `$ref` to a definition vs the same schema inline, draft-07
-`definitions` vs 2020-12 `$defs`, draft-07 array-form `items`/`additionalItems` vs
+`definitions` vs 2020-12 `$defs`, draft-07 `dependencies` vs `dependentRequired` (array form)
+and `dependentSchemas` (schema form), draft-07 array-form `items`/`additionalItems` vs
 `prefixItems`/`items`, `true` vs `{}`, `false` vs `{"not": {}}`, and keywords that constrain
 nothing (`additionalProperties: true`, `uniqueItems: false`, a `pattern` such as `a*` that
 matches every string), and Pydantic's `Optional[X]` (`{"anyOf": [X, {"type": "null"}]}`) vs
-X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`, `prefixItems`).
+X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`,
+`dependentRequired`, `dependentSchemas`, `prefixItems`).
+
+Each document is first checked against the metaschema of its draft (`$schema`: draft-07 or
+2020-12; 2020-12 when absent): a keyword whose value has the wrong shape (`"enum": 5`,
+`"type": "strin"`) is a load error naming the source and the JSON pointer of the keyword.
 
 Local `$ref`s are resolved (recursive schemas terminate); a remote `$ref` is never fetched
 and is a load error, like a reference chain that never reaches a schema (a cyclic `$ref`).

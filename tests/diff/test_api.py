@@ -33,6 +33,42 @@ def test_formatting_only_differences_are_not_changes() -> None:
     assert diff(old, new).identical
 
 
+def test_draft_07_dependencies_are_dependent_required_and_dependent_schemas() -> None:
+    old = {
+        "$schema": _DRAFT_07,
+        "type": "object",
+        "dependencies": {"a": ["c", "b"], "x": {"required": ["y"]}},
+    }
+    new = {
+        "type": "object",
+        "dependentRequired": {"a": ["b", "c"]},
+        "dependentSchemas": {"x": {"required": ["y"]}},
+    }
+    result = diff(old, new, mode="full")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("annotation-changed", "#/$schema", "#")
+    ]
+    assert result.equivalent
+    narrowed = diff(old, {**new, "dependentRequired": {"a": ["b"]}}, mode="full")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in narrowed.changes] == [
+        ("keyword-changed", "#/dependentRequired", "#/dependentRequired"),
+        ("annotation-changed", "#/$schema", "#"),
+    ]
+
+
+def test_a_name_in_both_dependency_keywords_must_meet_both() -> None:
+    both = {
+        "dependencies": {"a": ["b"], "x": {"required": ["y"]}},
+        "dependentRequired": {"a": ["c"]},
+        "dependentSchemas": {"x": {"required": ["z"]}},
+    }
+    merged = {
+        "dependentRequired": {"a": ["b", "c"]},
+        "dependentSchemas": {"x": {"allOf": [{"required": ["z"]}, {"required": ["y"]}]}},
+    }
+    assert diff(both, merged).identical
+
+
 def test_integer_to_number_is_a_widening() -> None:
     result = diff({"type": "integer"}, {"type": "number"}, mode="full")
     assert result.changes == (
@@ -125,7 +161,7 @@ def test_recursive_schemas_terminate() -> None:
             },
             "cyclic $ref #/$defs/A -> #/$defs/B -> #/$defs/A",
         ),
-        ({"properties": {"a": 3}}, "#/properties/a: a schema must be an object or a boolean"),
+        ({"properties": {"a": 3}}, "#/properties/a: 3 is not of type 'object', 'boolean'"),
     ],
 )
 def test_malformed_documents_raise_schema_load_error(
@@ -136,6 +172,68 @@ def test_malformed_documents_raise_schema_load_error(
     assert message in str(caught.value)
     assert str(caught.value).startswith("old schema: ")
     assert isinstance(caught.value, UserError)
+
+
+_UNDER_2020_12 = " (not a valid schema under https://json-schema.org/draft/2020-12/schema)"
+_UNDER_DRAFT_07 = " (not a valid schema under http://json-schema.org/draft-07/schema)"
+_DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        ({"enum": 5}, "#/enum: 5 is not of type 'array'" + _UNDER_2020_12),
+        ({"minLength": "x"}, "#/minLength: 'x' is not of type 'integer'" + _UNDER_2020_12),
+        ({"type": 5}, "#/type: 5 is not valid under any of the given schemas" + _UNDER_2020_12),
+        ({"required": "abc"}, "#/required: 'abc' is not of type 'array'" + _UNDER_2020_12),
+        (
+            {"properties": {"name": {"type": "strin"}}},
+            "#/properties/name/type: 'strin' is not valid under any of the given schemas"
+            + _UNDER_2020_12,
+        ),
+        (
+            {"$schema": _DRAFT_07, "definitions": {"A": {"maxItems": -1}}},
+            "#/definitions/A/maxItems: -1 is less than the minimum of 0" + _UNDER_DRAFT_07,
+        ),
+        # Array-form items is draft-07 only: without $schema the document is 2020-12.
+        (
+            {"properties": {"v": {"items": [{}]}}},
+            "#/properties/v/items: [{}] is not of type 'object', 'boolean'" + _UNDER_2020_12,
+        ),
+        # A $schema the compiled meta-validator does not know is checked as 2020-12 too.
+        (
+            {"$schema": "https://example.com/meta", "enum": 5},
+            "#/enum: 5 is not of type 'array'" + _UNDER_2020_12,
+        ),
+    ],
+)
+def test_documents_are_checked_against_their_metaschema(
+    document: dict[str, object], message: str
+) -> None:
+    with pytest.raises(SchemaLoadError) as old_side:
+        diff(document, {"type": "string"})
+    assert str(old_side.value) == "old schema: " + message
+    with pytest.raises(SchemaLoadError) as new_side:
+        diff({"type": "string"}, document)
+    assert str(new_side.value) == "new schema: " + message
+
+
+def test_load_errors_name_the_given_origins() -> None:
+    with pytest.raises(SchemaLoadError) as old_side:
+        diff({"enum": 5}, {}, old_origin="a.json", new_origin="b.json")
+    assert str(old_side.value) == "a.json: #/enum: 5 is not of type 'array'" + _UNDER_2020_12
+    with pytest.raises(SchemaLoadError) as new_side:
+        diff({}, {}, new_at="#/$defs/Nope", old_origin="a.json", new_origin="b.json")
+    assert str(new_side.value) == "b.json: schema location '#/$defs/Nope' points to nothing"
+
+
+def test_draft_07_documents_keep_their_array_form_items() -> None:
+    old = {"$schema": _DRAFT_07, "items": [{"type": "string"}, {"type": "integer"}]}
+    new = {"$schema": _DRAFT_07, "items": [{"type": "string"}]}
+    result = diff(old, new)
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        ("tuple-item-removed", "#/prefixItems/1", "#")
+    ]
 
 
 def test_unknown_def_pointer_is_a_load_error() -> None:

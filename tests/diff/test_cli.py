@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -172,6 +173,11 @@ def test_stdin_source(files: tuple[str, str]) -> None:
             json.dumps({"properties": {"a": {"$ref": "https://example.com/a.json"}}}),
             "#/properties/a/$ref: remote $ref 'https://example.com/a.json' is not fetched",
         ),
+        (json.dumps({"enum": 5}), "#/enum: 5 is not of type 'array'"),
+        (
+            json.dumps({"properties": {"a": {"type": "strin"}}}),
+            "#/properties/a/type: 'strin' is not valid under any of the given schemas",
+        ),
     ],
 )
 def test_malformed_input_exits_2_with_one_line(
@@ -241,3 +247,48 @@ def test_usage_errors_exit_2(files: tuple[str, str]) -> None:
     code, out, err = run(*files, "--mode", "sideways")
     assert (code, out) == (2, "") and "Invalid value for '--mode'" in err
     assert run(files[0])[0] == 2
+
+
+def test_option_choices_are_the_engine_registries(files: tuple[str, str]) -> None:
+    from wiregate.cli.diff_cmd import diff_command
+    from wiregate.diff import MODES, POLICIES
+    from wiregate.reporters.diff import DIFF_REPORTERS
+
+    choices = {
+        param.name: tuple(param.type.choices)
+        for param in diff_command.params
+        if isinstance(param.type, click.Choice)
+    }
+    assert choices == {
+        "mode": MODES,
+        "policy": POLICIES,
+        "output_format": tuple(DIFF_REPORTERS),
+    }
+    code, out, err = run(*files, "--format", "yaml")
+    assert (code, out) == (2, "")
+    assert "'yaml' is not one of 'text', 'json', 'github', 'markdown'" in err
+
+
+def test_load_errors_name_the_source_even_when_a_value_reads_like_a_side(
+    tmp_path: Path, files: tuple[str, str]
+) -> None:
+    """The origin is passed to the engine, not patched into its message afterwards."""
+    bad = _write(tmp_path / "bad.json", {"properties": {"a": {"enum": "old schema"}}})
+    assert run(files[0], bad) == (
+        2,
+        "",
+        f"wiregate: error: {bad}: #/properties/a/enum: 'old schema' is not of type 'array' "
+        "(not a valid schema under https://json-schema.org/draft/2020-12/schema)\n",
+    )
+
+
+def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
+    old = _write(tmp_path / "old.json", {"enum": [2**64, 1], "maximum": 2**64})
+    new = _write(tmp_path / "new.json", {"enum": [2**64 + 1, 1], "maximum": 2**64})
+    assert run(old, new) == (
+        1,
+        "error: enum-changed at #/enum: enum changed: added 18446744073709551617; removed "
+        "18446744073709551616 (backward: no, forward: no)\n"
+        "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
+        "",
+    )

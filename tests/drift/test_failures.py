@@ -150,7 +150,7 @@ def test_copy_that_is_not_an_object(run: Run, tmp_path: Path) -> None:
     copy.write_text("[]", encoding="utf-8")
     result = run("--repo", f"producer={tmp_path / 'producer'}")
     assert result.exit_code == 2
-    assert _one_error_line(result) == f"{copy}: a schema must be a JSON object"
+    assert _one_error_line(result) == f"{copy}: a schema document must be a JSON object"
 
 
 def test_ref_on_a_directory_that_is_not_a_git_repository(run: Run, tmp_path: Path) -> None:
@@ -264,3 +264,57 @@ def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
         f"{copy}: new schema: #/$ref: remote $ref 'https://example.com/remote.json' is not "
         "fetched; bundle it into the document"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "given"),
+    [
+        (("--ref", "NOPE"), "--ref"),
+        (("--ref", "NOPE", "--strict", "--format", "markdown"), "--ref, --strict, --format"),
+        (("--repo", "producer=x"), "--repo"),
+        (("--discover",), "--discover"),
+    ],
+)
+def test_group_options_before_a_subcommand_are_a_usage_error(
+    run: Run, tmp_path: Path, args: tuple[str, ...], given: str
+) -> None:
+    result = run(*args, "history", "--repo", f"producer={tmp_path}")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: {given} before 'history' would be ignored: "
+        "give the options of 'drift history' after its name"
+    )
+
+
+def test_discover_without_any_checkout_is_an_error(run: Run) -> None:
+    result = run("--discover")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert _one_error_line(result) == "no checkout to search: pass --repo NAME=PATH"
+
+
+def test_history_reports_a_rename_off_the_configured_paths(
+    root: Path, tmp_path: Path, repo_root: Path
+) -> None:
+    repo = init_repo(tmp_path / "producer")
+    contract = (repo_root / "contracts" / "rollout-wire.schema.json").read_bytes()
+    commit_files(
+        repo, {"schemas/rollout-wire.schema.json": contract}, "add", "2026-07-01T00:00:00+0000"
+    )
+    (tmp_path / "producer" / "moved").mkdir()
+    repo.index.move(["schemas/rollout-wire.schema.json", "moved/wire.json"])
+    moved = repo.index.commit(
+        "move", author_date="2026-07-01T00:01:00+0000", commit_date="2026-07-01T00:01:00+0000"
+    )
+    result = CliRunner().invoke(
+        main,
+        ["--root", str(root), "drift", "history", "--repo", f"producer={tmp_path / 'producer'}"],
+    )
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[1:5] == [
+        f"    now renamed away since {moved.hexsha[:7]} 2026-07-01: move",
+        f"  {moved.hexsha[:7]} 2026-07-01 renamed schemas/rollout-wire.schema.json -> "
+        "moved/wire.json: move",
+        "      vs contract: renamed away",
+        "      renamed to moved/wire.json (not a configured path)",
+    ]

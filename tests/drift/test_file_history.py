@@ -64,6 +64,20 @@ def test_a_deleted_copy_is_followed_from_its_deletion(moved_then_deleted: git.Re
     assert history[-1].date == "2026-07-01T00:00:00+00:00"
 
 
+def test_a_rename_to_another_path_is_a_rename_not_a_deletion(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo")
+    commit_files(repo, {"a/x.json": b"1"}, "add", "2026-07-01T00:00:00+0000")
+    Path(repo.working_dir, "elsewhere").mkdir()
+    repo.index.move(["a/x.json", "elsewhere/z.json"])
+    repo.index.commit(
+        "move out", author_date="2026-07-01T00:01:00+0000", commit_date="2026-07-01T00:01:00+0000"
+    )
+    assert _history(repo, ["a/x.json"]) == [
+        ("move out", "renamed", "elsewhere/z.json", "a/x.json"),
+        ("add", "added", "a/x.json", None),
+    ]
+
+
 def test_first_existing_candidate_wins(moved_then_deleted: git.Repo) -> None:
     # At HEAD~2 both names are candidates; only b/y.json exists, so its lineage is walked.
     assert len(file_history(moved_then_deleted, ["a/x.json", "b/y.json"], "HEAD~2")) == 4

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import git
@@ -81,6 +81,8 @@ class FileRevision:
     status: str
     path: str
     old_path: str | None = None
+    # A rename to a path outside the followed one: the history walked ends at this commit.
+    moved_away: bool = False
 
     @property
     def deleted(self) -> bool:
@@ -138,7 +140,21 @@ def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> lis
         followed,
     )
     revisions = (_parse_log_record(record) for record in output.split(_RECORD) if record.strip())
-    return [revision for revision in revisions if revision is not None]
+    return [_renamed_away(repo, r) if r.deleted else r for r in revisions if r is not None]
+
+
+def _renamed_away(repo: git.Repo, revision: FileRevision) -> FileRevision:
+    """A "deletion" that renamed the file to a path outside the followed one (``log --follow``
+    only sees the old path go) is that rename."""
+    # Against the first parent, the branch the history is walked on (as for merges above).
+    output = repo.git.diff("-M", "--name-status", f"{revision.commit}^", revision.commit)
+    for line in output.splitlines():
+        fields = line.split("\t")
+        if fields[0].startswith("R") and len(fields) == 3 and fields[1] == revision.path:
+            return replace(
+                revision, status="renamed", path=fields[2], old_path=fields[1], moved_away=True
+            )
+    return revision
 
 
 def _parse_log_record(record: str) -> FileRevision | None:

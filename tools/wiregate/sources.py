@@ -5,17 +5,16 @@ The diff engine only ever sees the loaded documents; where they came from stays 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NoReturn
 
 from wiregate.errors import UserError
 
-__all__ = ["LoadedSource", "load_source", "parse_git_spec"]
+__all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec"]
 
 # ``REPO_DIR@REF:PATH``; the repository part may itself contain ``@`` only before the last one.
 _GIT_SPEC = re.compile(r"^(?P<repo>.+)@(?P<ref>[^@:]+):(?P<path>.+)$")
@@ -57,10 +56,26 @@ def load_source(spec: str) -> LoadedSource:
             data = path.read_bytes()
         except OSError as exc:
             raise UserError(f"{spec}: cannot read: {exc.strerror}") from None
+    return LoadedSource(document=parse_document(data, origin), origin=origin)
+
+
+def parse_document(data: bytes, origin: str) -> dict[str, Any]:
+    """The bytes of a schema document as a JSON object; anything else is a one-line
+    :class:`UserError` naming ``origin``.
+
+    The standard library parser keeps integers of any size exact (a bound such as
+    ``18446744073709551616`` is compared, not rejected or rounded).
+    """
     try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+        document = json.loads(data, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise UserError(f"{origin}: not UTF-8 text") from None
+    except ValueError as exc:
         raise UserError(f"{origin}: not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise UserError(f"{origin}: a schema document must be a JSON object")
-    return LoadedSource(document=document, origin=origin)
+    return document
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON value")

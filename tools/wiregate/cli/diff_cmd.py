@@ -7,11 +7,28 @@ import sys
 import click
 
 from wiregate.cli import fail, main
+from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
 
-MODES = ("backward", "forward", "full")
-POLICIES = ("strict", "lenient")
-FORMATS = ("text", "json", "github", "markdown")
+
+# The diff engine is imported when the command runs (or its help is printed), so other
+# subcommands do not pay for it; its registries are the option choices.
+def _modes() -> tuple[str, ...]:
+    from wiregate.diff import MODES
+
+    return MODES
+
+
+def _policies() -> tuple[str, ...]:
+    from wiregate.diff import POLICIES
+
+    return POLICIES
+
+
+def _formats() -> list[str]:
+    from wiregate.reporters.diff import DIFF_REPORTERS
+
+    return list(DIFF_REPORTERS)
 
 
 @main.command("diff")
@@ -27,21 +44,21 @@ FORMATS = ("text", "json", "github", "markdown")
 )
 @click.option(
     "--mode",
-    type=click.Choice(MODES),
+    type=LazyChoice(_modes),
     default="backward",
     show_default=True,
     help="backward: new accepts all old data; forward: old accepts all new data; full: both.",
 )
 @click.option(
     "--policy",
-    type=click.Choice(POLICIES),
+    type=LazyChoice(_policies),
     default="strict",
     show_default=True,
     help="lenient tolerates typed optional properties added to open models and "
     "closing additionalProperties.",
 )
 @click.option(
-    "--format", "output_format", type=click.Choice(FORMATS), default="text", show_default=True
+    "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
 def diff_command(
     old: str, new: str, definition: str | None, mode: str, policy: str, output_format: str
@@ -51,8 +68,7 @@ def diff_command(
     OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH read from git without touching
     the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a usage or load error.
     """
-    # Imported here so that other subcommands do not pay for the diff engine.
-    from wiregate.diff import SchemaLoadError, diff
+    from wiregate.diff import diff
     from wiregate.reporters.diff import DIFF_REPORTERS
     from wiregate.sources import load_source
 
@@ -64,20 +80,16 @@ def diff_command(
     try:
         old_source = load_source(old)
         new_source = load_source(new)
-        try:
-            result = diff(
-                old_source.document,
-                new_source.document,
-                mode=mode,
-                policy=policy,
-                old_at=pointer,
-                new_at=pointer,
-            )
-        except SchemaLoadError as exc:
-            # The engine names the side; the user named the source.
-            message = str(exc).replace("old schema", old_source.origin, 1)
-            message = message.replace("new schema", new_source.origin, 1)
-            raise UserError(message) from None
+        result = diff(
+            old_source.document,
+            new_source.document,
+            mode=mode,
+            policy=policy,
+            old_at=pointer,
+            new_at=pointer,
+            old_origin=old_source.origin,
+            new_origin=new_source.origin,
+        )
     except UserError as exc:
         fail(str(exc))
         return

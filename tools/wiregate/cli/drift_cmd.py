@@ -8,12 +8,22 @@ import click
 
 from contracts import ContractError
 from wiregate.cli import fail, main, pass_contract
-from wiregate.drift import run_drift
-from wiregate.drift.config import parse_repo_overrides
-from wiregate.drift.discovery import discover_repositories
-from wiregate.drift.history import run_history
+from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
-from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
+
+
+# The drift gate (with the diff engine and jsonschema_rs) is imported when a command runs (or
+# its help is printed), so other commands start fast; its reporter registries are the choices.
+def _drift_formats() -> list[str]:
+    from wiregate.reporters.drift import DRIFT_REPORTERS
+
+    return sorted(DRIFT_REPORTERS)
+
+
+def _history_formats() -> list[str]:
+    from wiregate.reporters.drift import HISTORY_REPORTERS
+
+    return sorted(HISTORY_REPORTERS)
 
 
 @main.group("drift", invoke_without_command=True)
@@ -41,7 +51,7 @@ from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTO
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(sorted(DRIFT_REPORTERS)),
+    type=LazyChoice(_drift_formats),
     default="text",
     show_default=True,
 )
@@ -61,7 +71,30 @@ def drift_command(
     any drift, or a copy skipped or not found), 2 configuration or load error.
     """
     if ctx.invoked_subcommand is not None:
+        # The group's options do not reach a subcommand: given before it, they would be
+        # silently ignored.
+        given = [
+            f"--{name}"
+            for name, value in (
+                ("ref", ref),
+                ("repo", repos),
+                ("strict", strict),
+                ("discover", discover),
+                ("format", output_format != "text"),
+            )
+            if value
+        ]
+        if given:
+            raise click.UsageError(
+                f"{', '.join(given)} before '{ctx.invoked_subcommand}' would be ignored: "
+                f"give the options of 'drift {ctx.invoked_subcommand}' after its name",
+                ctx,
+            )
         return
+    from wiregate.drift import discover_repositories, run_drift
+    from wiregate.drift.config import parse_repo_overrides
+    from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS
+
     contract = pass_contract(ctx)
     try:
         overrides = parse_repo_overrides(repos)
@@ -103,7 +136,7 @@ def drift_command(
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(sorted(HISTORY_REPORTERS)),
+    type=LazyChoice(_history_formats),
     default="text",
     show_default=True,
 )
@@ -116,6 +149,10 @@ def history_command(
 
     Exit 0 when the history was printed, 2 on a configuration or git error.
     """
+    from wiregate.drift import run_history
+    from wiregate.drift.config import parse_repo_overrides
+    from wiregate.reporters.drift import HISTORY_REPORTERS
+
     contract = pass_contract(ctx)
     try:
         overrides = parse_repo_overrides([repo])

@@ -24,27 +24,32 @@ def diff(
     policy: str = "strict",
     old_at: str = "#",
     new_at: str = "#",
+    old_origin: str = "old schema",
+    new_origin: str = "new schema",
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
-    and :class:`ValueError` for an unknown mode or policy.
+    (its message starts with ``old_origin`` or ``new_origin``) and :class:`ValueError` for an
+    unknown mode or policy.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
-    old_doc = normalise_document(old, origin="old schema")
-    new_doc = normalise_document(new, origin="new schema")
-    old_schema = resolve(old_doc, old_at, origin="old schema")
-    new_schema = resolve(new_doc, new_at, origin="new schema")
+    old_doc = normalise_document(old, origin=old_origin)
+    new_doc = normalise_document(new, origin=new_origin)
+    old_schema = resolve(old_doc, old_at, origin=old_origin)
+    new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
     if old_schema.tree != new_schema.tree:
         raw += _judge(old_schema, new_schema)
     if at_roots:
         raw += definitions.check(old_doc, new_doc)
-        raw += _unreferenced_definitions(old_doc, new_doc, old_schema, new_schema)
+        raw += _unreferenced_definitions(
+            old_doc, new_doc, old_schema, new_schema, (old_origin, new_origin)
+        )
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
 
@@ -56,7 +61,11 @@ def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
 
 
 def _unreferenced_definitions(
-    old_doc: Schema, new_doc: Schema, old_root: ResolvedSchema, new_root: ResolvedSchema
+    old_doc: Schema,
+    new_doc: Schema,
+    old_root: ResolvedSchema,
+    new_root: ResolvedSchema,
+    origins: tuple[str, str],
 ) -> Iterable[RawFinding]:
     """A ``$defs`` entry that the root does not reach is a schema of its own (a record type
     validated by name): compare it too, so no difference goes unexplained."""
@@ -67,8 +76,8 @@ def _unreferenced_definitions(
         pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
         if pointer in reached or old_defs[name] == new_defs[name]:
             continue
-        old_schema = resolve(old_doc, pointer, origin="old schema")
-        new_schema = resolve(new_doc, pointer, origin="new schema")
+        old_schema = resolve(old_doc, pointer, origin=origins[0])
+        new_schema = resolve(new_doc, pointer, origin=origins[1])
         yield from _judge(old_schema, new_schema)
 
 

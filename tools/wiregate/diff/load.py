@@ -1,12 +1,19 @@
 """Loading stage: normalise a schema document and resolve the schema selected by a pointer.
 
 Normalisation removes differences that do not change meaning, so no later stage sees them:
-draft-07 ``definitions`` become ``$defs``, array-form ``items``/``additionalItems`` become
+draft-07 ``definitions`` become ``$defs``, ``dependencies`` become ``dependentRequired`` (array
+form) and ``dependentSchemas`` (schema form), array-form ``items``/``additionalItems`` become
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
-sorted list, ``required`` and ``enum`` are sorted, ``oneOf``/``anyOf``/``allOf`` members are
+sorted list, ``required``, ``enum`` and the name lists of ``dependentRequired`` are sorted,
+``oneOf``/``anyOf``/``allOf`` members are
 compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
+
+Before normalising, each document is checked against the metaschema of its draft (``$schema``:
+draft-07 or 2020-12, and the other drafts jsonschema knows; 2020-12 when absent or unknown), so
+a keyword with a value of the wrong shape (``"enum": 5``, ``"type": "strin"``) is a load error
+naming its JSON pointer instead of a crash or a wrong verdict.
 
 Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
 a definition and the same schema written inline compare equal. A reference back into a schema
@@ -17,6 +24,7 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -70,7 +78,10 @@ def _unescape(token: str) -> str:
 
 def canonical(value: Any) -> bytes:
     """A canonical byte form of a JSON value, used to sort unordered lists."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits: the same value always takes this path
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
@@ -79,7 +90,45 @@ def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "sch
         return {} if document else dict(FALSE_SCHEMA)
     if not isinstance(document, Mapping):
         raise SchemaLoadError(f"{origin}: a schema document must be a JSON object")
+    check_document(document, origin=origin)
     return _normalise_schema(document, "#", origin)
+
+
+# Dialects the compiled meta-validator knows without fetching anything (``#`` stripped).
+_BUILTIN_DIALECTS = frozenset(
+    {"http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2020-12/schema"}
+)
+_MESSAGE_LIMIT = 200
+
+
+def check_document(document: Mapping[str, Any], *, origin: str = "schema") -> None:
+    """Raise :class:`SchemaLoadError` naming the source and the JSON pointer of the first
+    offending keyword when ``document`` is not valid against its draft's metaschema."""
+    schema = dict(document)  # both validators take a dict (a shallow copy is cheap)
+    dialect = schema.get("$schema")
+    if dialect is None or (isinstance(dialect, str) and dialect.rstrip("#") in _BUILTIN_DIALECTS):
+        # Imported here: start-up stays light for commands that never diff. The compiled
+        # check is fast; a document it accepts needs no second look.
+        import jsonschema_rs
+
+        if jsonschema_rs.meta.is_valid(schema):
+            return
+    # jsonschema is slower but names the most relevant error (best match) and its location.
+    from jsonschema.exceptions import SchemaError
+    from jsonschema.validators import Draft202012Validator, validator_for
+
+    validator = validator_for(schema, default=Draft202012Validator)
+    try:
+        validator.check_schema(schema)
+    except SchemaError as exc:
+        pointer = "#" + "".join(f"/{escape(str(token))}" for token in exc.absolute_path)
+        message = " ".join(exc.message.split())
+        if len(message) > _MESSAGE_LIMIT:
+            message = message[: _MESSAGE_LIMIT - 3] + "..."
+        draft = str(validator.META_SCHEMA.get("$id", "")).rstrip("#")
+        raise SchemaLoadError(
+            f"{origin}: {pointer}: {message} (not a valid schema under {draft})"
+        ) from None
 
 
 def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
@@ -92,6 +141,8 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
         definitions = raw.pop("definitions")
         if isinstance(definitions, Mapping):
             raw["$defs"] = {**definitions, **(raw.get("$defs") or {})}
+    if "dependencies" in raw:
+        _split_dependencies(raw, raw.pop("dependencies"))
     if isinstance(raw.get("items"), list):
         raw["prefixItems"] = raw.pop("items")
         if "additionalItems" in raw:
@@ -116,6 +167,11 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
             out[key] = sorted({value} if isinstance(value, str) else set(value))
         elif key == "required" and isinstance(value, list):
             out[key] = sorted(set(value))
+        elif key == "dependentRequired" and isinstance(value, Mapping):
+            out[key] = {
+                name: sorted(set(names)) if isinstance(names, list) else names
+                for name, names in value.items()
+            }
         elif key == "enum" and isinstance(value, list):
             out[key] = sorted({canonical(v): v for v in value}.values(), key=canonical)
         elif key == "$ref":
@@ -137,6 +193,26 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
         if out.get(key) == {}:
             del out[key]
     return out
+
+
+def _split_dependencies(raw: Schema, dependencies: Any) -> None:
+    """Draft-07 ``dependencies`` is 2020-12's ``dependentRequired`` (array form) and
+    ``dependentSchemas`` (schema form). A name in both keywords must meet both."""
+    if not isinstance(dependencies, Mapping):
+        return
+    required = dict(raw.get("dependentRequired") or {})
+    schemas = dict(raw.get("dependentSchemas") or {})
+    for name, dependency in dependencies.items():
+        if isinstance(dependency, list):
+            required[name] = [*required.get(name, []), *dependency]
+        elif name in schemas and schemas[name] != dependency:
+            schemas[name] = {"allOf": [schemas[name], dependency]}
+        else:
+            schemas[name] = dependency
+    if required:
+        raw["dependentRequired"] = required
+    if schemas:
+        raw["dependentSchemas"] = schemas
 
 
 _PROBES = ("", "x", "\x00\n\u2603 A9/")

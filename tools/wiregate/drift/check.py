@@ -15,9 +15,10 @@ from wiregate.drift.config import (
     env_var_name,
     load_mirrors,
 )
-from wiregate.drift.copies import CopySource, GitTree, WorkTree, parse_schema
+from wiregate.drift.copies import CopySource, GitTree, WorkTree
 from wiregate.drift.result import CopyResult, DriftReport, Verdict
 from wiregate.errors import UserError
+from wiregate.sources import parse_document
 
 __all__ = ["Judgement", "judge", "run_drift"]
 
@@ -146,7 +147,7 @@ def _check_repository(
                 message = source.missing_message(spec.id, spec.paths)
                 results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
                 continue
-            document = parse_schema(found.data, found.label)
+            document = parse_document(found.data, found.label)
             canonical = contract.schemas[spec.schema]
             verdict, changes, failed = judge(
                 canonical, document, spec, repository.policy, label=found.label

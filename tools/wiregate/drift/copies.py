@@ -3,17 +3,16 @@ ref through GitPython without touching the work tree."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
     import git
 
-__all__ = ["CopySource", "FoundCopy", "GitTree", "WorkTree", "parse_schema"]
+__all__ = ["CopySource", "FoundCopy", "GitTree", "WorkTree"]
 
 
 @dataclass(frozen=True)
@@ -81,16 +80,3 @@ class GitTree:
             f"{self.checkout}@{self.ref}: copy {copy_id!r} not found at that ref "
             f"(tried: {', '.join(candidates)})"
         )
-
-
-def parse_schema(data: bytes, label: str) -> dict[str, Any]:
-    """A copy's bytes as a JSON object; anything else is one line naming the copy."""
-    try:
-        document = json.loads(data)
-    except UnicodeDecodeError:
-        raise UserError(f"{label}: not UTF-8 text") from None
-    except ValueError as exc:
-        raise UserError(f"{label}: not valid JSON: {exc}") from None
-    if not isinstance(document, dict):
-        raise UserError(f"{label}: a schema must be a JSON object")
-    return document

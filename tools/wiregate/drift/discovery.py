@@ -16,8 +16,8 @@ from typing import Any
 
 from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import load_mirrors
-from wiregate.drift.copies import parse_schema
 from wiregate.errors import UserError
+from wiregate.sources import parse_document
 
 __all__ = ["Candidate", "RepositoryCandidates", "discover", "discover_repositories"]
 
@@ -85,7 +85,7 @@ class _Fingerprints:
         if by_name is None and not any(marker in data for marker in _SCHEMA_MARKERS):
             return None
         try:
-            document = parse_schema(data, relative)
+            document = parse_document(data, relative)
         except UserError as exc:
             if by_name is None:
                 return None
@@ -152,6 +152,8 @@ def discover_repositories(
             checkout, _ = config.checkout(repository, {}, environ)
             if checkout.is_dir():
                 places.append((repository.name, checkout))
+        if not places:
+            raise UserError("no checkout to search: pass --repo NAME=PATH")
     return tuple(
         RepositoryCandidates(name, str(checkout), tuple(discover(contract, checkout)))
         for name, checkout in places

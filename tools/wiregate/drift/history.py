@@ -11,9 +11,9 @@ from contracts import Contract
 from wiregate.diff import Change
 from wiregate.drift.check import Judgement, judge
 from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
-from wiregate.drift.copies import parse_schema
 from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
 from wiregate.errors import UserError
+from wiregate.sources import parse_document
 
 if TYPE_CHECKING:
     from wiregate.gitsource import FileRevision
@@ -61,10 +61,15 @@ def _copy_history(
             entries.append(_entry(revision, Verdict.DELETED))
             previous = None
             continue
+        if revision.moved_away and revision.path not in paths:
+            message = f"renamed to {revision.path} (not a configured path)"
+            entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
+            previous = None
+            continue
         data = blob_at(repo.commit(revision.commit), revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
-            document = parse_schema(data, label)
+            document = parse_document(data, label)
             if data not in verdicts:
                 verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
             verdict, changes, failed = verdicts[data]

@@ -28,6 +28,7 @@ class Verdict(str, Enum):
     NOT_FOUND = "not-found"  # the checkout is there, none of the copy's paths is
     SKIPPED = "skipped"  # the checkout is absent
     DELETED = "deleted"  # history only: the revision removed the copy
+    RENAMED_AWAY = "renamed-away"  # history only: the revision moved it off the configured paths
     ERROR = "error"  # the copy or its repository cannot be read
 
     @property

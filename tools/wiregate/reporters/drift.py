@@ -33,6 +33,9 @@ __all__ = ["DISCOVERY_REPORTERS", "DRIFT_REPORTERS", "HISTORY_REPORTERS", "REPOR
 #: Bumped only when a field of the JSON reports changes meaning or disappears.
 REPORT_VERSION = 1
 
+# Verdicts of a revision in a copy's history, never of a copy in the gate.
+HISTORY_ONLY = frozenset({Verdict.DELETED, Verdict.RENAMED_AWAY})
+
 _REQUIRED = {
     "forward": "must be forward compatible",
     "backward": "must be backward compatible",
@@ -136,7 +139,7 @@ def render_json(report: DriftReport) -> str:
             "summary": {
                 verdict.value: report.count(verdict)
                 for verdict in Verdict
-                if verdict is not Verdict.DELETED
+                if verdict not in HISTORY_ONLY
             },
             "copies": [copy_to_json(result) for result in report.results],
         }

@@ -89,9 +89,9 @@ class Comparison:
         self.handled = frozenset().union(*(f.KEYWORDS for f in self.families))
         self.findings: list[RawFinding] = []
         self.flipped = False
-        self._visited: set[tuple[int, int, bool]] = set()
-        # Memo keyed by object identity; each entry also holds both schemas, so an id is never
-        # reused by a later temporary schema while the memo lives.
+        # Memos keyed by object identity; each entry also holds both schemas, so an id is never
+        # reused by a later temporary schema (``{**rest, **member}``) while the memo lives.
+        self._visited: dict[tuple[int, int, bool], tuple[Schema, Schema]] = {}
         self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
 
     # -- pointers ---------------------------------------------------------------------------
@@ -151,7 +151,7 @@ class Comparison:
         key = (id(old), id(new), self.flipped)
         if key in self._visited:
             return  # shared definitions are compared once; recursion terminates
-        self._visited.add(key)
+        self._visited[key] = (old, new)
         old_false, new_false = is_false(old), is_false(new)
         if old_false or new_false:
             check_false(self, old, new, old_false, new_false)
