@@ -26,7 +26,7 @@ from datamodel_code_generator import generate
 from codegen.errors import BrokenSchemaError, CodegenError
 from codegen.freshness import read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import CONVERT_MODULE, model_module
-from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan
+from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan, escape_pointer
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -86,8 +86,30 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
             raise BrokenSchemaError(f"{schema_label(name)}: not valid JSON: {exc}") from None
         if not isinstance(schema, dict):
             raise BrokenSchemaError(f"{schema_label(name)}: a schema must be a JSON object")
+        _check_against_metaschema(schema_label(name), schema)
         schemas[name] = schema
     return schemas
+
+
+def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
+    """First gate: the planner may then rely on each keyword having its JSON type."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        pointer = "".join(f"/{escape_pointer(str(part))}" for part in exc.absolute_path)
+        raise BrokenSchemaError(
+            f"{label}: not a valid JSON Schema (draft 2020-12) at {pointer or '/'}: "
+            f"{_shorten(exc.message)}"
+        ) from None
+
+
+def _shorten(message: str, limit: int = 200) -> str:
+    """One line of bounded length: the message repeats the offending value, however large."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def generate_package(root: Path) -> dict[str, str]:

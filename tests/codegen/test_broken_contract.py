@@ -1,0 +1,97 @@
+"""A broken contract makes ``wiregate codegen`` (and ``--check``) exit 2 with one line naming the
+schema file and the place, never a traceback, and leaves the generated package untouched."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from codegen.layout import OUTPUT_DIR
+
+if TYPE_CHECKING:
+    from tests.codegen.conftest import CliResult
+
+    Cli = Callable[..., CliResult]
+
+SCHEMA = "contracts/rollout-wire.schema.json"
+PREFIX = f"wiregate: error: {SCHEMA}: "
+COMMANDS = [pytest.param(["codegen"], id="write"), pytest.param(["codegen", "--check"], id="check")]
+
+
+def _edit(root: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    path = root / SCHEMA
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    edit(schema)
+    path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+
+
+def _prop(def_name: str, prop: str, subschema: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def edit(schema: dict[str, Any]) -> None:
+        schema["$defs"][def_name]["properties"][prop] = subschema
+
+    return edit
+
+
+def _key(def_name: str, key: str, value: Any) -> Callable[[dict[str, Any]], None]:
+    def edit(schema: dict[str, Any]) -> None:
+        schema["$defs"][def_name][key] = value
+
+    return edit
+
+
+# Each broken contract -> the exact message after "wiregate: error: <file>: ".
+BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "unknown-type": (
+        _prop("ToolEventData", "name", {"type": "strin"}),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/properties/name/type: "
+        "'strin' is not valid under any of the given schemas",
+    ),
+    "remote-ref": (
+        _prop("DpoRecord", "provenance", {"$ref": "https://example.com/x.json"}),
+        "$ref 'https://example.com/x.json' at /$defs/DpoRecord/properties/provenance does not "
+        "resolve (expected #/$defs/<name> of this file)",
+    ),
+    "missing-def-ref": (
+        _prop("DpoRecord", "provenance", {"$ref": "#/$defs/Nope"}),
+        "$ref '#/$defs/Nope' at /$defs/DpoRecord/properties/provenance does not resolve "
+        "(expected #/$defs/<name> of this file)",
+    ),
+    "required-not-array": (
+        _key("DpoRecord", "required", "abc"),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/DpoRecord/required: "
+        "'abc' is not of type 'array'",
+    ),
+    "properties-not-object": (
+        _key("ToolEventData", "properties", []),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/properties: "
+        "[] is not of type 'object'",
+    ),
+}
+
+
+def _package(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in (root / OUTPUT_DIR).glob("*.py")}
+
+
+def _assert_one_error_line(result: CliResult, message: str) -> None:
+    assert "Traceback" not in result.stdout + result.stderr
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.count("\n") == 1
+    assert result.stderr == PREFIX + message + "\n"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("case", sorted(BROKEN))
+def test_broken_schema_exits_2_with_one_line(
+    cli: Cli, contract_copy: Path, case: str, command: list[str]
+) -> None:
+    edit, message = BROKEN[case]
+    _edit(contract_copy, edit)
+    before = _package(contract_copy)
+    result = cli("--root", str(contract_copy), *command)
+    _assert_one_error_line(result, message)
+    assert _package(contract_copy) == before
