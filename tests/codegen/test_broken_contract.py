@@ -95,3 +95,18 @@ def test_broken_schema_exits_2_with_one_line(
     result = cli("--root", str(contract_copy), *command)
     _assert_one_error_line(result, message)
     assert _package(contract_copy) == before
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_invalid_json_names_the_file_relative_to_the_root(
+    cli: Cli, contract_copy: Path, command: list[str]
+) -> None:
+    (contract_copy / SCHEMA).write_text('{"$defs": {,}}', encoding="utf-8")
+    before = _package(contract_copy)
+    result = cli("--root", str(contract_copy), *command)
+    try:
+        json.loads('{"$defs": {,}}')
+    except ValueError as exc:
+        detail = str(exc)  # the parser's wording differs between Python versions
+    _assert_one_error_line(result, f"not valid JSON: {detail}")
+    assert _package(contract_copy) == before
