@@ -146,9 +146,9 @@ def escape_pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def is_class_def(definition: Mapping[str, Any]) -> bool:
+def is_class_def(definition: Any) -> bool:
     """A ``$defs`` entry that becomes a dataclass (the others become type aliases)."""
-    return "properties" in definition
+    return isinstance(definition, dict) and "properties" in definition
 
 
 class _Planner:
@@ -163,7 +163,7 @@ class _Planner:
 
     def classes(self) -> None:
         for name, definition in self.defs.items():
-            if isinstance(definition, dict) and is_class_def(definition):
+            if is_class_def(definition):
                 self.plan.classes.append(self.class_plan(name, definition, f"/$defs/{name}"))
 
     def class_plan(self, name: str, definition: Mapping[str, Any], pointer: str) -> ClassPlan:

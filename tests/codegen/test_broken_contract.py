@@ -110,3 +110,19 @@ def test_invalid_json_names_the_file_relative_to_the_root(
         detail = str(exc)  # the parser's wording differs between Python versions
     _assert_one_error_line(result, f"not valid JSON: {detail}")
     assert _package(contract_copy) == before
+
+
+def test_a_boolean_def_is_a_schema_like_any_other(cli: Cli, contract_copy: Path) -> None:
+    """``true`` is a valid ``$defs`` entry (anything); a $ref to it is an untyped value."""
+
+    def add(schema: dict[str, Any]) -> None:
+        schema["$defs"]["Anything"] = True
+        schema["$defs"]["DpoRecord"]["properties"]["meta"] = {"$ref": "#/$defs/Anything"}
+
+    _edit(contract_copy, add)
+    assert cli("--root", str(contract_copy), "codegen").exit_code == 0
+    result = cli("--root", str(contract_copy), "codegen", "--check")
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    models = (contract_copy / OUTPUT_DIR / "rollout_wire.py").read_text(encoding="utf-8")
+    assert "Anything: TypeAlias = Any\n" in models
+    assert "    meta: Anything | None = None\n" in models
