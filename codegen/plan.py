@@ -157,6 +157,8 @@ class _Planner:
         self.file_label = file_label
         self.defs: Mapping[str, Any] = schema.get("$defs", {})
         self.plan = plan
+        #: Non-object ``$defs`` being expanded: a ``$ref`` back to one of them never ends.
+        self.expanding: list[str] = []
 
     def unsupported(self, pointer: str, what: str) -> CodegenError:
         return CodegenError(f"{self.file_label}: {what} at {pointer} is not supported by codegen")
@@ -205,7 +207,13 @@ class _Planner:
             target = self.defs[name]
             if is_class_def(target):
                 return Spec("ref", ref=name)
-            return self.spec(target, f"/$defs/{name}")
+            if name in self.expanding:
+                raise self.unsupported(pointer, f"a recursive $ref to {name} (not an object type)")
+            self.expanding.append(name)
+            try:
+                return self.spec(target, f"/$defs/{name}")
+            finally:
+                self.expanding.pop()
         if "const" in node:
             return Spec("enum", values=(node["const"],))
         if "enum" in node:

@@ -43,6 +43,17 @@ def _key(def_name: str, key: str, value: Any) -> Callable[[dict[str, Any]], None
     return edit
 
 
+def _defs(entries: dict[str, Any], ref: str = "") -> Callable[[dict[str, Any]], None]:
+    """Add ``$defs`` entries; with ``ref``, DpoRecord.meta refers to that one."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        schema["$defs"].update(entries)
+        if ref:
+            schema["$defs"]["DpoRecord"]["properties"]["meta"] = {"$ref": f"#/$defs/{ref}"}
+
+    return edit
+
+
 # Each broken contract -> the exact message after "wiregate: error: <file>: ".
 BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "unknown-type": (
@@ -64,6 +75,11 @@ BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
         _key("DpoRecord", "required", "abc"),
         "not a valid JSON Schema (draft 2020-12) at /$defs/DpoRecord/required: "
         "'abc' is not of type 'array'",
+    ),
+    "recursive-alias": (
+        _defs({"Tree": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}}, ref="Tree"),
+        "a recursive $ref to Tree (not an object type) at /$defs/Tree/items is not supported "
+        "by codegen",
     ),
     "properties-not-object": (
         _key("ToolEventData", "properties", []),
