@@ -215,9 +215,9 @@ class _Planner:
             finally:
                 self.expanding.pop()
         if "const" in node:
-            return Spec("enum", values=(node["const"],))
+            return self.enum((node["const"],), f"{pointer}/const")
         if "enum" in node:
-            return Spec("enum", values=tuple(node["enum"]))
+            return self.enum(tuple(node["enum"]), f"{pointer}/enum")
         for combinator in ("oneOf", "anyOf"):
             if combinator in node:
                 return self.union(node[combinator], f"{pointer}/{combinator}")
@@ -239,6 +239,13 @@ class _Planner:
         else:
             return Spec("json", types=tuple(type_list))
         return Spec("nullable", item=inner) if nullable else inner
+
+    def enum(self, values: tuple[Any, ...], pointer: str) -> Spec:
+        for value in values:
+            if value is not None and type(value) not in _PY_TYPE_TO_JSON:
+                what = f"enum value {value!r} (only strings, numbers, booleans and null)"
+                raise self.unsupported(pointer, what)
+        return Spec("enum", values=values)
 
     def union(self, members: list[Any], pointer: str) -> Spec:
         specs = [self.spec(m, f"{pointer}/{i}") for i, m in enumerate(members)]
@@ -328,10 +335,7 @@ def _join(ptr: str, index: str) -> str:
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
-    kind = _PY_TYPE_TO_JSON.get(type(value))
-    if kind is None:
-        raise CodegenError(f"enum value {value!r}: only strings, numbers, booleans and null")
-    return kind
+    return _PY_TYPE_TO_JSON[type(value)]  # checked by _Planner.enum
 
 
 def _converts(spec: Spec) -> bool:

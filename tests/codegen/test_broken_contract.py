@@ -81,6 +81,11 @@ BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
         "a recursive $ref to Tree (not an object type) at /$defs/Tree/items is not supported "
         "by codegen",
     ),
+    "enum-object-value": (
+        _prop("DpoRecord", "meta", {"enum": [{"a": 1}]}),
+        "enum value {'a': 1} (only strings, numbers, booleans and null) at "
+        "/$defs/DpoRecord/properties/meta/enum is not supported by codegen",
+    ),
     "properties-not-object": (
         _key("ToolEventData", "properties", []),
         "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/properties: "
