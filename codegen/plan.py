@@ -165,6 +165,9 @@ class _Planner:
 
     def classes(self) -> None:
         for name, definition in self.defs.items():
+            if not name.isidentifier() or keyword.iskeyword(name):
+                where = f"/$defs/{escape_pointer(name)}"
+                raise self.unsupported(where, f"$defs name {name!r} (not a Python name)")
             if is_class_def(definition):
                 self.plan.classes.append(self.class_plan(name, definition, f"/$defs/{name}"))
 

@@ -86,6 +86,10 @@ BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
         "enum value {'a': 1} (only strings, numbers, booleans and null) at "
         "/$defs/DpoRecord/properties/meta/enum is not supported by codegen",
     ),
+    "def-name-not-python": (
+        _defs({"my-type": {"type": "object", "properties": {"a": {"type": "string"}}}}),
+        "$defs name 'my-type' (not a Python name) at /$defs/my-type is not supported by codegen",
+    ),
     "properties-not-object": (
         _key("ToolEventData", "properties", []),
         "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/properties: "
