@@ -81,7 +81,7 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
     schemas = {}
     for name, data in raw.items():
         try:
-            schema = json.loads(data)
+            schema = json.loads(data, parse_constant=_reject_constant)
         except ValueError as exc:
             raise BrokenSchemaError(f"{schema_label(name)}: not valid JSON: {exc}") from None
         if not isinstance(schema, dict):
@@ -89,6 +89,11 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
         _check_against_metaschema(schema_label(name), schema)
         schemas[name] = schema
     return schemas
+
+
+def _reject_constant(name: str) -> Any:
+    """Python's parser accepts NaN and Infinity; JSON does not, and they are no Python literals."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:

@@ -151,3 +151,15 @@ def test_a_boolean_def_is_a_schema_like_any_other(cli: Cli, contract_copy: Path)
     models = (contract_copy / OUTPUT_DIR / "rollout_wire.py").read_text(encoding="utf-8")
     assert "Anything: TypeAlias = Any\n" in models
     assert "    meta: Anything | None = None\n" in models
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_non_json_number_constants_are_refused(
+    cli: Cli, contract_copy: Path, constant: str, command: list[str]
+) -> None:
+    path = contract_copy / SCHEMA
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"type": "object"', f'"const": {constant}, "type": "object"', 1))
+    result = cli("--root", str(contract_copy), *command)
+    _assert_one_error_line(result, f"not valid JSON: {constant} is not a JSON value")
