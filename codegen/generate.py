@@ -84,6 +84,8 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
             schema = json.loads(data, parse_constant=_reject_constant)
         except ValueError as exc:
             raise BrokenSchemaError(f"{schema_label(name)}: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise BrokenSchemaError(f"{schema_label(name)}: nested too deeply") from None
         if not isinstance(schema, dict):
             raise BrokenSchemaError(f"{schema_label(name)}: a schema must be a JSON object")
         _check_against_metaschema(schema_label(name), schema)

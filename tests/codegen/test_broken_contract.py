@@ -163,3 +163,12 @@ def test_non_json_number_constants_are_refused(
     path.write_text(text.replace('"type": "object"', f'"const": {constant}, "type": "object"', 1))
     result = cli("--root", str(contract_copy), *command)
     _assert_one_error_line(result, f"not valid JSON: {constant} is not a JSON value")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_too_deeply_nested_schema_is_refused(
+    cli: Cli, contract_copy: Path, command: list[str]
+) -> None:
+    (contract_copy / SCHEMA).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    result = cli("--root", str(contract_copy), *command)
+    _assert_one_error_line(result, "nested too deeply")
