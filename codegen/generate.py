@@ -130,7 +130,7 @@ def generate_package(root: Path) -> dict[str, str]:
     exports: dict[str, list[str]] = {}
     for name, schema in schemas.items():
         module = model_module(name)
-        code = _models(schema, plan)
+        code = _models(schema_label(name), schema, plan)
         _check_models(code, plan, name)
         names = _top_level_names(code)
         _check_names(names, schema, name)
@@ -162,7 +162,7 @@ def generate_package(root: Path) -> dict[str, str]:
     return {file: with_header(sources, body) for file, body in sorted(bodies.items())}
 
 
-def _models(schema: Mapping[str, Any], plan: Plan) -> str:
+def _models(label: str, schema: Mapping[str, Any], plan: Plan) -> str:
     template_data: defaultdict[str, dict[str, Any]] = defaultdict(dict)
     template_data.update(plan.template_data())
     try:
@@ -171,9 +171,10 @@ def _models(schema: Mapping[str, Any], plan: Plan) -> str:
             warnings.simplefilter("ignore", FutureWarning)
             code = generate(json.dumps(schema), extra_template_data=template_data, **_DMCG_OPTIONS)
     except Exception as exc:  # the generator raises many types; report it as a schema problem
-        raise CodegenError(f"datamodel-code-generator failed: {exc}") from exc
+        detail = _shorten(str(exc) or type(exc).__name__)
+        raise CodegenError(f"{label}: datamodel-code-generator failed: {detail}") from exc
     if not isinstance(code, str):
-        raise CodegenError("datamodel-code-generator returned several modules; expected one")
+        raise CodegenError(f"{label}: datamodel-code-generator returned several modules")
     # Our header replaces the generator's (which names "<stdin>" as the source).
     code = _DMCG_HEADER.sub("", code, count=1)
     # The template's hidden fields need `field` and `Any`, which the generator does not know of.

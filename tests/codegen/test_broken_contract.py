@@ -172,3 +172,18 @@ def test_too_deeply_nested_schema_is_refused(
     (contract_copy / SCHEMA).write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
     result = cli("--root", str(contract_copy), *command)
     _assert_one_error_line(result, "nested too deeply")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_generator_failure_names_the_schema_on_one_line(
+    cli: Cli, contract_copy: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import codegen.generate
+
+    def fail(*_args: Any, **_kwargs: Any) -> str:
+        raise ValueError("cannot parse\n  at line 2")
+
+    monkeypatch.setattr(codegen.generate, "generate", fail)
+    _edit(contract_copy, _prop("DpoRecord", "meta", {"type": "string"}))
+    result = cli("--root", str(contract_copy), *command)
+    _assert_one_error_line(result, "datamodel-code-generator failed: cannot parse at line 2")
