@@ -90,6 +90,30 @@ BROKEN: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
         _defs({"my-type": {"type": "object", "properties": {"a": {"type": "string"}}}}),
         "$defs name 'my-type' (not a Python name) at /$defs/my-type is not supported by codegen",
     ),
+    "items-not-schema": (
+        _prop("DpoRecord", "meta", {"type": "array", "items": 5}),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/DpoRecord/properties/meta/items: "
+        "5 is not of type 'object', 'boolean'",
+    ),
+    "ref-not-string": (
+        _prop("DpoRecord", "meta", {"$ref": 5}),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/DpoRecord/properties/meta/$ref: "
+        "5 is not of type 'string'",
+    ),
+    "additional-properties-not-schema": (
+        _key("ToolEventData", "additionalProperties", "no"),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/additionalProperties: "
+        "'no' is not of type 'object', 'boolean'",
+    ),
+    "enum-not-array": (
+        _prop("DpoRecord", "meta", {"enum": "abc"}),
+        "not a valid JSON Schema (draft 2020-12) at /$defs/DpoRecord/properties/meta/enum: "
+        "'abc' is not of type 'array'",
+    ),
+    "defs-not-object": (
+        lambda schema: schema.update({"$defs": []}),
+        "not a valid JSON Schema (draft 2020-12) at /$defs: [] is not of type 'object'",
+    ),
     "properties-not-object": (
         _key("ToolEventData", "properties", []),
         "not a valid JSON Schema (draft 2020-12) at /$defs/ToolEventData/properties: "
