@@ -8,4 +8,5 @@ class CodegenError(Exception):
 
 
 class BrokenSchemaError(CodegenError):
-    """A schema file is not valid JSON or a ``$ref`` in it does not resolve."""
+    """A schema file is not valid JSON, not a valid draft 2020-12 schema, or a ``$ref`` in it
+    does not resolve."""

@@ -26,7 +26,7 @@ from datamodel_code_generator import generate
 from codegen.errors import BrokenSchemaError, CodegenError
 from codegen.freshness import read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import CONVERT_MODULE, model_module
-from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan
+from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan, escape_pointer
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -81,13 +81,42 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
     schemas = {}
     for name, data in raw.items():
         try:
-            schema = json.loads(data)
+            schema = json.loads(data, parse_constant=_reject_constant)
         except ValueError as exc:
             raise BrokenSchemaError(f"{schema_label(name)}: not valid JSON: {exc}") from None
+        except RecursionError:
+            raise BrokenSchemaError(f"{schema_label(name)}: nested too deeply") from None
         if not isinstance(schema, dict):
             raise BrokenSchemaError(f"{schema_label(name)}: a schema must be a JSON object")
+        _check_against_metaschema(schema_label(name), schema)
         schemas[name] = schema
     return schemas
+
+
+def _reject_constant(name: str) -> Any:
+    """Python's parser accepts NaN and Infinity; JSON does not, and they are no Python literals."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
+    """First gate: the planner may then rely on each keyword having its JSON type."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        pointer = "".join(f"/{escape_pointer(str(part))}" for part in exc.absolute_path)
+        raise BrokenSchemaError(
+            f"{label}: not a valid JSON Schema (draft 2020-12) at {pointer or '/'}: "
+            f"{_shorten(exc.message)}"
+        ) from None
+
+
+def _shorten(message: str, limit: int = 200) -> str:
+    """One line of bounded length: the message repeats the offending value, however large."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def generate_package(root: Path) -> dict[str, str]:
@@ -101,7 +130,7 @@ def generate_package(root: Path) -> dict[str, str]:
     exports: dict[str, list[str]] = {}
     for name, schema in schemas.items():
         module = model_module(name)
-        code = _models(schema, plan)
+        code = _models(schema_label(name), schema, plan)
         _check_models(code, plan, name)
         names = _top_level_names(code)
         _check_names(names, schema, name)
@@ -133,7 +162,7 @@ def generate_package(root: Path) -> dict[str, str]:
     return {file: with_header(sources, body) for file, body in sorted(bodies.items())}
 
 
-def _models(schema: Mapping[str, Any], plan: Plan) -> str:
+def _models(label: str, schema: Mapping[str, Any], plan: Plan) -> str:
     template_data: defaultdict[str, dict[str, Any]] = defaultdict(dict)
     template_data.update(plan.template_data())
     try:
@@ -142,9 +171,10 @@ def _models(schema: Mapping[str, Any], plan: Plan) -> str:
             warnings.simplefilter("ignore", FutureWarning)
             code = generate(json.dumps(schema), extra_template_data=template_data, **_DMCG_OPTIONS)
     except Exception as exc:  # the generator raises many types; report it as a schema problem
-        raise CodegenError(f"datamodel-code-generator failed: {exc}") from exc
+        detail = _shorten(str(exc) or type(exc).__name__)
+        raise CodegenError(f"{label}: datamodel-code-generator failed: {detail}") from exc
     if not isinstance(code, str):
-        raise CodegenError("datamodel-code-generator returned several modules; expected one")
+        raise CodegenError(f"{label}: datamodel-code-generator returned several modules")
     # Our header replaces the generator's (which names "<stdin>" as the source).
     code = _DMCG_HEADER.sub("", code, count=1)
     # The template's hidden fields need `field` and `Any`, which the generator does not know of.

@@ -146,9 +146,9 @@ def escape_pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def is_class_def(definition: Mapping[str, Any]) -> bool:
+def is_class_def(definition: Any) -> bool:
     """A ``$defs`` entry that becomes a dataclass (the others become type aliases)."""
-    return "properties" in definition
+    return isinstance(definition, dict) and "properties" in definition
 
 
 class _Planner:
@@ -157,13 +157,18 @@ class _Planner:
         self.file_label = file_label
         self.defs: Mapping[str, Any] = schema.get("$defs", {})
         self.plan = plan
+        #: Non-object ``$defs`` being expanded: a ``$ref`` back to one of them never ends.
+        self.expanding: list[str] = []
 
     def unsupported(self, pointer: str, what: str) -> CodegenError:
         return CodegenError(f"{self.file_label}: {what} at {pointer} is not supported by codegen")
 
     def classes(self) -> None:
         for name, definition in self.defs.items():
-            if isinstance(definition, dict) and is_class_def(definition):
+            if not name.isidentifier() or keyword.iskeyword(name):
+                where = f"/$defs/{escape_pointer(name)}"
+                raise self.unsupported(where, f"$defs name {name!r} (not a Python name)")
+            if is_class_def(definition):
                 self.plan.classes.append(self.class_plan(name, definition, f"/$defs/{name}"))
 
     def class_plan(self, name: str, definition: Mapping[str, Any], pointer: str) -> ClassPlan:
@@ -205,11 +210,17 @@ class _Planner:
             target = self.defs[name]
             if is_class_def(target):
                 return Spec("ref", ref=name)
-            return self.spec(target, f"/$defs/{name}")
+            if name in self.expanding:
+                raise self.unsupported(pointer, f"a recursive $ref to {name} (not an object type)")
+            self.expanding.append(name)
+            try:
+                return self.spec(target, f"/$defs/{name}")
+            finally:
+                self.expanding.pop()
         if "const" in node:
-            return Spec("enum", values=(node["const"],))
+            return self.enum((node["const"],), f"{pointer}/const")
         if "enum" in node:
-            return Spec("enum", values=tuple(node["enum"]))
+            return self.enum(tuple(node["enum"]), f"{pointer}/enum")
         for combinator in ("oneOf", "anyOf"):
             if combinator in node:
                 return self.union(node[combinator], f"{pointer}/{combinator}")
@@ -231,6 +242,13 @@ class _Planner:
         else:
             return Spec("json", types=tuple(type_list))
         return Spec("nullable", item=inner) if nullable else inner
+
+    def enum(self, values: tuple[Any, ...], pointer: str) -> Spec:
+        for value in values:
+            if value is not None and type(value) not in _PY_TYPE_TO_JSON:
+                what = f"enum value {value!r} (only strings, numbers, booleans and null)"
+                raise self.unsupported(pointer, what)
+        return Spec("enum", values=values)
 
     def union(self, members: list[Any], pointer: str) -> Spec:
         specs = [self.spec(m, f"{pointer}/{i}") for i, m in enumerate(members)]
@@ -320,10 +338,7 @@ def _join(ptr: str, index: str) -> str:
 def _json_kind(value: Any) -> str:
     if value is None:
         return "null"
-    kind = _PY_TYPE_TO_JSON.get(type(value))
-    if kind is None:
-        raise CodegenError(f"enum value {value!r}: only strings, numbers, booleans and null")
-    return kind
+    return _PY_TYPE_TO_JSON[type(value)]  # checked by _Planner.enum
 
 
 def _converts(spec: Spec) -> bool:

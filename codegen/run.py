@@ -6,6 +6,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.errors import CodegenError
 from codegen.freshness import is_fresh, read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR
 
@@ -36,8 +37,10 @@ def check(root: Path) -> CheckResult:
         path = out_dir / name
         try:
             current = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            current = ""
+        except (FileNotFoundError, UnicodeDecodeError):
+            current = ""  # missing or garbled: the diff shows the whole file as wanted
+        except OSError as exc:
+            raise _io_error(f"{OUTPUT_DIR}/{name}", "read", exc) from None
         wanted = expected.get(name, "")
         if current != wanted:
             label = f"{OUTPUT_DIR}/{name}"
@@ -59,15 +62,30 @@ def write(root: Path) -> list[str]:
 
     expected = generate_package(root)
     out_dir = root / OUTPUT_DIR
-    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _io_error(str(OUTPUT_DIR), "create directory", exc) from None
     changed = []
     for stale in sorted(out_dir.glob("*.py")):
         if stale.name not in expected:
-            stale.unlink()
-            changed.append(f"{OUTPUT_DIR}/{stale.name}")
+            label = f"{OUTPUT_DIR}/{stale.name}"
+            try:
+                stale.unlink()
+            except OSError as exc:
+                raise _io_error(label, "remove", exc) from None
+            changed.append(label)
     for name, text in expected.items():
-        path = out_dir / name
-        if not path.is_file() or path.read_bytes() != text.encode("utf-8"):
-            path.write_bytes(text.encode("utf-8"))
-            changed.append(f"{OUTPUT_DIR}/{name}")
+        path, label, data = out_dir / name, f"{OUTPUT_DIR}/{name}", text.encode("utf-8")
+        try:
+            if path.exists() and path.read_bytes() == data:
+                continue
+            path.write_bytes(data)
+        except OSError as exc:
+            raise _io_error(label, "write", exc) from None
+        changed.append(label)
     return changed
+
+
+def _io_error(label: str, action: str, exc: OSError) -> CodegenError:
+    return CodegenError(f"{label}: cannot {action}: {exc.strerror or exc}")

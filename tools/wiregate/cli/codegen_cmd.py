@@ -8,7 +8,8 @@ import click
 
 from codegen import CodegenError, check, write
 from codegen.layout import OUTPUT_DIR
-from wiregate.cli import fail, main, pass_contract
+from contracts import ContractError, locate
+from wiregate.cli import fail, main
 
 
 @main.command("codegen")
@@ -23,9 +24,17 @@ def codegen_command(ctx: click.Context, check_only: bool) -> None:
     """Generate the typed dataclasses and wire converters in datafactory/wire/.
 
     Exit 0 when written (or fresh with --check), 1 when --check finds stale or edited
-    generated code, 2 on a broken schema (invalid JSON, a $ref that does not resolve).
+    generated code, 2 on a broken schema (invalid JSON, not a valid draft 2020-12 schema, a
+    $ref that does not resolve, a construct codegen does not support) or an output path that
+    cannot be read or written.
     """
-    contract = pass_contract(ctx)
+    # Not pass_contract: codegen reads the schemas itself and names a broken one relative to
+    # the root (contracts/<file>), the path the generated headers and the user's repo use.
+    try:
+        contract = locate(ctx.find_root().obj)
+    except ContractError as exc:
+        fail(str(exc))
+        raise AssertionError("unreachable") from exc
     if contract.bundled:
         fail("codegen needs a wiregate checkout: run it inside one or pass --root")
     root = contract.directory.parent
