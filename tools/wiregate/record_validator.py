@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
-from jsonschema.exceptions import ValidationError
 
 from contracts import Contract, ContractError
+
+if TYPE_CHECKING:  # imported when a record fails: most runs never explain one
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["Problem", "RecordValidator", "ValidatorSet", "guess_record_type", "pointer"]
 
@@ -103,9 +104,18 @@ class RecordValidator:
             "$defs": schema.get("$defs", {}),
             "$ref": f"#/$defs/{name}",
         }
+        self._wrapped = wrapped
         self._fast = jsonschema_rs.validator_for(wrapped, offline=True)
-        reference_cls = jsonschema.validators.validator_for(wrapped)
-        self._reference = reference_cls(wrapped)
+        self._reference: Any = None  # built on first use: importing jsonschema takes a while
+
+    @property
+    def reference(self) -> Any:
+        """The reference engine (``jsonschema``) for this definition."""
+        if self._reference is None:
+            import jsonschema
+
+            self._reference = jsonschema.validators.validator_for(self._wrapped)(self._wrapped)
+        return self._reference
 
     def is_valid(self, record: Any) -> bool:
         return bool(self._fast.is_valid(record))
@@ -118,7 +128,7 @@ class RecordValidator:
 
     def explain(self, record: Any) -> list[Problem]:
         """Problems as the reference engine reports them (slow path)."""
-        found = {_describe(e) for e in self._reference.iter_errors(record)}
+        found = {_describe(e) for e in self.reference.iter_errors(record)}
         return sorted(found, key=lambda p: (p.pointer, p.message))
 
 
