@@ -89,10 +89,11 @@ def build_messages(task: str, events: Sequence[ToolCallEvent], final_answer: str
     messages: list[Message] = [Message(role="user", content=task)]
     errors: list[int] = []
     for (call_id, data), result in zip(calls, results, strict=True):
-        content = data.wire_extra.get("content")
+        content = data.wire_extra.get("content") if data.wire_extra else None
+        args = data.args
         function = ToolCallFunction(
             name=data.name or UNKNOWN_TOOL,
-            arguments=_text(data.args if data.args is not None else {}),
+            arguments="{}" if args is None else _text(args),
         )
         messages.append(
             Message(

@@ -124,10 +124,11 @@ def _flat_events(entry: dict[str, Any]) -> list[dict[str, Any]]:
 def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
     if not isinstance(value, list):
         return value
-    if all(
-        isinstance(e, dict) and "event" in e and "toolName" not in e.get("data", ()) for e in value
-    ):
-        return value  # canonical: the common case costs one scan
+    for e in value:  # canonical: the common case costs one scan
+        if not isinstance(e, dict) or "event" not in e or "toolName" in e.get("data", ()):
+            break
+    else:
+        return value
     events: list[Any] = []
     kinds: set[str] = set()
     for entry in value:

@@ -182,7 +182,8 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
             continue
         acc.valid += 1
         acc.by_type[record.record_type] += 1
-        acc.repaired.update(record.repairs)
+        if record.repairs:
+            acc.repaired.update(record.repairs)
         if record.record_type == TREE:
             continue  # fork topology: valid input, but no training record comes from it
         body = orjson.dumps(record.data) if record.repairs else line

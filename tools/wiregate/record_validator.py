@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import jsonschema_rs
-from jsonschema.exceptions import ValidationError
 
 from contracts import Contract, ContractError
+
+if TYPE_CHECKING:  # imported when a record fails: most runs never explain one
+    from jsonschema.exceptions import ValidationError
 
 __all__ = ["Problem", "RecordValidator", "ValidatorSet", "guess_record_type", "pointer"]
 
@@ -194,6 +195,7 @@ class RecordValidator:
             "$defs": schema.get("$defs", {}),
             "$ref": f"#/$defs/{name}",
         }
+        self._wrapped = wrapped
         try:
             self._fast = jsonschema_rs.validator_for(wrapped, offline=True)
         except ValueError as exc:
@@ -201,9 +203,16 @@ class RecordValidator:
             where = pointer(getattr(exc, "instance_path", None) or [])
             message = str(getattr(exc, "message", exc)).splitlines()[0]
             raise ContractError(f"{label}: {where}: {message}") from None
-        self._wrapped = wrapped
-        reference_cls = jsonschema.validators.validator_for(wrapped)
-        self._reference = reference_cls(wrapped)
+        self._reference: Any = None  # built on first use: importing jsonschema takes a while
+
+    @property
+    def reference(self) -> Any:
+        """The reference engine (``jsonschema``) for this definition."""
+        if self._reference is None:
+            import jsonschema
+
+            self._reference = jsonschema.validators.validator_for(self._wrapped)(self._wrapped)
+        return self._reference
 
     def is_valid(self, record: Any) -> bool:
         return bool(self._fast.is_valid(record))
@@ -231,10 +240,10 @@ class RecordValidator:
     def explain_reference(self, record: Any) -> list[Problem]:
         """Problems as the reference ``jsonschema`` engine reports them."""
         found: set[Problem] = set()
-        for error in self._reference.iter_errors(record):
+        for error in self.reference.iter_errors(record):
             if error.validator == "additionalProperties" and isinstance(error.instance, dict):
                 # One problem per extra key, as the compiled engine reports them.
-                allowed = set(error.schema.get("properties", {}))  # type: ignore[union-attr]
+                allowed = set(error.schema.get("properties", {}))
                 message = "property is not allowed here (closed object)"
                 base = list(error.absolute_path)
                 found.update(
