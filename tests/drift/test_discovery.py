@@ -143,3 +143,17 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
     )
     assert github.exit_code == 2
     assert github.stderr == "wiregate: error: --discover prints json, text, not github\n"
+
+
+def test_copies_behind_symlinked_packages_are_found(contract: Contract, tmp_path: Path) -> None:
+    """pnpm links packages into node_modules; a link cycle does not hang the walk."""
+    checkout = tmp_path / "producer"
+    store = checkout / "node_modules" / ".pnpm" / "protocol@1.0.0" / "schemas" / "compliance"
+    store.mkdir(parents=True)
+    (store / "rollout-wire.schema.json").write_text(json.dumps(contract.schemas["rollout-wire"]))
+    scoped = checkout / "node_modules" / "@wasmagent"
+    scoped.mkdir(parents=True)
+    (scoped / "protocol").symlink_to(store.parent.parent, target_is_directory=True)
+    (store / "loop").symlink_to(checkout, target_is_directory=True)
+    found = {c.path for c in discover(contract, checkout)}
+    assert "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json" in found

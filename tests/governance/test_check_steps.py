@@ -7,7 +7,7 @@ from typing import Any
 import git
 
 from contracts import locate
-from wiregate.check.breaking import check_breaking, version_marks
+from wiregate.check.breaking import check_breaking, is_version_bump, version_marks
 from wiregate.check.codegen_step import check_codegen
 from wiregate.check.contract_files import check_contract_files
 from wiregate.check.model import StepStatus
@@ -105,3 +105,22 @@ def test_mislabelled_fixture_fails(wiregate_repo: git.Repo) -> None:
 def test_version_marks() -> None:
     schema = {"$id": "x/v1", "$defs": {"A": {"properties": {"schema_version": {"const": "a/v1"}}}}}
     assert version_marks(schema) == ("x/v1", ("a/v1",))
+
+
+def test_a_version_bump_must_raise_the_version() -> None:
+    v1 = ("https://wiregate.dev/schemas/rollout-wire/v1", ("rollout-wire/v1",))
+    v2 = ("https://wiregate.dev/schemas/rollout-wire/v2", ("rollout-wire/v2",))
+    assert is_version_bump(v1, v2)
+    assert not is_version_bump(v2, v1)  # going back is no bump
+    assert not is_version_bump(v1, v1)
+    assert is_version_bump(v1, (v1[0], ("rollout-wire/v1.1",)))
+    assert is_version_bump(("x", ()), ("y", ()))  # no numbers: any change counts
+
+
+def test_a_downgraded_id_does_not_excuse_a_breaking_change(wiregate_repo: git.Repo) -> None:
+    def downgrade(schema: dict[str, Any]) -> None:
+        add_required_field(schema)
+        schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v0"
+
+    edit_wire(wiregate_repo, downgrade)
+    assert check_breaking(locate(root_of(wiregate_repo))).status is StepStatus.FAILED

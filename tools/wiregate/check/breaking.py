@@ -7,6 +7,7 @@ allowed explicitly with ``--allow-breaking``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,31 @@ def version_marks(schema: Any) -> tuple[str | None, tuple[str, ...]]:
 
     schema_id = schema.get("$id") if isinstance(schema, dict) else None
     return schema_id, tuple(sorted(set(consts(schema))))
+
+
+_TRAILING_VERSION = re.compile(r"v(\d+(?:\.\d+)*)/?$")
+
+
+def _version(mark: str | None) -> tuple[int, ...] | None:
+    """The trailing version of a ``$id`` or ``schema_version`` (``.../v2``, ``x/v1.1``)."""
+    found = _TRAILING_VERSION.search(mark or "")
+    return tuple(int(part) for part in found.group(1).split(".")) if found else None
+
+
+def is_version_bump(
+    old: tuple[str | None, tuple[str, ...]], new: tuple[str | None, tuple[str, ...]]
+) -> bool:
+    """The ``$id`` or a ``schema_version`` constant moved to a higher version.
+
+    Where the marks carry no version number, any change of them counts as a bump; where they
+    do, a change must raise the highest one (a move back to v1 is no bump)."""
+    if old == new:
+        return False
+    old_versions = [v for v in map(_version, (old[0], *old[1])) if v is not None]
+    new_versions = [v for v in map(_version, (new[0], *new[1])) if v is not None]
+    if not old_versions or not new_versions:
+        return True
+    return max(new_versions) > max(old_versions)
 
 
 def check_breaking(
@@ -87,7 +113,7 @@ def check_breaking(
             f"  {c.id} at {c.new_pointer or c.old_pointer}: {c.message}" for c in incompatible
         ]
         old_marks, new_marks = version_marks(old), version_marks(new)
-        if old_marks != new_marks:
+        if is_version_bump(old_marks, new_marks):
             details.append(
                 f"{relative}: {len(incompatible)} breaking changes with a version bump "
                 f"({old_marks[0]} -> {new_marks[0]})"

@@ -54,8 +54,18 @@ def discover(contract: Contract, checkout: Path) -> list[Candidate]:
 
 
 def _json_files(root: Path) -> Iterator[Path]:
-    for directory, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+    # Symlinks are followed (pnpm and workspaces link packages into node_modules, and a copy is
+    # configured by its linked path); a folder that links back to one of its own ancestors is
+    # not entered, so a link cycle ends.
+    top = Path(root)
+    for directory, dirnames, filenames in os.walk(root, followlinks=True):
+        here = Path(directory)
+        ancestors = {os.path.realpath(p) for p in (here, *here.parents) if p.is_relative_to(top)}
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIPPED_DIRS and os.path.realpath(here / d) not in ancestors
+        )
         for name in filenames:
             if name.endswith(".json"):
                 yield Path(directory) / name
