@@ -42,6 +42,35 @@ def _short(value: Any) -> str:
     return text if len(text) <= _MAX_REPR else text[: _MAX_REPR - 3] + "..."
 
 
+REQUIRED = "required property is missing"
+CLOSED = "property is not allowed here (closed object)"
+
+
+def _required_when(trigger: str) -> str:
+    return f"required when {trigger!r} is present"
+
+
+def _keyword_message(keyword: str, value: Any, instance: Any) -> str | None:
+    """The wording for a failed value keyword, whichever engine found it."""
+    short = _short(instance)
+    messages = {
+        "type": lambda: f"expected type {value}, got {short}",
+        "enum": lambda: f"{short} is not one of {value}",
+        "const": lambda: f"must be {_short(value)}, got {short}",
+        "pattern": lambda: f"{short} does not match {value}",
+        "minLength": lambda: f"must be at least {value} characters long, got {short}",
+        "maxLength": lambda: f"must be at most {value} characters long",
+        "minimum": lambda: f"must be >= {value}, got {short}",
+        "maximum": lambda: f"must be <= {value}, got {short}",
+        "exclusiveMinimum": lambda: f"must be > {value}, got {short}",
+        "exclusiveMaximum": lambda: f"must be < {value}, got {short}",
+        "minItems": lambda: f"must have at least {value} items",
+        "maxItems": lambda: f"must have at most {value} items",
+    }
+    make = messages.get(keyword)
+    return make() if make is not None else None
+
+
 def _describe(error: ValidationError) -> Problem:
     """A short message for an error; the instance is abbreviated so huge records stay readable."""
     path = list(error.absolute_path)
@@ -54,34 +83,20 @@ def _describe(error: ValidationError) -> Problem:
         missing = [n for n in value if isinstance(instance, dict) and n not in instance]
         named = [n for n in missing if error.message.startswith(repr(n))]
         name = (named or missing or ["?"])[0]
-        return Problem(pointer([*path, name]), "required property is missing")
+        return Problem(pointer([*path, name]), REQUIRED)
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = set(schema.get("properties", {}))
         extras = sorted(k for k in instance if k not in allowed)
         name = extras[0] if extras else "?"
-        return Problem(pointer([*path, name]), "property is not allowed here (closed object)")
+        return Problem(pointer([*path, name]), CLOSED)
     if keyword == "dependentRequired" and isinstance(instance, dict):
         for trigger, needed in value.items():
             for name in needed:
                 if trigger in instance and name not in instance:
-                    return Problem(pointer([*path, name]), f"required when {trigger!r} is present")
-    messages = {
-        "type": lambda: f"expected type {value}, got {_short(instance)}",
-        "enum": lambda: f"{_short(instance)} is not one of {value}",
-        "const": lambda: f"must be {_short(value)}, got {_short(instance)}",
-        "pattern": lambda: f"{_short(instance)} does not match {value}",
-        "minLength": lambda: f"must be at least {value} characters long, got {_short(instance)}",
-        "maxLength": lambda: f"must be at most {value} characters long",
-        "minimum": lambda: f"must be >= {value}, got {_short(instance)}",
-        "maximum": lambda: f"must be <= {value}, got {_short(instance)}",
-        "exclusiveMinimum": lambda: f"must be > {value}, got {_short(instance)}",
-        "exclusiveMaximum": lambda: f"must be < {value}, got {_short(instance)}",
-        "minItems": lambda: f"must have at least {value} items",
-        "maxItems": lambda: f"must have at most {value} items",
-    }
-    make = messages.get(str(keyword))
-    if make is not None:
-        return Problem(pointer(path), make())
+                    return Problem(pointer([*path, name]), _required_when(trigger))
+    message = _keyword_message(str(keyword), value, instance)
+    if message is not None:
+        return Problem(pointer(path), message)
     if keyword in ("oneOf", "anyOf") and error.context:
         # Explain with the branch that came closest (the deepest, most specific error).
         return _describe(min(error.context, key=_relevance))
@@ -125,6 +140,23 @@ def _fast_relevance(error: Any, here: list[Any]) -> tuple[int, int]:
     return (1 if wrong_type_here else 0, -len(path))
 
 
+def _fast_keyword(name: str, kind: Any, value: Any) -> tuple[str | None, Any]:
+    """The keyword a compiled-engine error kind stands for, with the keyword's value: the
+    schema's own (``value``) when known, so the wording matches the reference engine's."""
+    if name == "Type":
+        types = list(kind.types)
+        return "type", value if value is not None else (types[0] if len(types) == 1 else types)
+    if name == "Enum":
+        return "enum", value if isinstance(value, list) else list(kind.options)
+    if name == "Constant":
+        return "const", kind.expected_value
+    if name == "Pattern":
+        return "pattern", kind.pattern
+    if name in _LIMITS:
+        return _LIMITS[name], kind.limit
+    return None, None
+
+
 def _fast_problems(error: Any, schema: Any, record: Any) -> list[Problem] | None:
     """The compiled engine's error as Problems worded like ``_describe``; None when unknown."""
     kind = error.kind
@@ -139,12 +171,10 @@ def _fast_problems(error: Any, schema: Any, record: Any) -> list[Problem] | None
             triggers = [t for t, needed in value.items() if kind.property in needed]
             present = [t for t in triggers if isinstance(instance, dict) and t in instance]
             if present:
-                where = pointer([*path, kind.property])
-                return [Problem(where, f"required when {present[0]!r} is present")]
-        return [Problem(pointer([*path, kind.property]), "required property is missing")]
+                return [Problem(pointer([*path, kind.property]), _required_when(present[0]))]
+        return [Problem(pointer([*path, kind.property]), REQUIRED)]
     if name == "AdditionalProperties":
-        message = "property is not allowed here (closed object)"
-        return [Problem(pointer([*path, extra]), message) for extra in sorted(kind.unexpected)]
+        return [Problem(pointer([*path, extra]), CLOSED) for extra in sorted(kind.unexpected)]
     if name in ("OneOfNotValid", "AnyOf"):
         candidates = [e for branch in kind.context for e in branch]
         if not candidates:
@@ -152,36 +182,11 @@ def _fast_problems(error: Any, schema: Any, record: Any) -> list[Problem] | None
         return _fast_problems(
             min(candidates, key=lambda e: _fast_relevance(e, path)), schema, record
         )
-    if name == "Type":
-        expected = (
-            value
-            if value is not None
-            else (kind.types[0] if len(kind.types) == 1 else list(kind.types))
-        )
-        return [Problem(pointer(path), f"expected type {expected}, got {_short(instance)}")]
-    if name == "Enum":
-        options = value if isinstance(value, list) else list(kind.options)
-        return [Problem(pointer(path), f"{_short(instance)} is not one of {options}")]
-    if name == "Constant":
-        message = f"must be {_short(kind.expected_value)}, got {_short(instance)}"
-        return [Problem(pointer(path), message)]
-    if name == "Pattern":
-        return [Problem(pointer(path), f"{_short(instance)} does not match {kind.pattern}")]
-    if name in _LIMITS:
-        keyword = _LIMITS[name]
-        limit = kind.limit
-        messages = {
-            "minLength": f"must be at least {limit} characters long, got {_short(instance)}",
-            "maxLength": f"must be at most {limit} characters long",
-            "minimum": f"must be >= {limit}, got {_short(instance)}",
-            "maximum": f"must be <= {limit}, got {_short(instance)}",
-            "exclusiveMinimum": f"must be > {limit}, got {_short(instance)}",
-            "exclusiveMaximum": f"must be < {limit}, got {_short(instance)}",
-            "minItems": f"must have at least {limit} items",
-            "maxItems": f"must have at most {limit} items",
-        }
-        return [Problem(pointer(path), messages[keyword])]
-    return None
+    keyword, keyword_value = _fast_keyword(name, kind, value)
+    if keyword is None:
+        return None
+    message = _keyword_message(keyword, keyword_value, instance)
+    return None if message is None else [Problem(pointer(path), message)]
 
 
 class RecordValidator:
@@ -244,12 +249,9 @@ class RecordValidator:
             if error.validator == "additionalProperties" and isinstance(error.instance, dict):
                 # One problem per extra key, as the compiled engine reports them.
                 allowed = set(error.schema.get("properties", {}))
-                message = "property is not allowed here (closed object)"
                 base = list(error.absolute_path)
                 found.update(
-                    Problem(pointer([*base, k]), message)
-                    for k in error.instance
-                    if k not in allowed
+                    Problem(pointer([*base, k]), CLOSED) for k in error.instance if k not in allowed
                 )
             else:
                 found.add(_describe(error))
