@@ -12,12 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from contracts import SCHEMA_FILES, Contract
 from wiregate.check.model import StepResult, StepStatus
 from wiregate.errors import UserError
 from wiregate.gitsource import open_repo, path_in_repo, read_at_ref, resolve_commit
+from wiregate.sources import parse_document
 
 STEP = "breaking"
 
@@ -94,12 +93,14 @@ def check_breaking(
         # git speaks of paths from its root, which may hold the wiregate folder further down.
         in_repo = path_in_repo(repo, root, relative)
         try:
-            old = orjson.loads(read_at_ref(root, against, in_repo))
+            data = read_at_ref(root, against, in_repo)
         except UserError:
             details.append(f"{relative}: new since {against}")
             continue
-        except orjson.JSONDecodeError as exc:
-            details.append(f"{relative}@{against}: not valid JSON ({exc}); not compared")
+        try:
+            old = parse_document(data, f"{relative}@{against}")
+        except UserError as exc:
+            details.append(f"{exc}; not compared")
             continue
         new = contract.schemas[name]
         try:
