@@ -12,6 +12,7 @@ from wiregate.drift.config import (
     CopySpec,
     MirrorsConfig,
     RepositorySpec,
+    copy_identity,
     env_var_name,
     load_mirrors,
 )
@@ -104,14 +105,7 @@ def _check_repository(
 ) -> list[CopyResult]:
     def result(spec: CopySpec, verdict: Verdict, **fields: Any) -> CopyResult:
         return CopyResult(
-            repository=repository.name,
-            checkout=str(checkout),
-            copy_id=spec.id,
-            role=spec.role,
-            direction=spec.direction,
-            policy=repository.policy,
-            schema=spec.schema,
-            canonical_at=spec.canonical_at,
+            **copy_identity(repository, spec, checkout),
             copy_at=spec.copy_at,
             verdict=verdict,
             tried=spec.paths,

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import jsonschema_rs
 
@@ -219,3 +219,28 @@ def resolve_pointer(document: Any, pointer: str) -> Any:
         else:
             return None
     return node
+
+
+class CopyIdentity(TypedDict):
+    repository: str
+    checkout: str
+    copy_id: str
+    role: str
+    direction: str
+    policy: str
+    schema: str
+    canonical_at: str
+
+
+def copy_identity(repository: RepositorySpec, spec: CopySpec, checkout: Path) -> CopyIdentity:
+    """The fields that say which copy a result or a history is about (both report them)."""
+    return {
+        "repository": repository.name,
+        "checkout": str(checkout),
+        "copy_id": spec.id,
+        "role": spec.role,
+        "direction": spec.direction,
+        "policy": repository.policy,
+        "schema": spec.schema,
+        "canonical_at": spec.canonical_at,
+    }

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING, Any
 from contracts import Contract
 from wiregate.diff import Change
 from wiregate.drift.check import Judgement, judge
-from wiregate.drift.config import CopySpec, MirrorsConfig, RepositorySpec, load_mirrors
+from wiregate.drift.config import (
+    CopySpec,
+    MirrorsConfig,
+    RepositorySpec,
+    copy_identity,
+    load_mirrors,
+)
 from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
 from wiregate.errors import UserError
 from wiregate.sources import parse_document
@@ -100,14 +106,7 @@ def _copy_history(
         )
         previous = (revision.commit, document)
     return HistoryReport(
-        repository=repository.name,
-        checkout=str(checkout),
-        copy_id=spec.id,
-        role=spec.role,
-        direction=spec.direction,
-        policy=repository.policy,
-        schema=spec.schema,
-        canonical_at=spec.canonical_at,
+        **copy_identity(repository, spec, checkout),
         ref=ref,
         entries=tuple(reversed(entries)),
     )
