@@ -11,20 +11,14 @@ an id get ``call_<n>`` (n = position of the call in the sequence).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from datafactory.records import (
-    LossWeightTokens,
-    Message,
-    ToolCall,
-    ToolCallEvent,
-    ToolCallFunction,
-    ToolEventData,
-)
+from datafactory.records import EventDataJson, EventJson, LossWeightTokens, MessageJson
 
 __all__ = [
     "DEFAULT",
@@ -53,31 +47,32 @@ def _text(value: Any) -> str:
 class Conversation:
     """The messages of one branch and which ``tool`` messages carry an error."""
 
-    messages: list[Message]
+    messages: list[MessageJson]
     error_turns: frozenset[int]
 
-    @property
+    @functools.cached_property
     def loss_weight_tokens(self) -> LossWeightTokens:
         return loss_weight_tokens(self.messages, self.error_turns)
 
 
-def build_messages(task: str, events: Sequence[ToolCallEvent], final_answer: str) -> Conversation:
+def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
     # Pair each call with its result first, then create the messages (never mutated).
-    calls: list[tuple[str, ToolEventData]] = []  # (call id, data of the tool_call event)
-    results: list[ToolEventData | None] = []  # data of the answering tool_result event, or None
+    calls: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
+    results: list[EventDataJson | None] = []  # data of the answering tool_result, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
     for event in events:
-        data = event.data
-        if event.event == "tool_call":
-            call_id = data.call_id or f"call_{len(calls)}"
+        data = event["data"]
+        given_id = data.get("call_id")
+        if event["event"] == "tool_call":
+            call_id = given_id or f"call_{len(calls)}"
             by_id.setdefault(call_id, len(calls))
             unanswered.append(len(calls))
             calls.append((call_id, data))
             results.append(None)
             continue
-        index = by_id.pop(data.call_id, None) if data.call_id else None
+        index = by_id.pop(given_id, None) if given_id else None
         if index is None:
             if not unanswered:
                 continue  # a result with no call to answer carries no turn of its own
@@ -86,34 +81,41 @@ def build_messages(task: str, events: Sequence[ToolCallEvent], final_answer: str
                 del by_id[calls[index][0]]
         unanswered.remove(index)
         results[index] = data
-    messages: list[Message] = [Message(role="user", content=task)]
+    messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
     for (call_id, data), result in zip(calls, results, strict=True):
-        content = data.wire_extra.get("content") if data.wire_extra else None
-        args = data.args
-        function = ToolCallFunction(
-            name=data.name or UNKNOWN_TOOL,
-            arguments="{}" if args is None else _text(args),
-        )
+        # Producers may record the assistant's text with the call (an extra key of the data).
+        content = data.get("content")
+        args = data.get("args")
         messages.append(
-            Message(
-                role="assistant",
-                content=content if isinstance(content, str) else None,
-                tool_calls=[ToolCall(id=call_id, type="function", function=function)],
-            )
+            {
+                "role": "assistant",
+                "content": content if isinstance(content, str) else None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {
+                            "name": data.get("name") or UNKNOWN_TOOL,
+                            "arguments": "{}" if args is None else _text(args),
+                        },
+                    }
+                ],
+            }
         )
-        if result is not None and result.error:
+        error = result.get("error") if result is not None else None
+        if error:
             errors.append(len(messages))
-            text = result.error
+            text = error
         else:
-            text = _text(result.output) if result is not None else ""
-        messages.append(Message(role="tool", content=text, tool_call_id=call_id))
-    messages.append(Message(role="assistant", content=final_answer))
+            text = _text(result.get("output")) if result is not None else ""
+        messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
+    messages.append({"role": "assistant", "content": final_answer})
     return Conversation(messages, frozenset(errors))
 
 
 def loss_weight_tokens(
-    messages: Sequence[Message], error_turns: frozenset[int] = frozenset()
+    messages: Sequence[MessageJson], error_turns: frozenset[int] = frozenset()
 ) -> LossWeightTokens:
     """The loss weighting of a conversation, by this rule (first match wins):
 
@@ -127,13 +129,14 @@ def loss_weight_tokens(
     summary = False
     content_seen = False
     for index, message in enumerate(messages):
-        if message.role == "tool":
+        role = message["role"]
+        if role == "tool":
             error_seen = error_seen or index in error_turns
-        elif message.role == "assistant":
+        elif role == "assistant":
             if error_seen:
                 return RECOVERY
-            if message.tool_calls and content_seen:
+            if content_seen and message.get("tool_calls"):
                 summary = True
-            if message.content:
+            if message["content"]:
                 content_seen = True
     return STATE_SUMMARY if summary else DEFAULT

@@ -94,14 +94,26 @@ def n_gram_hash(text: str, n: int = DEFAULT_NGRAM) -> str:
     """Fingerprint of a task's n-gram set: sha256 over its distinct word n-grams (module
     docstring), sorted and joined with ``\\n``, encoded as UTF-8; the first 16 hex digits.
     Two tasks that differ only in case, punctuation or Unicode form get the same value."""
-    joined = "\n".join(sorted(ngrams(text, n)))
+    return _hash_grams(ngrams(text, n))
+
+
+def _hash_grams(grams: Iterable[str]) -> str:
+    joined = "\n".join(sorted(grams))
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
+# The branches of a rollout repeat their task: its n-grams are worked out once per process
+# for the n-gram hash of the provenance and for the G3 check alike.
+@functools.lru_cache(maxsize=4096)
+def cached_grams(text: str, n: int) -> tuple[str, ...]:
+    """The task's word n-grams, in order, repeats included."""
+    return tuple(_grams(normalise_words(text), n))
 
 
 @functools.lru_cache(maxsize=4096)
 def cached_n_gram_hash(text: str, n: int) -> str:
     """``n_gram_hash`` for the tasks that repeat on every branch of a rollout."""
-    return n_gram_hash(text, n)
+    return _hash_grams(set(cached_grams(text, n)))
 
 
 @dataclass(frozen=True)
@@ -182,7 +194,11 @@ class EvalIndex:
     def hits(self, task: str) -> list[str]:
         """The task's n-grams that some eval item shares, in order (repeats possible)."""
         keys = self._keys
-        return [gram for gram in _grams(normalise_words(task), self.n) if _key(gram) in keys]
+        return [gram for gram in cached_grams(task, self.n) if _key(gram) in keys]
+
+    def first_hit(self, task: str) -> str:
+        """The first of the task's n-grams that some eval item shares, or ""."""
+        return _first_hit(self, task)
 
     def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
         """Each n-gram -> the id of the first eval item that holds it."""
@@ -197,6 +213,12 @@ class EvalIndex:
             if len(found) == len(wanted):
                 break
         return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_hit(index: EvalIndex, task: str) -> str:
+    keys = index._keys
+    return next((gram for gram in cached_grams(task, index.n) if _key(gram) in keys), "")
 
 
 @dataclass(frozen=True)

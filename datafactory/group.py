@@ -1,9 +1,9 @@
 """Group stage: bring every branch of a rollout together, in bounded memory.
 
 Branches of one rollout may be anywhere in the input, across files. The method chosen is a
-hash-partitioned spill: the load stage appends each accepted record to one of 2^k partition
-files on disk, chosen by a CRC-32 of its ``rollout_id``; the build stage then reads one
-partition at a time, sorts it, and walks its rollouts. Why this and not the alternatives:
+hash-partitioned spill: the load stage appends each accepted record to one of 2^k partitions
+on disk, chosen by a CRC-32 of its ``rollout_id``; the build stage then reads one partition
+at a time, sorts it, and walks its rollouts. Why this and not the alternatives:
 
 * memory is bounded by the largest partition, and k is chosen from the input size so a
   partition holds about ``TARGET_PARTITION_BYTES`` (1,000,000 records, 1.4 GB: 256
@@ -13,6 +13,15 @@ partition at a time, sorts it, and walks its rollouts. Why this and not the alte
   do not need (and a dependency) to answer one query, "all records of a rollout";
 * partitions are independent units, so the build stage runs on every core.
 
+What is spilled is not the input line but what the build stage needs of it (``SpillEntry``):
+the load stage has already turned each record into its own output line (a branch's PPO
+record, a converted Layer 2 record) and the JSON of its conversation, so the build stage
+parses no input again; it only ranks, pairs and checks G3 per rollout. Entries travel as
+``marshal`` frames (a length, then a list of plain tuples): the fastest codec of the standard
+library for ints, strings and bytes, and the spill never outlives the run that wrote it.
+Each process appends to files of its own (``partition-<p>-<pid>.spill``), so no two writers
+share a file and nothing of the spill goes through the parent process.
+
 Output order is fixed by the data alone: by (CRC-32 of rollout_id, rollout_id), then record
 kind, branch index and input position. The partition is the top k bits of the CRC, so
 concatenating the partitions in order gives exactly that order whatever k is, and whatever
@@ -21,18 +30,19 @@ the order in which the input lines or the workers came.
 
 from __future__ import annotations
 
+import marshal
 import math
 import os
+import struct
 import zlib
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
-from typing import IO, NamedTuple
+from typing import NamedTuple
 
-import orjson
-
-from datafactory.normalise import BRANCH, LAYER2_DPO, Normalised
-from datafactory.sources import Chunk, InputSource
+from datafactory.records import LossWeightTokens
+from datafactory.sources import InputSource
 
 __all__ = [
     "KIND_BRANCH",
@@ -42,6 +52,7 @@ __all__ = [
     "SpillEntry",
     "SpillWriter",
     "read_partition",
+    "rollout_key",
     "split_rollout",
 ]
 
@@ -53,64 +64,38 @@ GZIP_RATIO = 5  # guess at the decompressed size of a .gz input
 
 
 class SpillEntry(NamedTuple):
-    """One accepted record in a partition file: where it came from and its canonical JSON.
-    (A named tuple: one is made per record on each side of the spill, and a frozen dataclass
-    costs ten times as much to build.)"""
+    """One accepted record, as the build stage needs it. (A named tuple: one is made per
+    record on each side of the spill, and a frozen dataclass costs ten times as much.)
+
+    Its branch fields make it a ``datafactory.rank.Ranked``."""
 
     key: int  # CRC-32 of the rollout_id
     rollout_id: str
     kind: int
-    branch_index: int
+    branch_index: int  # Layer 2: the record's branch (PPO) or chosen branch (DPO)
     chunk: int  # index of the load chunk, in input order
     line: int  # line number inside the chunk
     offset: int  # byte offset of the line in its (decompressed) source
     source_index: int
-    rank_given: bool
-    body: bytes
+    task: str  # the task, or a Layer 2 record's prompt
+    g3_hit: str  # the first n-gram the task shares with an eval item, or ""
+    hashes: tuple[str, str]  # the task's (task_hash, n_gram_hash), for the provenance
+    total: float  # branch: raw total score
+    usable: bool  # branch: objective_status is not "unknown"
+    final_answer: str  # branch
+    rank: int  # branch: as given (or computed)
+    rank_given: bool  # branch: the input carried its rank
+    loss_weight: LossWeightTokens  # branch: of its conversation
+    messages: bytes  # branch: JSON of its conversation, when DPO records are wanted
+    output: bytes  # this record's own output line (a branch's PPO record), or b""
 
     @property
     def sort_key(self) -> tuple[int, str, int, int, int, int]:
         return (self.key, self.rollout_id, self.kind, self.branch_index, self.chunk, self.line)
 
-    @classmethod
-    def for_record(cls, record: Normalised, chunk: Chunk, line: int, offset: int) -> SpillEntry:
-        data = record.data
-        if record.record_type == BRANCH:
-            rollout_id, kind, branch = data["rollout_id"], KIND_BRANCH, data["branch_index"]
-        else:
-            provenance = data["provenance"]
-            rollout_id = provenance["rollout_id"]
-            kind = KIND_DPO if record.record_type == LAYER2_DPO else KIND_PPO
-            branch = provenance.get("branch_index", provenance.get("chosen_branch", 0))
-        key = zlib.crc32(rollout_id.encode("utf-8"))
-        return cls(
-            key,
-            rollout_id,
-            kind,
-            branch,
-            chunk.index,
-            line,
-            offset,
-            chunk.source_index,
-            record.rank_given,
-            b"",
-        )
 
-    def header(self) -> bytes:
-        # orjson never writes a raw tab, so the first tab of a spill line ends the header.
-        return orjson.dumps(
-            [
-                self.key,
-                self.rollout_id,
-                self.kind,
-                self.branch_index,
-                self.chunk,
-                self.line,
-                self.offset,
-                self.source_index,
-                self.rank_given,
-            ]
-        )
+def rollout_key(rollout_id: str) -> int:
+    return zlib.crc32(rollout_id.encode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -124,10 +109,6 @@ class Partitioning:
     def of(self, key: int) -> int:
         return key >> (32 - self.bits) if self.bits else 0
 
-    def encode(self, entry: SpillEntry, body: bytes) -> tuple[int, bytes]:
-        """(partition, spill line) for a record whose canonical JSON is ``body``."""
-        return self.of(entry.key), entry.header() + b"\t" + body + b"\n"
-
     @classmethod
     def for_inputs(cls, sources: list[InputSource]) -> Partitioning:
         if any(s.is_stdin for s in sources):
@@ -137,47 +118,63 @@ class Partitioning:
         return cls(min(MAX_BITS, math.ceil(math.log2(wanted))))
 
 
-def _path(directory: str, partition: int) -> str:
-    return os.path.join(directory, f"partition-{partition:04d}.spill")
+_FRAME = struct.Struct("<Q")
 
 
 class SpillWriter:
-    """Appends spill lines to the partition files (opened on first use)."""
+    """Appends frames of entries to this process's files of each partition (opened on first
+    use, kept open: a worker writes to the same partitions chunk after chunk)."""
 
     def __init__(self, directory: str, partitioning: Partitioning) -> None:
         self.directory = directory
         self.partitioning = partitioning
-        self._files: dict[int, IO[bytes]] = {}
+        self._files: dict[int, int] = {}  # partition -> file descriptor
 
-    def write(self, parts: dict[int, bytes]) -> None:
-        for partition, data in parts.items():
-            handle = self._files.get(partition)
-            if handle is None:
-                handle = self._files[partition] = open(  # noqa: SIM115
-                    _path(self.directory, partition), "ab", buffering=256 * 1024
+    def write(self, entries: Iterable[SpillEntry]) -> set[int]:
+        """Spill ``entries``; returns the partitions written to."""
+        buckets: defaultdict[int, list[tuple[object, ...]]] = defaultdict(list)
+        for entry in entries:
+            buckets[self.partitioning.of(entry.key)].append(tuple(entry))
+        for partition, items in buckets.items():
+            fd = self._files.get(partition)
+            if fd is None:
+                path = os.path.join(
+                    self.directory, f"partition-{partition:04d}-{os.getpid()}.spill"
                 )
-            handle.write(data)
+                fd = self._files[partition] = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+            frame = marshal.dumps(items)
+            _write_all(fd, _FRAME.pack(len(frame)) + frame)
+        return set(buckets)
 
     def close(self) -> None:
-        for handle in self._files.values():
-            handle.close()
-
-    def used(self) -> list[int]:
-        return sorted(self._files)
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
 
 
-def _parse(line: bytes) -> SpillEntry:
-    header, _, body = line.partition(b"\t")
-    key, rollout_id, kind, branch, chunk, number, offset, source, rank_given = orjson.loads(header)
-    return SpillEntry(
-        key, rollout_id, kind, branch, chunk, number, offset, source, rank_given, body[:-1]
-    )
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _partition_files(directory: str, partition: int) -> list[str]:
+    prefix = f"partition-{partition:04d}-"
+    return sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.startswith(prefix))
 
 
 def read_partition(directory: str, partition: int) -> Iterator[tuple[str, list[SpillEntry]]]:
     """(rollout_id, its entries sorted) for every rollout of a partition, in output order."""
-    with open(_path(directory, partition), "rb") as handle:
-        entries = [_parse(line) for line in handle]
+    entries: list[SpillEntry] = []
+    for path in _partition_files(directory, partition):
+        with open(path, "rb") as handle:
+            data = handle.read()
+        at = 0
+        while at < len(data):
+            (size,) = _FRAME.unpack_from(data, at)
+            at += _FRAME.size
+            entries.extend(SpillEntry._make(t) for t in marshal.loads(data[at : at + size]))
+            at += size
     entries.sort(key=lambda e: e.sort_key)
     for (_, rollout_id), group in groupby(entries, key=lambda e: (e.key, e.rollout_id)):
         yield rollout_id, list(group)

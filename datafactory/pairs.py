@@ -1,4 +1,8 @@
-"""Pair stage: one rollout's branches (or one Layer 2 record) -> Layer 3 training records."""
+"""Pair stage: one rollout's branches (or one Layer 2 record) -> Layer 3 training records.
+
+The rules work on the records' JSON shapes (``...Json``), as the export run does; ``to_dpo``
+and ``to_ppo`` are the same rules for the typed records of the Python API.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +10,25 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeVar, cast
 
 from datafactory.conversation import Conversation, build_messages
 from datafactory.g3 import DEFAULT_NGRAM, cached_n_gram_hash
-from datafactory.rank import rank_branches, reward, total_score
+from datafactory.rank import BranchScore, Ranked, rank_branches, reward, total_score
 from datafactory.records import (
-    DpoRecord,
+    BranchJson,
+    DpoRecordJson,
+    DpoTrainingJson,
     DpoTrainingRecord,
-    PpoRecord,
+    LossWeightTokens,
+    MessageJson,
+    PpoRecordJson,
+    PpoTrainingJson,
     PpoTrainingRecord,
-    Provenance,
+    ProvenanceJson,
     RolloutBranchRecord,
+    from_wire,
+    to_wire,
 )
 
 __all__ = [
@@ -29,9 +40,15 @@ __all__ = [
     "SKIP_NO_SCORE_DIFFERENCE",
     "SOURCE",
     "DpoSkip",
+    "choose_pair",
+    "conversation_of",
     "dpo_from_layer2",
+    "dpo_record",
     "ppo_from_layer2",
+    "ppo_record",
+    "provenance",
     "task_hash",
+    "task_hashes",
     "to_dpo",
     "to_ppo",
 ]
@@ -45,6 +62,8 @@ SKIP_NO_REJECTED_ANSWER = "no_nonempty_rejected_answer"
 SKIP_EMPTY_CHOSEN = "empty_chosen_answer"
 SKIP_IDENTICAL = "identical_answers"
 SKIP_NO_SCORE_DIFFERENCE = "no_score_difference"
+
+_R = TypeVar("_R", bound=Ranked)
 
 
 @dataclass(frozen=True)
@@ -61,135 +80,164 @@ def task_hash(task: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _cached_task_hash(task: str) -> str:
-    return task_hash(task)  # the branches of a rollout repeat their task
+def task_hashes(task: str, ngram: int) -> tuple[str, str]:
+    """(task_hash, n_gram_hash) of a task, cached: the branches of a rollout repeat it."""
+    return task_hash(task), cached_n_gram_hash(task, ngram)
 
 
-def _provenance(
-    rollout_id: str,
-    task: str,
-    ngram: int,
-    *,
-    branch_index: int | None = None,
-    chosen_branch: int | None = None,
-    rejected_branch: int | None = None,
-) -> Provenance:
-    return Provenance(
-        source=SOURCE,
-        rollout_id=rollout_id,
-        task_hash=_cached_task_hash(task),
-        n_gram_hash=cached_n_gram_hash(task, ngram),
-        branch_index=branch_index,
-        chosen_branch=chosen_branch,
-        rejected_branch=rejected_branch,
-    )
+def provenance(rollout_id: str, hashes: tuple[str, str]) -> ProvenanceJson:
+    """The provenance common to every training record; ``hashes`` from ``task_hashes``."""
+    return {
+        "source": SOURCE,
+        "rollout_id": rollout_id,
+        "task_hash": hashes[0],
+        "n_gram_hash": hashes[1],
+    }
 
 
-def conversation_of(branch: RolloutBranchRecord) -> Conversation:
-    return build_messages(branch.task, branch.tool_call_sequence, branch.final_answer)
+def _provenance(rollout_id: str, task: str, ngram: int) -> ProvenanceJson:
+    return provenance(rollout_id, task_hashes(task, ngram))
 
 
-def to_dpo(
-    branches: Sequence[RolloutBranchRecord],
-    ngram: int = DEFAULT_NGRAM,
-    conversations: dict[int, Conversation] | None = None,
-) -> DpoTrainingRecord | DpoSkip:
-    """The DPO pair of one rollout, or a ``DpoSkip``.
+def conversation_of(branch: BranchJson) -> Conversation:
+    return build_messages(branch["task"], branch["tool_call_sequence"], branch["final_answer"])
+
+
+def choose_pair(branches: Sequence[_R]) -> tuple[_R, _R] | str:
+    """(chosen, rejected) of one rollout, or the reason it yields no pair (``SKIP_*``).
 
     chosen = the best branch, rejected = the worst branch with a non-empty answer, among the
     branches whose ``objective_status`` is not ``unknown`` (a branch without the field is
     usable: its ``objective_score`` is required and says pass or fail)."""
-    rollout_id = branches[0].rollout_id
-    usable = rank_branches([b for b in branches if b.objective_status != "unknown"])
+    usable = rank_branches([b for b in branches if b.usable])
     if len(usable) < 2:
-        return DpoSkip(rollout_id, SKIP_FEWER_THAN_TWO)
+        return SKIP_FEWER_THAN_TWO
     chosen = usable[0]
     answered = [b for b in usable[1:] if b.final_answer.strip()]
     if not answered:
-        return DpoSkip(rollout_id, SKIP_NO_REJECTED_ANSWER)
+        return SKIP_NO_REJECTED_ANSWER
     rejected = answered[-1]
     if not chosen.final_answer.strip():
-        return DpoSkip(rollout_id, SKIP_EMPTY_CHOSEN)
+        return SKIP_EMPTY_CHOSEN
     if chosen.final_answer == rejected.final_answer:
-        return DpoSkip(rollout_id, SKIP_IDENTICAL)
-    if total_score(chosen) == total_score(rejected):
-        return DpoSkip(rollout_id, SKIP_NO_SCORE_DIFFERENCE)
-    conversation = (conversations or {}).get(chosen.branch_index) or conversation_of(chosen)
-    return DpoTrainingRecord(
-        schema_version=SCHEMA_VERSION,
-        messages=conversation.messages,
-        prompt_messages=conversation.messages[:-1],
-        chosen=chosen.final_answer,
-        rejected=rejected.final_answer,
-        loss_weight_tokens=conversation.loss_weight_tokens,
-        provenance=_provenance(
-            rollout_id,
-            chosen.task,
-            ngram,
-            chosen_branch=chosen.branch_index,
-            rejected_branch=rejected.branch_index,
-        ),
+        return SKIP_IDENTICAL
+    if chosen.total == rejected.total:
+        return SKIP_NO_SCORE_DIFFERENCE
+    return chosen, rejected
+
+
+def dpo_record(
+    base: ProvenanceJson,
+    messages: list[MessageJson],
+    loss_weight: LossWeightTokens,
+    chosen: Ranked,
+    rejected: Ranked,
+) -> DpoTrainingJson:
+    """The DPO record of a chosen pair: ``messages`` is the chosen branch's conversation,
+    ``base`` the provenance of its rollout (``provenance``)."""
+    provenance = base
+    provenance["chosen_branch"] = chosen.branch_index
+    provenance["rejected_branch"] = rejected.branch_index
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "messages": messages,
+        "prompt_messages": messages[:-1],
+        "chosen": chosen.final_answer,
+        "rejected": rejected.final_answer,
+        "loss_weight_tokens": loss_weight,
+        "provenance": provenance,
+    }
+
+
+def ppo_record(
+    branch: BranchJson, conversation: Conversation, ngram: int = DEFAULT_NGRAM
+) -> PpoTrainingJson:
+    """The PPO record of one branch: reward = min(1, total_score / 1.3), clamped at 0."""
+    provenance = _provenance(branch["rollout_id"], branch["task"], ngram)
+    provenance["branch_index"] = branch["branch_index"]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "messages": conversation.messages,
+        "reward": reward(total_score(branch)),
+        "loss_weight_tokens": conversation.loss_weight_tokens,
+        "provenance": provenance,
+    }
+
+
+def dpo_from_layer2(record: DpoRecordJson, ngram: int = DEFAULT_NGRAM) -> DpoTrainingJson:
+    """A Layer 2 ``DpoRecord`` as a Layer 3 DPO record (the conversation is the prompt, the
+    recorded tool calls and the chosen answer)."""
+    conversation = build_messages(record["prompt"], record["tool_call_sequence"], record["chosen"])
+    given = record["provenance"]
+    provenance = _provenance(given["rollout_id"], record["prompt"], ngram)
+    provenance["chosen_branch"] = given["chosen_branch"]
+    provenance["rejected_branch"] = given["rejected_branch"]
+    messages = conversation.messages
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "messages": messages,
+        "prompt_messages": messages[:-1],
+        "chosen": record["chosen"],
+        "rejected": record["rejected"],
+        "loss_weight_tokens": conversation.loss_weight_tokens,
+        "provenance": provenance,
+    }
+
+
+def ppo_from_layer2(record: PpoRecordJson, ngram: int = DEFAULT_NGRAM) -> PpoTrainingJson:
+    """A Layer 2 ``PpoRecord`` (raw total as reward) as a Layer 3 PPO record."""
+    conversation = build_messages(
+        record["prompt"], record["tool_call_sequence"], record["completion"]
     )
+    given = record["provenance"]
+    provenance = _provenance(given["rollout_id"], record["prompt"], ngram)
+    provenance["branch_index"] = given["branch_index"]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "messages": conversation.messages,
+        "reward": reward(float(record["reward"])),
+        "loss_weight_tokens": conversation.loss_weight_tokens,
+        "provenance": provenance,
+    }
+
+
+# The typed face of the rules, for the Python API.
+
+
+def _branch_json(branch: RolloutBranchRecord) -> BranchJson:
+    # to_wire of a record is its JSON, which is what the TypedDict describes.
+    return cast(BranchJson, to_wire(branch))
+
+
+def to_dpo(
+    branches: Sequence[RolloutBranchRecord], ngram: int = DEFAULT_NGRAM
+) -> DpoTrainingRecord | DpoSkip:
+    """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``)."""
+    wire = [_branch_json(b) for b in branches]
+    scores = {b["branch_index"]: (BranchScore.of(b), b) for b in wire}
+    pair = choose_pair([score for score, _ in scores.values()])
+    if isinstance(pair, str):
+        return DpoSkip(branches[0].rollout_id, pair)
+    chosen, rejected = pair
+    branch = scores[chosen.branch_index][1]
+    conversation = conversation_of(branch)
+    record = dpo_record(
+        _provenance(branch["rollout_id"], branch["task"], ngram),
+        conversation.messages,
+        conversation.loss_weight_tokens,
+        chosen,
+        rejected,
+    )
+    return from_wire(DpoTrainingRecord, dict(record))
 
 
 def to_ppo(
-    branches: Sequence[RolloutBranchRecord],
-    ngram: int = DEFAULT_NGRAM,
-    conversations: dict[int, Conversation] | None = None,
+    branches: Sequence[RolloutBranchRecord], ngram: int = DEFAULT_NGRAM
 ) -> list[PpoTrainingRecord]:
-    """One PPO record per branch, in ``branch_index`` order;
-    reward = min(1, total_score / 1.3), clamped at 0."""
-    records: list[PpoTrainingRecord] = []
+    """One PPO record per typed branch, in ``branch_index`` order."""
+    records = []
     for branch in sorted(branches, key=lambda b: b.branch_index):
-        conversation = (conversations or {}).get(branch.branch_index) or conversation_of(branch)
-        records.append(
-            PpoTrainingRecord(
-                schema_version=SCHEMA_VERSION,
-                messages=conversation.messages,
-                reward=reward(total_score(branch)),
-                loss_weight_tokens=conversation.loss_weight_tokens,
-                provenance=_provenance(
-                    branch.rollout_id, branch.task, ngram, branch_index=branch.branch_index
-                ),
-            )
-        )
+        wire = _branch_json(branch)
+        record = ppo_record(wire, conversation_of(wire), ngram)
+        records.append(from_wire(PpoTrainingRecord, dict(record)))
     return records
-
-
-def dpo_from_layer2(record: DpoRecord, ngram: int = DEFAULT_NGRAM) -> DpoTrainingRecord:
-    """A Layer 2 ``DpoRecord`` as a Layer 3 ``DpoTrainingRecord`` (the conversation is the
-    prompt, the recorded tool calls and the chosen answer)."""
-    conversation = build_messages(record.prompt, record.tool_call_sequence, record.chosen)
-    provenance = record.provenance
-    return DpoTrainingRecord(
-        schema_version=SCHEMA_VERSION,
-        messages=conversation.messages,
-        prompt_messages=conversation.messages[:-1],
-        chosen=record.chosen,
-        rejected=record.rejected,
-        loss_weight_tokens=conversation.loss_weight_tokens,
-        provenance=_provenance(
-            provenance.rollout_id,
-            record.prompt,
-            ngram,
-            chosen_branch=provenance.chosen_branch,
-            rejected_branch=provenance.rejected_branch,
-        ),
-    )
-
-
-def ppo_from_layer2(record: PpoRecord, ngram: int = DEFAULT_NGRAM) -> PpoTrainingRecord:
-    """A Layer 2 ``PpoRecord`` (raw total as reward) as a Layer 3 ``PpoTrainingRecord``."""
-    conversation = build_messages(record.prompt, record.tool_call_sequence, record.completion)
-    return PpoTrainingRecord(
-        schema_version=SCHEMA_VERSION,
-        messages=conversation.messages,
-        reward=reward(float(record.reward)),
-        loss_weight_tokens=conversation.loss_weight_tokens,
-        provenance=_provenance(
-            record.provenance.rollout_id,
-            record.prompt,
-            ngram,
-            branch_index=record.provenance.branch_index,
-        ),
-    )

@@ -2,14 +2,21 @@
 
 Two passes over the data, each cut into independent units that worker processes run:
 
-1. Load (per chunk of input lines): parse, repair, validate against the contract; accepted
-   records are appended to their group-stage partition (``datafactory.group``), rejected
-   lines go to the rejects file with their reason.
-2. Build (per partition): group by ``rollout_id``, rank, pair, G3, convert to Layer 3 and
-   validate every output record.
+1. Load (per chunk of input lines): parse, repair, validate against the contract, and
+   convert each record on its own: a branch's conversation and PPO record, a Layer 2
+   record's Layer 3 record (each output record validated). What the build stage needs is
+   appended to the record's group-stage partition (``datafactory.group``); rejected lines go
+   to the rejects file with their reason.
+2. Build (per partition): group by ``rollout_id``, rank, pick the DPO pair, G3, and emit the
+   rollout's records (DPO records are made and validated here).
 
-The parent process hands out the units and writes every result in unit order, so the bytes
-written do not depend on the number of workers or on which worker finished first.
+The exporter works on the records' JSON (the generated TypedDicts of ``datafactory.records``)
+rather than on dataclass objects: that is what makes a record cost tens of microseconds
+instead of hundreds.
+
+The parent process hands out the units and writes every result in unit order, and the build
+stage sorts each partition, so the bytes written do not depend on the number of workers or
+on which worker finished first.
 """
 
 from __future__ import annotations
@@ -19,38 +26,32 @@ import multiprocessing
 import os
 import tempfile
 import threading
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import orjson
 
 from contracts import locate
 from datafactory import group
-from datafactory.conversation import Conversation
 from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contaminations
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
-from datafactory.normalise import BRANCH, TREE, Reject, normalise_line
+from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
 from datafactory.output import AtomicOutput, sha256_file
 from datafactory.pairs import (
-    DpoSkip,
+    choose_pair,
     conversation_of,
     dpo_from_layer2,
+    dpo_record,
     ppo_from_layer2,
-    to_dpo,
-    to_ppo,
+    ppo_record,
+    provenance,
+    task_hashes,
 )
-from datafactory.rank import rank_disagreements
-from datafactory.records import (
-    DpoRecord,
-    PpoRecord,
-    RolloutBranchRecord,
-    TrainingRecord,
-    from_wire,
-    to_wire,
-)
+from datafactory.rank import rank_disagreements, total_score
+from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
 from datafactory.sources import (
     Chunk,
     InputSource,
@@ -60,7 +61,7 @@ from datafactory.sources import (
     read_line_at,
 )
 from wiregate.errors import UserError
-from wiregate.record_validator import ValidatorSet
+from wiregate.record_validator import RecordValidator, ValidatorSet
 
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
@@ -136,6 +137,7 @@ class _Context:
     max_line_bytes: int
     partitions: group.Partitioning
     spill_dir: str
+    check: _OutputCheck
 
 
 _CTX: _Context | None = None
@@ -146,21 +148,64 @@ def _context() -> _Context:
     return _CTX
 
 
+class _OutputCheck:
+    """Validates each output record against the training-record contract, then serialises it:
+    a record that fails is a bug in the exporter, and stops the run."""
+
+    def __init__(self, validators: ValidatorSet) -> None:
+        self.dpo = validators.get("DpoTrainingRecord")
+        self.ppo = validators.get("PpoTrainingRecord")
+
+    def line(
+        self, validator: RecordValidator, record: Mapping[str, Any], messages: bytes = b""
+    ) -> bytes:
+        """The record's output line; ``messages``: the JSON of its ``messages``, when the
+        caller has it already (it then comes first in the line)."""
+        if not validator.is_valid(record):
+            problem = validator.problems(record)[0]
+            raise OutputInvalidError(
+                f"output {validator.name} for rollout "
+                f"{record.get('provenance', {}).get('rollout_id')!r} breaks the contract at "
+                f"{problem.pointer}: {problem.message}"
+            )
+        if not messages:
+            return orjson.dumps(record) + b"\n"
+        rest = orjson.dumps({k: v for k, v in record.items() if k != "messages"})
+        return b'{"messages":' + messages + b"," + rest[1:] + b"\n"
+
+
+_SPILL: tuple[int, group.SpillWriter] | None = None  # (pid, this process's spill writer)
+
+
+def _spill_writer(ctx: _Context) -> group.SpillWriter:
+    global _SPILL
+    if _SPILL is None or _SPILL[0] != os.getpid():  # a forked worker starts its own
+        _SPILL = (os.getpid(), group.SpillWriter(ctx.spill_dir, ctx.partitions))
+    return _SPILL[1]
+
+
+def _close_spill_writer() -> None:
+    global _SPILL
+    if _SPILL is not None and _SPILL[0] == os.getpid():
+        _SPILL[1].close()
+    _SPILL = None
+
+
 @dataclass
 class ChunkResult:
     chunk: Chunk
     lines: int
-    spill: dict[int, bytes]
+    partitions: set[int]  # spilled to
     rejects: list[tuple[int, str, str, bytes]]  # (line in chunk, code, detail, raw line)
     acc: Accounting
 
 
 def load_chunk(chunk: Chunk) -> ChunkResult:
-    """Stage 1 for one chunk: every line is blank, rejected, or spilled to its partition."""
+    """Stage 1 for one chunk: every line is blank, rejected, or converted and spilled."""
     ctx = _context()
     source = ctx.sources[chunk.source_index]
     acc = Accounting()
-    buckets: dict[int, list[bytes]] = defaultdict(list)
+    entries: list[group.SpillEntry] = []
     rejects: list[tuple[int, str, str, bytes]] = []
     number = 0
     for offset, raw in chunk_lines(chunk, source):
@@ -186,112 +231,148 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
             acc.repaired.update(record.repairs)
         if record.record_type == TREE:
             continue  # fork topology: valid input, but no training record comes from it
-        body = orjson.dumps(record.data) if record.repairs else line
-        entry = group.SpillEntry.for_record(record, chunk, number, offset)
-        partition, data = ctx.partitions.encode(entry, body)
-        buckets[partition].append(data)
+        where = (chunk.index, number, offset, chunk.source_index)
+        entries.append(
+            _branch_entry(ctx, record, where)
+            if record.record_type == BRANCH
+            else _layer2_entry(ctx, record, where)
+        )
     acc.read = number
-    spill = {p: b"".join(parts) for p, parts in buckets.items()}
-    return ChunkResult(chunk, number, spill, rejects, acc)
+    partitions = _spill_writer(ctx).write(entries)
+    return ChunkResult(chunk, number, partitions, rejects, acc)
+
+
+def _branch_entry(
+    ctx: _Context, record: Normalised, where: tuple[int, int, int, int]
+) -> group.SpillEntry:
+    branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
+    conversation = conversation_of(branch)
+    rollout_id, task = branch["rollout_id"], branch["task"]
+    messages = orjson.dumps(conversation.messages)  # for the DPO pair and the PPO line alike
+    return group.SpillEntry(
+        group.rollout_key(rollout_id),
+        rollout_id,
+        group.KIND_BRANCH,
+        branch["branch_index"],
+        *where,
+        task=task,
+        g3_hit=ctx.eval_index.first_hit(task) if ctx.eval_index else "",
+        hashes=task_hashes(task, ctx.ngram),
+        total=total_score(branch),
+        usable=branch.get("objective_status") != "unknown",
+        final_answer=branch["final_answer"],
+        rank=branch["rank"],
+        rank_given=record.rank_given,
+        loss_weight=conversation.loss_weight_tokens,
+        messages=messages if "dpo" in ctx.formats else b"",
+        output=(
+            ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, ctx.ngram), messages)
+            if "ppo" in ctx.formats
+            else b""
+        ),
+    )
+
+
+def _layer2_entry(
+    ctx: _Context, record: Normalised, where: tuple[int, int, int, int]
+) -> group.SpillEntry:
+    output = b""
+    if record.record_type == LAYER2_DPO:
+        dpo = cast(DpoRecordJson, record.data)
+        kind, prompt, rollout_id = group.KIND_DPO, dpo["prompt"], dpo["provenance"]["rollout_id"]
+        branch_index = dpo["provenance"]["chosen_branch"]
+        if "dpo" in ctx.formats:
+            output = ctx.check.line(ctx.check.dpo, dpo_from_layer2(dpo, ctx.ngram))
+    else:
+        ppo = cast(PpoRecordJson, record.data)
+        kind, prompt, rollout_id = group.KIND_PPO, ppo["prompt"], ppo["provenance"]["rollout_id"]
+        branch_index = ppo["provenance"]["branch_index"]
+        if "ppo" in ctx.formats:
+            output = ctx.check.line(ctx.check.ppo, ppo_from_layer2(ppo, ctx.ngram))
+    return group.SpillEntry(
+        group.rollout_key(rollout_id),
+        rollout_id,
+        kind,
+        branch_index,
+        *where,
+        task=prompt,
+        g3_hit=ctx.eval_index.first_hit(prompt) if ctx.eval_index else "",
+        hashes=task_hashes(prompt, ctx.ngram),
+        total=0.0,
+        usable=False,
+        final_answer="",
+        rank=0,
+        rank_given=False,
+        loss_weight="default",
+        messages=b"",
+        output=output,
+    )
 
 
 @dataclass
 class PartitionResult:
     partition: int
-    dpo: bytes = b""
-    ppo: bytes = b""
-    dpo_count: int = 0
-    ppo_count: int = 0
+    dpo: list[bytes] = field(default_factory=list)
+    ppo: list[bytes] = field(default_factory=list)
     duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = field(default_factory=list)
     contaminated: list[tuple[str, str]] = field(default_factory=list)  # (rollout, n-gram)
     acc: Accounting = field(default_factory=Accounting)
 
 
-class _Writer:
-    """Serialises validated output records of one kind."""
-
-    def __init__(self, validators: ValidatorSet, record_type: str) -> None:
-        self.validator = validators.get(record_type)
-        self.record_type = record_type
-        self.parts: list[bytes] = []
-
-    def add(self, record: TrainingRecord) -> None:
-        wire = to_wire(record)
-        if not self.validator.is_valid(wire):
-            problem = self.validator.problems(wire)[0]
-            raise OutputInvalidError(
-                f"output {self.record_type} for rollout "
-                f"{wire.get('provenance', {}).get('rollout_id')!r} breaks the contract at "
-                f"{problem.pointer}: {problem.message}"
-            )
-        self.parts.append(orjson.dumps(wire) + b"\n")
-
-
 def build_partition(partition: int) -> PartitionResult:
-    """Stage 2 for one partition: each rollout's records -> validated Layer 3 records."""
+    """Stage 2 for one partition: each rollout's entries -> its validated Layer 3 records."""
     ctx = _context()
     result = PartitionResult(partition)
-    dpo = _Writer(ctx.validators, "DpoTrainingRecord")
-    ppo = _Writer(ctx.validators, "PpoTrainingRecord")
     for rollout_id, entries in group.read_partition(ctx.spill_dir, partition):
         branches, layer2, duplicates = group.split_rollout(entries)
         result.duplicates.extend(duplicates)
-        typed_branches = [from_wire(RolloutBranchRecord, orjson.loads(e.body)) for e in branches]
-        typed_layer2: list[DpoRecord | PpoRecord] = [
-            from_wire(DpoRecord, orjson.loads(e.body))
-            if e.kind == group.KIND_DPO
-            else from_wire(PpoRecord, orjson.loads(e.body))
-            for e in layer2
-        ]
-        if typed_branches:
+        if branches:
             result.acc.rollouts += 1
-            result.acc.rank_disagreements += rank_disagreements(
-                typed_branches, [e.rank_given for e in branches]
-            )
-        if ctx.eval_index is not None:
-            texts = dict.fromkeys(
-                [b.task for b in typed_branches] + [r.prompt for r in typed_layer2]
-            )
-            shared = next((g for t in texts for g in ctx.eval_index.hits(t)), None)
-            if shared is not None:
-                result.contaminated.append((rollout_id, shared))
-                continue  # never exported: the run stops, or the rollout is dropped
-        _build_rollout(ctx, typed_branches, typed_layer2, dpo, ppo, result.acc)
-    result.dpo, result.ppo = b"".join(dpo.parts), b"".join(ppo.parts)
-    result.dpo_count, result.ppo_count = len(dpo.parts), len(ppo.parts)
+            result.acc.rank_disagreements += rank_disagreements(branches)
+        shared = next((e.g3_hit for e in branches if e.g3_hit), "") or next(
+            (e.g3_hit for e in layer2 if e.g3_hit), ""
+        )
+        if shared:  # the load stage checked each task against the eval items
+            result.contaminated.append((rollout_id, shared))
+            continue  # never exported: the run stops, or the rollout is dropped
+        _build_rollout(ctx, rollout_id, branches, layer2, result)
     return result
 
 
 def _build_rollout(
     ctx: _Context,
-    branches: list[RolloutBranchRecord],
-    layer2: list[DpoRecord | PpoRecord],
-    dpo: _Writer,
-    ppo: _Writer,
-    acc: Accounting,
+    rollout_id: str,
+    branches: list[group.SpillEntry],
+    layer2: list[group.SpillEntry],
+    result: PartitionResult,
 ) -> None:
-    if branches:
-        conversations: dict[int, Conversation] = {
-            b.branch_index: conversation_of(b) for b in branches
-        }
-        if "dpo" in ctx.formats:
-            pair = to_dpo(branches, ctx.ngram, conversations)
-            if isinstance(pair, DpoSkip):
-                acc.dpo_skipped[pair.reason] += 1
-            else:
-                dpo.add(pair)
-                acc.dpo_pairs += 1
-        if "ppo" in ctx.formats:
-            for sample in to_ppo(branches, ctx.ngram, conversations):
-                ppo.add(sample)
-                acc.ppo_records += 1
-    for record in layer2:
-        if isinstance(record, DpoRecord):
-            if "dpo" in ctx.formats:
-                dpo.add(dpo_from_layer2(record, ctx.ngram))
-                acc.layer2_dpo += 1
-        elif "ppo" in ctx.formats:
-            ppo.add(ppo_from_layer2(record, ctx.ngram))
+    acc = result.acc
+    if branches and "dpo" in ctx.formats:
+        pair = choose_pair(branches)
+        if isinstance(pair, str):
+            acc.dpo_skipped[pair] += 1
+        else:
+            chosen, rejected = pair
+            record = dpo_record(
+                provenance(rollout_id, chosen.hashes),
+                orjson.loads(chosen.messages),
+                chosen.loss_weight,
+                chosen,
+                rejected,
+            )
+            result.dpo.append(ctx.check.line(ctx.check.dpo, record))
+            acc.dpo_pairs += 1
+    if "ppo" in ctx.formats:
+        result.ppo.extend(b.output for b in branches)  # in branch_index order
+        acc.ppo_records += len(branches)
+    for entry in layer2:
+        if not entry.output:
+            continue  # its kind of output is not wanted
+        if entry.kind == group.KIND_DPO:
+            result.dpo.append(entry.output)
+            acc.layer2_dpo += 1
+        else:
+            result.ppo.append(entry.output)
             acc.layer2_ppo += 1
 
 
@@ -424,15 +505,17 @@ def _run_settings(settings: Settings) -> RunResult:
             sources = [
                 InputSource(s.display, spool_path, False) if s.is_stdin else s for s in sources
             ]
+            validators = ValidatorSet(locate(None))
             _CTX = _Context(
                 sources=sources,
-                validators=ValidatorSet(locate(None)),
+                validators=validators,
                 eval_index=eval_index,
                 ngram=settings.ngram,
                 formats=settings.formats,
                 max_line_bytes=settings.max_line_bytes,
                 partitions=group.Partitioning.for_inputs(sources),
                 spill_dir=tmp,
+                check=_OutputCheck(validators),
             )
             return _run(settings, _CTX, outputs, spool_path, eval_index)
     except BaseException:
@@ -456,7 +539,7 @@ def _run(
     acc = Accounting()
     lines_per_source = [0] * len(sources)
     line_base: dict[int, int] = {}  # chunk index -> line number before its first line
-    spill = group.SpillWriter(ctx.spill_dir, ctx.partitions)
+    used: set[int] = set()  # partitions spilled to
     rejects = outputs.get("rejects")
     total_bytes = sum(os.path.getsize(s.path) for s in sources if s.display != "-")
     progress = settings.progress or (lambda phase, done, total: None)
@@ -471,7 +554,7 @@ def _run(
                 line_base[chunk.index] = base
                 lines_per_source[chunk.source_index] += result.lines
                 acc.merge(result.acc)
-                spill.write(result.spill)
+                used |= result.partitions
                 if rejects is not None:
                     display = sources[chunk.source_index].display
                     rejects.write(
@@ -483,21 +566,22 @@ def _run(
                     )
                 done += chunk.end - chunk.offset
                 progress("load", done, max(done, total_bytes))
-        spill.close()
+        _close_spill_writer()
         dpo, ppo = outputs.get("dpo"), outputs.get("ppo")
         contaminated: list[tuple[str, str]] = []
         duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = []
         partitions = ctx.partitions.count
-        for result_p in _ordered(pool, build_partition, spill.used(), 2 * workers):
+        for result_p in _ordered(pool, build_partition, sorted(used), 2 * workers):
             acc.merge(result_p.acc)
             if dpo is not None:
-                dpo.write(result_p.dpo, result_p.dpo_count)
+                dpo.write(b"".join(result_p.dpo), len(result_p.dpo))
             if ppo is not None:
-                ppo.write(result_p.ppo, result_p.ppo_count)
+                ppo.write(b"".join(result_p.ppo), len(result_p.ppo))
             duplicates.extend(result_p.duplicates)
             contaminated.extend(result_p.contaminated)
             progress("build", result_p.partition + 1, partitions)
     finally:
+        _close_spill_writer()
         if pool is not None:
             pool.terminate()
             pool.join()

@@ -9,10 +9,10 @@ import pytest
 from contracts import locate
 from datafactory import DpoSkip, to_dpo, to_ppo
 from datafactory.conversation import build_messages, loss_weight_tokens
-from datafactory.normalise import Reject, normalise_value
+from datafactory.normalise import Reject, formula_total, normalise_value
 from datafactory.pairs import task_hash
-from datafactory.rank import rank_branches, rank_disagreements, reward, total_score
-from datafactory.records import RolloutBranchRecord, ToolCallEvent, from_wire, to_wire
+from datafactory.rank import BranchScore, rank_branches, rank_disagreements, reward, total_score
+from datafactory.records import RolloutBranchRecord, from_wire, to_wire
 from tests.datafactory.helpers import branch
 from wiregate.record_validator import ValidatorSet
 
@@ -23,8 +23,12 @@ def typed(record: dict[str, Any]) -> Any:
     return from_wire(RolloutBranchRecord, normalise_value(record, VALIDATORS).data)
 
 
-def events(*entries: dict[str, Any]) -> list[Any]:
-    return [from_wire(ToolCallEvent, e) for e in entries]
+def normalised(record: dict[str, Any]) -> Any:
+    return normalise_value(record, VALIDATORS).data
+
+
+def score(record: dict[str, Any], rank_given: bool = True) -> BranchScore:
+    return BranchScore.of(normalised(record), rank_given)
 
 
 # --- repairs -----------------------------------------------------------------------------
@@ -180,32 +184,36 @@ def test_contract_violations_are_rejected_with_the_field(
 
 
 def test_total_score_formula_with_and_without_judge() -> None:
+    assert formula_total(1, 10) == pytest.approx(1.3)
+    assert formula_total(0, None) == pytest.approx(0.15)  # judge 5 when absent
     with_judge = branch(objective_score=1, judge_score=10)
     del with_judge["total_score"]
-    assert total_score(typed(with_judge)) == pytest.approx(1.3)
+    assert total_score(normalised(with_judge)) == pytest.approx(1.3)
     without = branch(objective_score=0)
     del without["total_score"]
-    assert total_score(typed(without)) == pytest.approx(0.15)  # judge 5 when absent
-    assert total_score(typed(branch(total_score=0.7, judge_score=1))) == 0.7  # given total wins
+    assert total_score(normalised(without)) == pytest.approx(0.15)
+    given = branch(total_score=0.7, judge_score=1)
+    assert total_score(normalised(given)) == 0.7  # a given total wins
 
 
 def test_rank_highest_total_first_ties_to_lower_branch_index() -> None:
     branches = [
-        typed(branch(branch_index=2, total_score=0.5)),
-        typed(branch(branch_index=0, total_score=0.5)),
-        typed(branch(branch_index=1, total_score=0.9)),
+        score(branch(branch_index=2, total_score=0.5)),
+        score(branch(branch_index=0, total_score=0.5)),
+        score(branch(branch_index=1, total_score=0.9)),
     ]
     assert [b.branch_index for b in rank_branches(branches)] == [1, 0, 2]
 
 
 def test_rank_disagreements_are_counted_scores_win() -> None:
-    branches = [
-        typed(branch(branch_index=0, total_score=0.0, rank=1)),
-        typed(branch(branch_index=1, total_score=1.0, rank=2)),
-        typed(branch(branch_index=2, total_score=0.5, rank=2)),
+    records = [
+        branch(branch_index=0, total_score=0.0, rank=1),
+        branch(branch_index=1, total_score=1.0, rank=2),
+        branch(branch_index=2, total_score=0.5, rank=2),
     ]
-    assert rank_disagreements(branches) == 2
-    assert rank_disagreements(branches, [False, True, True]) == 1
+    assert rank_disagreements([score(r) for r in records]) == 2
+    # A computed rank (the input had none) cannot disagree.
+    assert rank_disagreements([score(r, i > 0) for i, r in enumerate(records)]) == 1
 
 
 @pytest.mark.parametrize(
@@ -318,8 +326,8 @@ def test_dpo_rejected_is_the_worst_branch_with_an_answer() -> None:
 # --- conversations and loss weights --------------------------------------------------------
 
 
-def _conversation(*entries: dict[str, Any]) -> Any:
-    return build_messages("task", events(*entries), "final")
+def _conversation(*entries: Any) -> Any:
+    return build_messages("task", list(entries), "final")
 
 
 def test_messages_pair_results_by_call_id_then_in_order() -> None:
@@ -329,8 +337,7 @@ def test_messages_pair_results_by_call_id_then_in_order() -> None:
         {"event": "tool_result", "data": {"output": "for b", "call_id": "call_1"}},
         {"event": "tool_result", "data": {"output": {"k": [1]}, "call_id": "A"}},
     )
-    wire = [to_wire(m) for m in conversation.messages]
-    assert wire == [
+    assert conversation.messages == [
         {"role": "user", "content": "task"},
         {
             "role": "assistant",
@@ -357,7 +364,7 @@ def test_unanswered_call_gets_an_empty_tool_message_and_orphan_results_add_nothi
         {"event": "tool_result", "data": {"output": "orphan"}},
         {"event": "tool_call", "data": {"name": "a"}},
     )
-    roles = [(m.role, m.content) for m in conversation.messages]
+    roles = [(m["role"], m["content"]) for m in conversation.messages]
     assert roles == [("user", "task"), ("assistant", None), ("tool", ""), ("assistant", "final")]
 
 
@@ -374,7 +381,7 @@ def test_loss_weight_recovery_after_an_error_result() -> None:
         {"event": "tool_call", "data": {"name": "a"}},
         {"event": "tool_result", "data": {"error": "ENOENT"}},
     )
-    assert conversation.messages[2].content == "ENOENT"
+    assert conversation.messages[2]["content"] == "ENOENT"
     assert conversation.loss_weight_tokens == "recovery"
 
 

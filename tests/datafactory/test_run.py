@@ -309,8 +309,8 @@ def test_an_invalid_output_record_is_a_bug_that_fails_the_run(
     )  # fmt: skip
     assert result.exit_code == 3
     assert result.stderr == (
-        "datafactory: error: internal error, nothing written: output DpoTrainingRecord for "
-        "rollout 'roll-1' breaks the contract at /schema_version: must be "
+        "datafactory: error: internal error, nothing written: output PpoTrainingRecord for "
+        "rollout 'roll-0' breaks the contract at /schema_version: must be "
         '"training-record/v1", got "training-record/v0"\n'
     )
     assert list(out.iterdir()) == []
