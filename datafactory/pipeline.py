@@ -39,7 +39,7 @@ from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contami
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
 from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
-from datafactory.output import AtomicOutput, sha256_file
+from datafactory.output import AtomicOutput, dumps_spliced, sha256_file
 from datafactory.pairs import (
     choose_pair,
     conversation_of,
@@ -170,8 +170,7 @@ class _OutputCheck:
             )
         if not messages:
             return orjson.dumps(record) + b"\n"
-        rest = orjson.dumps({k: v for k, v in record.items() if k != "messages"})
-        return b'{"messages":' + messages + b"," + rest[1:] + b"\n"
+        return dumps_spliced(record, "messages", messages) + b"\n"
 
 
 _SPILL: tuple[int, group.SpillWriter] | None = None  # (pid, this process's spill writer)
