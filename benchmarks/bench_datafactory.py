@@ -182,8 +182,9 @@ class TreeRss:
 
 def run_exporter(
     data: Path, eval_path: Path, out: Path, workers: int | None
-) -> tuple[float, int, int]:
-    """(seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one export."""
+) -> tuple[float, float, int, int]:
+    """(seconds, CPU seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one
+    export."""
     command = [
         sys.executable,
         "-m",
@@ -292,59 +293,105 @@ def bench_g3(args: argparse.Namespace) -> None:
 
 
 def bench_stages(args: argparse.Namespace) -> None:
-    """CPU microseconds per record of each step of the pipeline, one step at a time, in this
-    process (no workers, no I/O): where the time goes."""
+    """CPU microseconds per branch record of each step of the pipeline, one step at a time, in
+    this process (no workers, no output files): where the time goes."""
     from contracts import locate
+    from datafactory import group
     from datafactory.g3 import EvalIndex
     from datafactory.normalise import normalise_line
-    from datafactory.pairs import conversation_of, to_dpo, to_ppo
-    from datafactory.records import RolloutBranchRecord, from_wire, to_wire
+    from datafactory.output import dumps_spliced
+    from datafactory.pairs import (
+        choose_pair,
+        conversation_of,
+        dpo_record,
+        ppo_record,
+        provenance,
+        task_hashes,
+    )
+    from datafactory.rank import rank_disagreements, total_score
     from wiregate.record_validator import ValidatorSet
 
     validators = ValidatorSet(locate(None))
+    ppo_check = validators.get("PpoTrainingRecord")
+    dpo_check = validators.get("DpoTrainingRecord")
     with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
         data, eval_path = Path(tmp) / "rollouts.jsonl", Path(tmp) / "eval.jsonl"
         generate(data, args.records, args.seed)
         generate_eval(eval_path, args.eval_items, args.seed)
         lines = data.read_bytes().splitlines()
         index = EvalIndex.from_file(str(eval_path))
-    count = len(lines)
-    gc.disable()
+        count = len(lines)
+        gc.disable()
 
-    def step(label: str, work: Callable[[], list[Any]], per: int = count) -> list[Any]:
-        start = time.process_time()
-        result = work()
-        print(f"  {label:<34} {(time.process_time() - start) / per * 1e6:7.1f} us/record")
-        return result
+        def step(label: str, work: Callable[[], list[Any]]) -> list[Any]:
+            start = time.process_time()
+            result = work()
+            print(f"  {label:<44} {(time.process_time() - start) / count * 1e6:7.1f} us/record")
+            return result
 
-    print(f"stages, {count:,} branch records (CPU time per branch record):")
-    step("read: orjson.loads (the floor)", lambda: [orjson.loads(line) for line in lines])
-    loaded = step(
-        "load: parse, repair, validate input",
-        lambda: [normalise_line(x, validators) for x in lines],
-    )
-    step("group: parse again after the spill", lambda: [orjson.loads(line) for line in lines])
-    typed = step(
-        "read typed: from_wire(RolloutBranchRecord)",
-        lambda: [from_wire(RolloutBranchRecord, n.data) for n in loaded],
-    )
-    conversations = step(
-        "conversation: typed messages", lambda: [conversation_of(b) for b in typed]
-    )
-    step("G3 (per rollout: /4)", lambda: [index.hits(b.task) for b in typed[::4]])
-    rollouts: dict[str, list[Any]] = {}
-    for record, conversation in zip(typed, conversations, strict=True):
-        rollouts.setdefault(record.rollout_id, []).append((record, conversation))
-    groups = [([b for b, _ in g], {b.branch_index: c for b, c in g}) for g in rollouts.values()]
-    ppo = step("to_ppo", lambda: [r for b, c in groups for r in to_ppo(b, 8, c)])
-    dpo = step("to_dpo", lambda: [to_dpo(b, 8, c) for b, c in groups])
-    ppo_wire = step("write typed: to_wire(PPO)", lambda: [to_wire(r) for r in ppo])
-    dpo_wire = step("write typed: to_wire(DPO)", lambda: [to_wire(r) for r in dpo])
-    ppo_check = validators.get("PpoTrainingRecord")
-    dpo_check = validators.get("DpoTrainingRecord")
-    step("validate output PPO", lambda: [ppo_check.is_valid(w) for w in ppo_wire])
-    step("validate output DPO", lambda: [dpo_check.is_valid(w) for w in dpo_wire])
-    step("serialise outputs: orjson.dumps", lambda: [orjson.dumps(w) for w in ppo_wire + dpo_wire])
+        print(f"stages, {count:,} branch records (CPU time per branch record):")
+        step("read: orjson.loads (the floor)", lambda: [orjson.loads(line) for line in lines])
+        loaded = step(
+            "load: parse, repair, validate input",
+            lambda: [normalise_line(x, validators).data for x in lines],
+        )
+        conversations = step("conversation", lambda: [conversation_of(b) for b in loaded])
+        step("loss weight", lambda: [c.loss_weight_tokens for c in conversations])
+        facts = step(
+            "task hashes and G3 (once per task)",
+            lambda: [(index.first_hit(b["task"]), task_hashes(b["task"], 8)) for b in loaded],
+        )
+        pairs = list(zip(loaded, conversations, strict=True))
+        ppo = step(
+            "PPO record",
+            lambda: [ppo_record(b, c, h) for (b, c), (_, h) in zip(pairs, facts, strict=True)],
+        )
+        step("validate output PPO", lambda: [ppo_check.is_valid(r) for r in ppo])
+        messages = step(
+            "serialise: conversation JSON",
+            lambda: [orjson.dumps(c.messages) for c in conversations],
+        )
+        lines_out = step(
+            "serialise: PPO line (spliced)",
+            lambda: [dumps_spliced(r, "messages", m) for r, m in zip(ppo, messages, strict=True)],
+        )
+        entries = [
+            group.SpillEntry(
+                group.rollout_key(b["rollout_id"]), b["rollout_id"], group.KIND_BRANCH,
+                b["branch_index"], 0, n, 0, 0, b["task"], hit, hashes, total_score(b),
+                True, b["final_answer"], b["rank"], True, c.loss_weight_tokens, m, out,
+            )
+            for n, ((b, c), (hit, hashes), m, out) in enumerate(
+                zip(pairs, facts, messages, lines_out, strict=True)
+            )
+        ]  # fmt: skip
+        partitioning = group.Partitioning(4)
+        writer = group.SpillWriter(tmp, partitioning)
+        step(
+            "spill: write",
+            lambda: [writer.write(entries[i : i + 4096]) for i in range(0, count, 4096)],
+        )
+        writer.close()
+        rollouts = step(
+            "spill: read back, sort, group",
+            lambda: [g for p in range(partitioning.count) for _, g in group.read_partition(tmp, p)],
+        )
+        step("rank disagreements", lambda: [rank_disagreements(g) for g in rollouts])
+        chosen = step("choose the DPO pair", lambda: [choose_pair(g) for g in rollouts])
+        picked = [
+            (g[0].rollout_id, p)
+            for g, p in zip(rollouts, chosen, strict=True)
+            if not isinstance(p, str)
+        ]
+        dpo = step(
+            "DPO record (parse the chosen conversation)",
+            lambda: [
+                dpo_record(provenance(r, c.hashes), orjson.loads(c.messages), c.loss_weight, c, x)
+                for r, (c, x) in picked
+            ],
+        )
+        step("validate output DPO", lambda: [dpo_check.is_valid(r) for r in dpo])
+        step("serialise: DPO line", lambda: [orjson.dumps(r) for r in dpo])
 
 
 def main() -> None:

@@ -150,17 +150,18 @@ def dpo_record(
 
 
 def ppo_record(
-    branch: BranchJson, conversation: Conversation, ngram: int = DEFAULT_NGRAM
+    branch: BranchJson, conversation: Conversation, hashes: tuple[str, str]
 ) -> PpoTrainingJson:
-    """The PPO record of one branch: reward = min(1, total_score / 1.3), clamped at 0."""
-    provenance = _provenance(branch["rollout_id"], branch["task"], ngram)
-    provenance["branch_index"] = branch["branch_index"]
+    """The PPO record of one branch: reward = min(1, total_score / 1.3), clamped at 0;
+    ``hashes`` are its task's (``task_hashes``)."""
+    base = provenance(branch["rollout_id"], hashes)
+    base["branch_index"] = branch["branch_index"]
     return {
         "schema_version": SCHEMA_VERSION,
         "messages": conversation.messages,
         "reward": reward(total_score(branch)),
         "loss_weight_tokens": conversation.loss_weight_tokens,
-        "provenance": provenance,
+        "provenance": base,
     }
 
 
@@ -238,6 +239,6 @@ def to_ppo(
     records = []
     for branch in sorted(branches, key=lambda b: b.branch_index):
         wire = _branch_json(branch)
-        record = ppo_record(wire, conversation_of(wire), ngram)
+        record = ppo_record(wire, conversation_of(wire), task_hashes(wire["task"], ngram))
         records.append(from_wire(PpoTrainingRecord, dict(record)))
     return records

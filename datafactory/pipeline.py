@@ -247,6 +247,7 @@ def _branch_entry(
     branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
     conversation = conversation_of(branch)
     rollout_id, task = branch["rollout_id"], branch["task"]
+    hashes = task_hashes(task, ctx.ngram)
     messages = orjson.dumps(conversation.messages)  # for the DPO pair and the PPO line alike
     return group.SpillEntry(
         group.rollout_key(rollout_id),
@@ -256,7 +257,7 @@ def _branch_entry(
         *where,
         task=task,
         g3_hit=ctx.eval_index.first_hit(task) if ctx.eval_index else "",
-        hashes=task_hashes(task, ctx.ngram),
+        hashes=hashes,
         total=total_score(branch),
         usable=branch.get("objective_status") != "unknown",
         final_answer=branch["final_answer"],
@@ -265,7 +266,7 @@ def _branch_entry(
         loss_weight=conversation.loss_weight_tokens,
         messages=messages if "dpo" in ctx.formats else b"",
         output=(
-            ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, ctx.ngram), messages)
+            ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, hashes), messages)
             if "ppo" in ctx.formats
             else b""
         ),
