@@ -283,46 +283,54 @@ def _check_models(code: str, plan: Plan, schema_name: str) -> None:
 def _check_shapes(code: str, plan: Plan, schema_name: str) -> None:
     """The generated TypedDicts must have exactly the schema's keys, required ones required,
     and be closed exactly where the schema forbids unknown keys."""
+    label = schema_label(schema_name)
     classes = {node.name: node for node in ast.parse(code).body if isinstance(node, ast.ClassDef)}
     for c in plan.classes:
         if c.schema_name != schema_name:
             continue
         node = classes.pop(c.name, None)
-        got = None if node is None else _typeddict_shape(node)
-        expected = (
-            sorted(f.wire_name for f in c.fields),
-            sorted(f.wire_name for f in c.required),
-            not c.open,
-        )
-        if got != expected:
+        if node is None:
+            raise CodegenError(f"{label}: no TypedDict {c.name} was generated")
+        keys, required, closed = _typeddict_shape(node)
+        want_keys = {f.wire_name for f in c.fields}
+        want_required = {f.wire_name for f in c.required}
+        problems = [
+            *(f"missing key {k}" for k in sorted(want_keys - keys)),
+            *(f"unexpected key {k}" for k in sorted(keys - want_keys)),
+            *(f"{k} should be required" for k in sorted(want_required - required)),
+            *(f"{k} should be NotRequired" for k in sorted(required & want_keys - want_required)),
+        ]
+        if closed == c.open:
+            problems.append("closed=True unexpected" if closed else "closed=True expected")
+        if problems:
             raise CodegenError(
-                f"{schema_label(schema_name)}: generated TypedDict {c.name} has "
-                f"(keys, required keys, closed) {got}, expected {expected}"
+                f"{label}: generated TypedDict {c.name} differs from the schema: "
+                f"{'; '.join(problems)}"
             )
     if classes:
         raise CodegenError(
-            f"{schema_label(schema_name)}: generated TypedDicts not named after $defs: "
+            f"{label}: generated TypedDicts not named after $defs: "
             f"{', '.join(sorted(classes))} (use a named $defs entry for every object type)"
         )
 
 
-def _typeddict_shape(node: ast.ClassDef) -> tuple[list[str], list[str], bool]:
+def _typeddict_shape(node: ast.ClassDef) -> tuple[set[str], set[str], bool]:
     """(keys, required keys, closed) of a generated TypedDict class, read from its source."""
-    keys, required = [], []
+    keys, required = set(), set()
     for item in node.body:
         if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
-            keys.append(item.target.id)
+            keys.add(item.target.id)
             annotation = item.annotation
-            optional = isinstance(annotation, ast.Subscript) and (
-                ast.unparse(annotation.value) == "NotRequired"
-            )
-            if not optional:
-                required.append(item.target.id)
+            if not (
+                isinstance(annotation, ast.Subscript)
+                and ast.unparse(annotation.value) == "NotRequired"
+            ):
+                required.add(item.target.id)
     closed = any(
         k.arg == "closed" and isinstance(k.value, ast.Constant) and k.value.value is True
         for k in node.keywords
     )
-    return sorted(keys), sorted(required), closed
+    return keys, required, closed
 
 
 def _check_names(names: list[str], schema: Mapping[str, Any], schema_name: str) -> None:
