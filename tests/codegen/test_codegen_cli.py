@@ -301,6 +301,7 @@ def test_renamed_def_fails_check_then_the_class_is_renamed(cli: Cli, contract_co
         ("rollout_wire.py", "    rank: int | None\n"),
         ("rollout_wire_dicts.py", "    rank: NotRequired[int]\n"),
     ],
+    ids=["dataclass", "typeddict"],
 )
 def test_hand_edit_of_a_generated_file_is_caught(
     cli: Cli, contract_copy: Path, name: str, edited: str
