@@ -6,7 +6,14 @@ from pathlib import PurePosixPath
 
 from contracts import SCHEMA_FILES
 
-__all__ = ["CONVERT_MODULE", "OUTPUT_DIR", "SCHEMA_FILES", "generated_files", "model_module"]
+__all__ = [
+    "CONVERT_MODULE",
+    "OUTPUT_DIR",
+    "SCHEMA_FILES",
+    "generated_files",
+    "model_module",
+    "shapes_module",
+]
 
 #: The generated package, relative to the repository root (committed to git).
 OUTPUT_DIR = PurePosixPath("datafactory/wire")
@@ -20,8 +27,17 @@ def model_module(schema_name: str) -> str:
     return schema_name.replace("-", "_")
 
 
+def shapes_module(schema_name: str) -> str:
+    """``rollout-wire`` -> ``rollout_wire_dicts``: the TypedDict module of one schema.
+
+    Not re-exported by the package ``__init__``: its names are the dataclasses' names.
+    """
+    return f"{model_module(schema_name)}_dicts"
+
+
 def generated_files() -> list[str]:
     """Every file of the generated package, relative to :data:`OUTPUT_DIR`, sorted."""
     names = {"__init__.py", f"{CONVERT_MODULE}.py"}
-    names.update(f"{model_module(name)}.py" for name in SCHEMA_FILES)
+    for name in SCHEMA_FILES:
+        names.update((f"{model_module(name)}.py", f"{shapes_module(name)}.py"))
     return sorted(names)

@@ -3,13 +3,18 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=2b76f836e79838a0473dc4fe652c2c36800c71a92358da52365d1df6092bcdef
-# body: sha256=e5d9ef94eec46483c74b286159d6df3ad1695a6f84ff3145d4116da14c02dc5b
+# generator: sha256=dd7416ee440d7c5e4a9828877bfbf13d8db740d42e2b8ee08068ed897088d72e
+# body: sha256=44b492a67bf08b676b733f8cbdcfe9eb0848f4dc3a858ae30a32bbf47e344bf9
 
 """Typed models of the rollout-wire contract and their wire converters.
 
 One dataclass (or type alias) per ``$defs`` entry of the contract schemas, named as in the
 schema; ``from_wire(Model, data)`` and ``to_wire(model)`` convert to and from wire dicts.
+
+TypedDict shapes of the same definitions, for code that works on plain wire dicts (checked
+statically, no run-time cost), are in ``rollout_wire_dicts`` and ``training_record_dicts``.
+They reuse the dataclasses' names, so they are not imported here: import the module, as in
+``from datafactory.wire import training_record_dicts``.
 """
 
 from __future__ import annotations

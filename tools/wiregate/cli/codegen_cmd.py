@@ -21,7 +21,7 @@ from wiregate.cli import fail, main
 )
 @click.pass_context
 def codegen_command(ctx: click.Context, check_only: bool) -> None:
-    """Generate the typed dataclasses and wire converters in datafactory/wire/.
+    """Generate the dataclasses, wire converters and TypedDict shapes in datafactory/wire/.
 
     Exit 0 when written (or fresh with --check), 1 when --check finds stale or edited
     generated code, 2 on a broken schema (invalid JSON, not a valid draft 2020-12 schema, a
