@@ -299,7 +299,6 @@ def bench_stages(args: argparse.Namespace) -> None:
     from datafactory import group
     from datafactory.g3 import EvalIndex
     from datafactory.normalise import normalise_line
-    from datafactory.output import dumps_spliced
     from datafactory.pairs import (
         choose_pair,
         conversation_of,
@@ -352,8 +351,11 @@ def bench_stages(args: argparse.Namespace) -> None:
             lambda: [orjson.dumps(c.messages) for c in conversations],
         )
         lines_out = step(
-            "serialise: PPO line (spliced)",
-            lambda: [dumps_spliced(r, "messages", m) for r, m in zip(ppo, messages, strict=True)],
+            "serialise: PPO line (conversation JSON reused)",
+            lambda: [
+                orjson.dumps({**r, "messages": orjson.Fragment(m)})
+                for r, m in zip(ppo, messages, strict=True)
+            ],
         )
         entries = [
             group.SpillEntry(

@@ -11,7 +11,6 @@ an id get ``call_<n>`` (n = position of the call in the sequence).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,10 +48,7 @@ class Conversation:
 
     messages: list[MessageJson]
     error_turns: frozenset[int]
-
-    @functools.cached_property
-    def loss_weight_tokens(self) -> LossWeightTokens:
-        return loss_weight_tokens(self.messages, self.error_turns)
+    loss_weight_tokens: LossWeightTokens
 
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
@@ -111,7 +107,8 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
             text = _text(result.get("output")) if result is not None else ""
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})
-    return Conversation(messages, frozenset(errors))
+    error_turns = frozenset(errors)
+    return Conversation(messages, error_turns, loss_weight_tokens(messages, error_turns))
 
 
 def loss_weight_tokens(

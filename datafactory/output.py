@@ -12,28 +12,12 @@ import contextlib
 import hashlib
 import os
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
-
-import orjson
+from typing import IO
 
 from wiregate.errors import UserError
 
-__all__ = ["AtomicOutput", "dumps_spliced", "sha256_file"]
-
-
-def dumps_spliced(record: Mapping[str, Any], key: str, raw: bytes) -> bytes:
-    """``orjson.dumps(record)``, byte for byte, where ``raw`` is ``orjson.dumps(record[key])``
-    made earlier: a record's large part is serialised once and reused in several records."""
-    keys = list(record)
-    at = keys.index(key)
-    head = orjson.dumps({k: record[k] for k in keys[:at]})[:-1]  # without its "}"
-    tail = orjson.dumps({k: record[k] for k in keys[at + 1 :]})[1:]  # without its "{"
-    separator = b"," if at else b""
-    return (
-        head + separator + orjson.dumps(key) + b":" + raw + (b"," if tail != b"}" else b"") + tail
-    )
+__all__ = ["AtomicOutput", "sha256_file"]
 
 
 def sha256_file(path: str) -> str:

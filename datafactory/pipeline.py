@@ -39,7 +39,7 @@ from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contami
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
 from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
-from datafactory.output import AtomicOutput, dumps_spliced, sha256_file
+from datafactory.output import AtomicOutput, sha256_file
 from datafactory.pairs import (
     choose_pair,
     conversation_of,
@@ -168,9 +168,9 @@ class _OutputCheck:
                 f"{record.get('provenance', {}).get('rollout_id')!r} breaks the contract at "
                 f"{problem.pointer}: {problem.message}"
             )
-        if not messages:
-            return orjson.dumps(record) + b"\n"
-        return dumps_spliced(record, "messages", messages) + b"\n"
+        if messages:  # the same bytes, without serialising the messages again
+            record = {**record, "messages": orjson.Fragment(messages)}
+        return orjson.dumps(record) + b"\n"
 
 
 _SPILL: tuple[int, group.SpillWriter] | None = None  # (pid, this process's spill writer)
