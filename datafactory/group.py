@@ -6,8 +6,9 @@ on disk, chosen by a CRC-32 of its ``rollout_id``; the build stage then reads on
 at a time, sorts it, and walks its rollouts. Why this and not the alternatives:
 
 * memory is bounded by the largest partition, and k is chosen from the input size so a
-  partition holds about ``TARGET_PARTITION_BYTES`` (1,000,000 records, 1.4 GB: 256
-  partitions of about 6 MB);
+  partition holds about ``TARGET_PARTITION_BYTES`` of input (1,000,000 records, 1.5 GB: 256
+  partitions; the spill of a branch record, its PPO line and its conversation, is about
+  twice its input line, so about 12 MB of spill each);
 * each record is written once and read once, sequentially: an external sort would read and
   write the data log(n) times, and SQLite/DuckDB would add a B-tree or a column store we
   do not need (and a dependency) to answer one query, "all records of a rollout";
