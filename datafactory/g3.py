@@ -104,13 +104,16 @@ def _hash_grams(grams: Iterable[str]) -> str:
 
 # The branches of a rollout repeat their task: its n-grams are worked out once per process
 # for the n-gram hash of the provenance and for the G3 check alike.
-@functools.lru_cache(maxsize=4096)
+_RECENT_TASKS = 4096
+
+
+@functools.lru_cache(maxsize=_RECENT_TASKS)
 def cached_grams(text: str, n: int) -> tuple[str, ...]:
     """The task's word n-grams, in order, repeats included."""
     return tuple(_grams(normalise_words(text), n))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=_RECENT_TASKS)
 def cached_n_gram_hash(text: str, n: int) -> str:
     """``n_gram_hash`` for the tasks that repeat on every branch of a rollout."""
     return _hash_grams(set(cached_grams(text, n)))
@@ -184,6 +187,7 @@ class EvalIndex:
                 self.items += 1
                 keys.update(_key(gram) for gram in _grams(normalise_words(item.text), n))
         self._keys = frozenset(keys)
+        self._first_hits: dict[str, str] = {}
 
     @classmethod
     def from_file(
@@ -197,8 +201,17 @@ class EvalIndex:
         return [gram for gram in cached_grams(task, self.n) if _key(gram) in keys]
 
     def first_hit(self, task: str) -> str:
-        """The first of the task's n-grams that some eval item shares, or ""."""
-        return _first_hit(self, task)
+        """The first of the task's n-grams that some eval item shares, or "" (remembered for
+        the recent tasks: the branches of a rollout repeat theirs)."""
+        hit = self._first_hits.get(task)
+        if hit is None:
+            if len(self._first_hits) >= _RECENT_TASKS:
+                self._first_hits.clear()
+            keys = self._keys
+            grams = cached_grams(task, self.n)
+            hit = next((gram for gram in grams if _key(gram) in keys), "")
+            self._first_hits[task] = hit
+        return hit
 
     def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
         """Each n-gram -> the id of the first eval item that holds it."""
@@ -213,12 +226,6 @@ class EvalIndex:
             if len(found) == len(wanted):
                 break
         return found
-
-
-@functools.lru_cache(maxsize=4096)
-def _first_hit(index: EvalIndex, task: str) -> str:
-    keys = index._keys
-    return next((gram for gram in cached_grams(task, index.n) if _key(gram) in keys), "")
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,18 @@ def test_validate_g3_reports_each_contaminated_rollout_once() -> None:
     ]
 
 
+def test_first_hit_is_the_first_shared_ngram_and_stays_right_past_the_memory() -> None:
+    index = EvalIndex(_items("Paris trivia: What is the capital of France?", "capital of"), 4)
+    task = "Please tell me: WHAT is the capital of France today?"
+    assert index.hits(task) == ["what is the capital", "is the capital of", "the capital of france"]
+    assert index.first_hit(task) == "what is the capital"
+    assert index.first_hit("Add a hello world button") == ""
+    assert index.first_hit("capital of") == "capital of"
+    for number in range(5000):  # more distinct tasks than it remembers
+        assert index.first_hit(f"task number {number} has no overlap") == ""
+    assert index.first_hit(task) == "what is the capital"
+
+
 def test_validate_g3_passes_without_overlap() -> None:
     report = validate_g3([("r", "Add a hello world button to the page")], _items("Sort a list"), 3)
     assert report.passed

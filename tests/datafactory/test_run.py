@@ -15,9 +15,10 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from datafactory import export, load_rollouts
+from datafactory import export, group, load_rollouts
 from datafactory.cli import main
 from datafactory.pipeline import Settings, run
+from datafactory.sources import expand_inputs
 from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -159,15 +160,23 @@ def _export(tmp_path: Path, name: str, inputs: list[Path], **options: object) ->
     ) + orjson.dumps(manifest)
 
 
-def test_workers_and_chunking_do_not_change_a_byte(tmp_path: Path) -> None:
+def test_workers_chunking_and_partitions_do_not_change_a_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     records = _rollouts(120)
     random.Random(3).shuffle(records)
-    lines = [orjson.dumps(r) for r in records] + [b"{broken", b""]
+    lines = [orjson.dumps(r) for r in records] + [b"{broken", b"", orjson.dumps(records[7])]
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
     single = _export(tmp_path, "one", [path], workers=1)
     parallel = _export(tmp_path, "two", [path], workers=2, chunk_bytes=4096)
     assert single == parallel
+    # Many partitions, each spilled to by both workers (a file of each per partition).
+    monkeypatch.setattr(group, "TARGET_PARTITION_BYTES", 4096)
+    assert group.Partitioning.for_inputs(expand_inputs([str(path)])).count == 64
+    partitioned = _export(tmp_path, "many", [path], workers=2, chunk_bytes=4096)
+    assert partitioned == single
+    assert b"duplicate-branch" in single
 
 
 def test_input_order_does_not_change_the_outputs(tmp_path: Path) -> None:
