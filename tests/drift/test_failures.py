@@ -261,7 +261,7 @@ def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
     result = run("--repo", f"producer={tmp_path / 'elsewhere'}")
     assert result.exit_code == 2
     assert _one_error_line(result) == (
-        f"{copy}: new schema: #/$ref: remote $ref 'https://example.com/remote.json' is not "
+        f"{copy}: copy: #/$ref: remote $ref 'https://example.com/remote.json' is not "
         "fetched; bundle it into the document"
     )
 

@@ -35,12 +35,14 @@ def judge(
     *,
     label: str,
     canonical_at: str | None = None,
+    canonical_origin: str = "canonical contract",
 ) -> Judgement:
     """(verdict, changes, failed directions) of ``copy`` against ``canonical``.
 
     ``label`` names the copy in the one-line error raised when it cannot be compared (an
-    unresolvable ``$ref``, say). ``canonical_at`` overrides the spec's pointer: history
-    compares two revisions of the copy.
+    unresolvable ``$ref``, say), and that error says which side is at fault: ``copy`` or
+    ``canonical_origin``. ``canonical_at`` overrides the spec's pointer: history compares two
+    revisions of the copy.
     """
     try:
         result = diff(
@@ -50,6 +52,8 @@ def judge(
             policy=policy,
             old_at=spec.canonical_at if canonical_at is None else canonical_at,
             new_at=spec.copy_at,
+            old_origin=canonical_origin,
+            new_origin="copy",
         )
     except SchemaLoadError as exc:
         raise UserError(f"{label}: {exc}") from None

@@ -89,6 +89,7 @@ def _copy_history(
                     repository.policy,
                     label=label,
                     canonical_at=spec.copy_at,
+                    canonical_origin="previous revision",
                 )
         except UserError as exc:
             entries.append(_entry(revision, Verdict.ERROR, message=str(exc)))
