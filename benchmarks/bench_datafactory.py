@@ -300,14 +300,8 @@ def bench_stages(args: argparse.Namespace) -> None:
     from datafactory import group
     from datafactory.g3 import EvalIndex
     from datafactory.normalise import normalise_line
-    from datafactory.pairs import (
-        choose_pair,
-        conversation_of,
-        dpo_record,
-        ppo_record,
-        provenance,
-        task_hashes,
-    )
+    from datafactory.pairs import choose_pair, conversation_of, dpo_record, ppo_record, provenance
+    from datafactory.pipeline import _RecentTasks
     from datafactory.rank import rank_disagreements, total_score
     from wiregate.record_validator import ValidatorSet
 
@@ -337,14 +331,14 @@ def bench_stages(args: argparse.Namespace) -> None:
         )
         conversations = step("conversation", lambda: [conversation_of(b) for b in loaded])
         step("loss weight", lambda: [c.loss_weight_tokens for c in conversations])
+        tasks = _RecentTasks(8, index)
         facts = step(
-            "task hashes and G3 (once per task)",
-            lambda: [(index.first_hit(b["task"]), task_hashes(b["task"], 8)) for b in loaded],
+            "task hashes and G3 (once per task)", lambda: [tasks.facts(b["task"]) for b in loaded]
         )
         pairs = list(zip(loaded, conversations, strict=True))
         ppo = step(
             "PPO record",
-            lambda: [ppo_record(b, c, h) for (b, c), (_, h) in zip(pairs, facts, strict=True)],
+            lambda: [ppo_record(b, c, h) for (b, c), (h, _) in zip(pairs, facts, strict=True)],
         )
         step("validate output PPO", lambda: [ppo_check.is_valid(r) for r in ppo])
         messages = step(
@@ -361,11 +355,11 @@ def bench_stages(args: argparse.Namespace) -> None:
         entries = [
             group.SpillEntry(
                 group.rollout_key(b["rollout_id"]), b["rollout_id"], group.KIND_BRANCH,
-                b["branch_index"], 0, n, 0, 0, b["task"], hit, hashes, total_score(b),
-                True, b["final_answer"], b["rank"], True, c.loss_weight_tokens, m, out,
+                b["branch_index"], 0, n, 0, 0, hit, hashes, total_score(b), True,
+                b["final_answer"], b["rank"], True, c.loss_weight_tokens, out, b"",
             )
-            for n, ((b, c), (hit, hashes), m, out) in enumerate(
-                zip(pairs, facts, messages, lines_out, strict=True)
+            for n, ((b, c), (hashes, hit), out) in enumerate(
+                zip(pairs, facts, lines_out, strict=True)
             )
         ]  # fmt: skip
         partitioning = group.Partitioning(4)
@@ -387,9 +381,11 @@ def bench_stages(args: argparse.Namespace) -> None:
             if not isinstance(p, str)
         ]
         dpo = step(
-            "DPO record (parse the chosen conversation)",
+            "DPO record (parse the chosen PPO line)",
             lambda: [
-                dpo_record(provenance(r, c.hashes), orjson.loads(c.messages), c.loss_weight, c, x)
+                dpo_record(
+                    provenance(r, c.hashes), orjson.loads(c.output)["messages"], c.loss_weight, c, x
+                )
                 for r, (c, x) in picked
             ],
         )

@@ -17,7 +17,6 @@ pass over the eval items, run only when something is contaminated.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
@@ -37,11 +36,12 @@ __all__ = [
     "EvalIndex",
     "EvalItem",
     "G3Report",
-    "cached_n_gram_hash",
+    "hash_grams",
     "n_gram_hash",
     "name_contaminations",
     "ngrams",
     "normalise_words",
+    "task_grams",
     "validate_g3",
 ]
 
@@ -89,33 +89,22 @@ def _key(gram: str) -> int:
     return (hash(gram) << 64) ^ hash(gram + "\x00")
 
 
+def task_grams(text: str, n: int) -> list[str]:
+    """The word n-grams of ``text`` in order, repeats included (``ngrams`` drops repeats)."""
+    return _grams(normalise_words(text), n)
+
+
 def n_gram_hash(text: str, n: int = DEFAULT_NGRAM) -> str:
     """Fingerprint of a task's n-gram set: sha256 over its distinct word n-grams (module
     docstring), sorted and joined with ``\\n``, encoded as UTF-8; the first 16 hex digits.
     Two tasks that differ only in case, punctuation or Unicode form get the same value."""
-    return _hash_grams(ngrams(text, n))
+    return hash_grams(task_grams(text, n))
 
 
-def _hash_grams(grams: Iterable[str]) -> str:
-    joined = "\n".join(sorted(grams))
+def hash_grams(grams: Iterable[str]) -> str:
+    """``n_gram_hash`` of a task whose n-grams (``task_grams``) are at hand."""
+    joined = "\n".join(sorted(set(grams)))
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
-
-
-# The branches of a rollout repeat their task: its n-grams are worked out once per process
-# for the n-gram hash of the provenance and for the G3 check alike.
-_RECENT_TASKS = 4096
-
-
-@functools.lru_cache(maxsize=_RECENT_TASKS)
-def cached_grams(text: str, n: int) -> tuple[str, ...]:
-    """The task's word n-grams, in order, repeats included."""
-    return tuple(_grams(normalise_words(text), n))
-
-
-@functools.lru_cache(maxsize=_RECENT_TASKS)
-def cached_n_gram_hash(text: str, n: int) -> str:
-    """``n_gram_hash`` for the tasks that repeat on every branch of a rollout."""
-    return _hash_grams(set(cached_grams(text, n)))
 
 
 @dataclass(frozen=True)
@@ -186,7 +175,6 @@ class EvalIndex:
                 self.items += 1
                 keys.update(_key(gram) for gram in _grams(normalise_words(item.text), n))
         self._keys = frozenset(keys)
-        self._first_hits: dict[str, str] = {}
 
     @classmethod
     def from_file(
@@ -197,20 +185,12 @@ class EvalIndex:
     def hits(self, task: str) -> list[str]:
         """The task's n-grams that some eval item shares, in order (repeats possible)."""
         keys = self._keys
-        return [gram for gram in cached_grams(task, self.n) if _key(gram) in keys]
+        return [gram for gram in task_grams(task, self.n) if _key(gram) in keys]
 
-    def first_hit(self, task: str) -> str:
-        """The first of the task's n-grams that some eval item shares, or "" (remembered for
-        the recent tasks: the branches of a rollout repeat theirs)."""
-        hit = self._first_hits.get(task)
-        if hit is None:
-            if len(self._first_hits) >= _RECENT_TASKS:
-                self._first_hits.clear()
-            keys = self._keys
-            grams = cached_grams(task, self.n)
-            hit = next((gram for gram in grams if _key(gram) in keys), "")
-            self._first_hits[task] = hit
-        return hit
+    def first_shared(self, grams: Iterable[str]) -> str:
+        """The first of a task's n-grams (``task_grams``) that some eval item shares, or ""."""
+        keys = self._keys
+        return next((gram for gram in grams if _key(gram) in keys), "")
 
     def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
         """Each n-gram -> the id of the first eval item that holds it."""

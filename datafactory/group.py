@@ -7,8 +7,7 @@ at a time, sorts it, and walks its rollouts. Why this and not the alternatives:
 
 * memory is bounded by the largest partition, and k is chosen from the input size so a
   partition holds about ``TARGET_PARTITION_BYTES`` of input (1,000,000 records, 1.5 GB: 256
-  partitions; the spill of a branch record, its PPO line and its conversation, is about
-  twice its input line, so about 12 MB of spill each);
+  partitions of about 6 MB);
 * each record is written once and read once, sequentially: an external sort would read and
   write the data log(n) times, and SQLite/DuckDB would add a B-tree or a column store we
   do not need (and a dependency) to answer one query, "all records of a rollout";
@@ -16,8 +15,9 @@ at a time, sorts it, and walks its rollouts. Why this and not the alternatives:
 
 What is spilled is not the input line but what the build stage needs of it (``SpillEntry``):
 the load stage has already turned each record into its own output line (a branch's PPO
-record, a converted Layer 2 record) and the JSON of its conversation, so the build stage
-parses no input again; it only ranks, pairs and checks G3 per rollout. Entries travel as
+record, a converted Layer 2 record) and checked its task against the eval items, so the
+build stage parses no input again; it only ranks, pairs and applies G3 per rollout. A
+branch's entry is about as large as its input line. Entries travel as
 ``marshal`` frames (a length, then a list of plain tuples): the fastest codec of the standard
 library for ints, strings and bytes, and the spill never outlives the run that wrote it.
 Each process appends to files of its own (``partition-<p>-<pid>.spill``), so no two writers
@@ -78,8 +78,7 @@ class SpillEntry(NamedTuple):
     line: int  # line number inside the chunk
     offset: int  # byte offset of the line in its (decompressed) source
     source_index: int
-    task: str  # the task, or a Layer 2 record's prompt
-    g3_hit: str  # the first n-gram the task shares with an eval item, or ""
+    g3_hit: str  # the first n-gram its task (or prompt) shares with an eval item, or ""
     hashes: tuple[str, str]  # the task's (task_hash, n_gram_hash), for the provenance
     total: float  # branch: raw total score
     usable: bool  # branch: objective_status is not "unknown"
@@ -87,8 +86,9 @@ class SpillEntry(NamedTuple):
     rank: int  # branch: as given (or computed)
     rank_given: bool  # branch: the input carried its rank
     loss_weight: LossWeightTokens  # branch: of its conversation
-    messages: bytes  # branch: JSON of its conversation, when DPO records are wanted
     output: bytes  # this record's own output line (a branch's PPO record), or b""
+    messages: bytes  # branch: JSON of its conversation when DPO records are wanted and it
+    # has no PPO line (which holds the conversation already), else b""
 
     @property
     def sort_key(self) -> tuple[int, str, int, int, int, int]:

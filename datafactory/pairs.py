@@ -6,14 +6,13 @@ and ``to_ppo`` are the same rules for the typed records of the Python API.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar, cast
 
 from datafactory.conversation import Conversation, build_messages
-from datafactory.g3 import DEFAULT_NGRAM, cached_n_gram_hash
+from datafactory.g3 import DEFAULT_NGRAM, hash_grams, task_grams
 from datafactory.rank import BranchScore, Ranked, rank_branches, reward, total_score
 from datafactory.records import (
     BranchJson,
@@ -79,10 +78,9 @@ def task_hash(task: str) -> str:
     return hashlib.sha256(task.encode("utf-8")).hexdigest()[:16]
 
 
-@functools.lru_cache(maxsize=4096)
-def task_hashes(task: str, ngram: int) -> tuple[str, str]:
-    """(task_hash, n_gram_hash) of a task, cached: the branches of a rollout repeat it."""
-    return task_hash(task), cached_n_gram_hash(task, ngram)
+def task_hashes(task: str, ngram: int, grams: Sequence[str] | None = None) -> tuple[str, str]:
+    """(task_hash, n_gram_hash) of a task; ``grams``: its ``task_grams`` when at hand."""
+    return task_hash(task), hash_grams(task_grams(task, ngram) if grams is None else grams)
 
 
 def provenance(rollout_id: str, hashes: tuple[str, str]) -> ProvenanceJson:
@@ -93,10 +91,6 @@ def provenance(rollout_id: str, hashes: tuple[str, str]) -> ProvenanceJson:
         "task_hash": hashes[0],
         "n_gram_hash": hashes[1],
     }
-
-
-def _provenance(rollout_id: str, task: str, ngram: int) -> ProvenanceJson:
-    return provenance(rollout_id, task_hashes(task, ngram))
 
 
 def conversation_of(branch: BranchJson) -> Conversation:
@@ -135,9 +129,11 @@ def dpo_record(
 ) -> DpoTrainingJson:
     """The DPO record of a chosen pair: ``messages`` is the chosen branch's conversation,
     ``base`` the provenance of its rollout (``provenance``)."""
-    provenance = base
-    provenance["chosen_branch"] = chosen.branch_index
-    provenance["rejected_branch"] = rejected.branch_index
+    pair_provenance: ProvenanceJson = {
+        **base,
+        "chosen_branch": chosen.branch_index,
+        "rejected_branch": rejected.branch_index,
+    }
     return {
         "schema_version": SCHEMA_VERSION,
         "messages": messages,
@@ -145,7 +141,7 @@ def dpo_record(
         "chosen": chosen.final_answer,
         "rejected": rejected.final_answer,
         "loss_weight_tokens": loss_weight,
-        "provenance": provenance,
+        "provenance": pair_provenance,
     }
 
 
@@ -155,7 +151,7 @@ def ppo_record(
     """The PPO record of one branch: reward = min(1, total_score / 1.3), clamped at 0;
     ``hashes`` are its task's (``task_hashes``)."""
     base = provenance(branch["rollout_id"], hashes)
-    base["branch_index"] = branch["branch_index"]
+    base["branch_index"] = int(branch["branch_index"])  # JSON Schema lets 1.0 be an integer
     return {
         "schema_version": SCHEMA_VERSION,
         "messages": conversation.messages,
@@ -165,14 +161,14 @@ def ppo_record(
     }
 
 
-def dpo_from_layer2(record: DpoRecordJson, ngram: int = DEFAULT_NGRAM) -> DpoTrainingJson:
+def dpo_from_layer2(record: DpoRecordJson, hashes: tuple[str, str]) -> DpoTrainingJson:
     """A Layer 2 ``DpoRecord`` as a Layer 3 DPO record (the conversation is the prompt, the
-    recorded tool calls and the chosen answer)."""
+    recorded tool calls and the chosen answer); ``hashes`` are its prompt's (``task_hashes``)."""
     conversation = build_messages(record["prompt"], record["tool_call_sequence"], record["chosen"])
     given = record["provenance"]
-    provenance = _provenance(given["rollout_id"], record["prompt"], ngram)
-    provenance["chosen_branch"] = given["chosen_branch"]
-    provenance["rejected_branch"] = given["rejected_branch"]
+    record_provenance = provenance(given["rollout_id"], hashes)
+    record_provenance["chosen_branch"] = int(given["chosen_branch"])
+    record_provenance["rejected_branch"] = int(given["rejected_branch"])
     messages = conversation.messages
     return {
         "schema_version": SCHEMA_VERSION,
@@ -181,24 +177,25 @@ def dpo_from_layer2(record: DpoRecordJson, ngram: int = DEFAULT_NGRAM) -> DpoTra
         "chosen": record["chosen"],
         "rejected": record["rejected"],
         "loss_weight_tokens": conversation.loss_weight_tokens,
-        "provenance": provenance,
+        "provenance": record_provenance,
     }
 
 
-def ppo_from_layer2(record: PpoRecordJson, ngram: int = DEFAULT_NGRAM) -> PpoTrainingJson:
-    """A Layer 2 ``PpoRecord`` (raw total as reward) as a Layer 3 PPO record."""
+def ppo_from_layer2(record: PpoRecordJson, hashes: tuple[str, str]) -> PpoTrainingJson:
+    """A Layer 2 ``PpoRecord`` (raw total as reward) as a Layer 3 PPO record; ``hashes`` are
+    its prompt's (``task_hashes``)."""
     conversation = build_messages(
         record["prompt"], record["tool_call_sequence"], record["completion"]
     )
     given = record["provenance"]
-    provenance = _provenance(given["rollout_id"], record["prompt"], ngram)
-    provenance["branch_index"] = given["branch_index"]
+    record_provenance = provenance(given["rollout_id"], hashes)
+    record_provenance["branch_index"] = int(given["branch_index"])
     return {
         "schema_version": SCHEMA_VERSION,
         "messages": conversation.messages,
         "reward": reward(float(record["reward"])),
         "loss_weight_tokens": conversation.loss_weight_tokens,
-        "provenance": provenance,
+        "provenance": record_provenance,
     }
 
 
@@ -214,16 +211,15 @@ def to_dpo(
     branches: Sequence[RolloutBranchRecord], ngram: int = DEFAULT_NGRAM
 ) -> DpoTrainingRecord | DpoSkip:
     """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``)."""
-    wire = [_branch_json(b) for b in branches]
-    scores = {b["branch_index"]: (BranchScore.of(b), b) for b in wire}
-    pair = choose_pair([score for score, _ in scores.values()])
+    scored = [(BranchScore.of(wire), wire) for wire in map(_branch_json, branches)]
+    pair = choose_pair([score for score, _ in scored])
     if isinstance(pair, str):
         return DpoSkip(branches[0].rollout_id, pair)
     chosen, rejected = pair
-    branch = scores[chosen.branch_index][1]
+    branch = next(wire for score, wire in scored if score is chosen)
     conversation = conversation_of(branch)
     record = dpo_record(
-        _provenance(branch["rollout_id"], branch["task"], ngram),
+        provenance(branch["rollout_id"], task_hashes(branch["task"], ngram)),
         conversation.messages,
         conversation.loss_weight_tokens,
         chosen,

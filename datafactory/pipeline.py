@@ -35,7 +35,13 @@ import orjson
 
 from contracts import locate
 from datafactory import group
-from datafactory.g3 import DEFAULT_NGRAM, Contamination, EvalIndex, name_contaminations
+from datafactory.g3 import (
+    DEFAULT_NGRAM,
+    Contamination,
+    EvalIndex,
+    name_contaminations,
+    task_grams,
+)
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
 from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
@@ -138,6 +144,7 @@ class _Context:
     partitions: group.Partitioning
     spill_dir: str
     check: _OutputCheck
+    tasks: _RecentTasks
 
 
 _CTX: _Context | None = None
@@ -146,6 +153,37 @@ _CTX: _Context | None = None
 def _context() -> _Context:
     assert _CTX is not None, "worker context not set"
     return _CTX
+
+
+class _RecentTasks:
+    """What the load stage works out once per task (the branches of a rollout repeat theirs,
+    close together in the input): its ``task_hashes`` and the first n-gram it shares with an
+    eval item. Each process keeps the recent tasks only, bounded in number and in length, so
+    neither many nor long tasks make it grow."""
+
+    MAX_TASKS = 4096
+    MAX_CHARS = 4 * 1024 * 1024
+
+    def __init__(self, ngram: int, eval_index: EvalIndex | None) -> None:
+        self.ngram = ngram
+        self.eval_index = eval_index
+        self._facts: dict[str, tuple[tuple[str, str], str]] = {}
+        self._chars = 0
+
+    def facts(self, task: str) -> tuple[tuple[str, str], str]:
+        """(task_hashes, first shared n-gram or "") of ``task``."""
+        known = self._facts.get(task)
+        if known is not None:
+            return known
+        grams = task_grams(task, self.ngram)
+        hit = self.eval_index.first_shared(grams) if self.eval_index else ""
+        known = (task_hashes(task, self.ngram, grams), hit)
+        if len(self._facts) >= self.MAX_TASKS or self._chars + len(task) > self.MAX_CHARS:
+            self._facts.clear()
+            self._chars = 0
+        self._facts[task] = known
+        self._chars += len(task)
+        return known
 
 
 class _OutputCheck:
@@ -160,7 +198,7 @@ class _OutputCheck:
         self, validator: RecordValidator, record: Mapping[str, Any], messages: bytes = b""
     ) -> bytes:
         """The record's output line; ``messages``: the JSON of its ``messages``, when the
-        caller has it already (it then comes first in the line)."""
+        caller has it already (the line is the same bytes either way)."""
         if not validator.is_valid(record):
             problem = validator.problems(record)[0]
             raise OutputInvalidError(
@@ -246,30 +284,28 @@ def _branch_entry(
 ) -> group.SpillEntry:
     branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
     conversation = conversation_of(branch)
-    rollout_id, task = branch["rollout_id"], branch["task"]
-    hashes = task_hashes(task, ctx.ngram)
+    rollout_id = branch["rollout_id"]
+    hashes, g3_hit = ctx.tasks.facts(branch["task"])
     messages = orjson.dumps(conversation.messages)  # for the DPO pair and the PPO line alike
+    output = b""
+    if "ppo" in ctx.formats:
+        output = ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, hashes), messages)
     return group.SpillEntry(
         group.rollout_key(rollout_id),
         rollout_id,
         group.KIND_BRANCH,
-        branch["branch_index"],
+        int(branch["branch_index"]),  # JSON Schema lets 1.0 be an integer
         *where,
-        task=task,
-        g3_hit=ctx.eval_index.first_hit(task) if ctx.eval_index else "",
+        g3_hit=g3_hit,
         hashes=hashes,
         total=total_score(branch),
         usable=branch.get("objective_status") != "unknown",
         final_answer=branch["final_answer"],
-        rank=branch["rank"],
+        rank=int(branch["rank"]),
         rank_given=record.rank_given,
         loss_weight=conversation.loss_weight_tokens,
-        messages=messages if "dpo" in ctx.formats else b"",
-        output=(
-            ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, hashes), messages)
-            if "ppo" in ctx.formats
-            else b""
-        ),
+        output=output,
+        messages=messages if "dpo" in ctx.formats and not output else b"",
     )
 
 
@@ -281,31 +317,32 @@ def _layer2_entry(
         dpo = cast(DpoRecordJson, record.data)
         kind, prompt, rollout_id = group.KIND_DPO, dpo["prompt"], dpo["provenance"]["rollout_id"]
         branch_index = dpo["provenance"]["chosen_branch"]
+        hashes, g3_hit = ctx.tasks.facts(prompt)
         if "dpo" in ctx.formats:
-            output = ctx.check.line(ctx.check.dpo, dpo_from_layer2(dpo, ctx.ngram))
+            output = ctx.check.line(ctx.check.dpo, dpo_from_layer2(dpo, hashes))
     else:
         ppo = cast(PpoRecordJson, record.data)
         kind, prompt, rollout_id = group.KIND_PPO, ppo["prompt"], ppo["provenance"]["rollout_id"]
         branch_index = ppo["provenance"]["branch_index"]
+        hashes, g3_hit = ctx.tasks.facts(prompt)
         if "ppo" in ctx.formats:
-            output = ctx.check.line(ctx.check.ppo, ppo_from_layer2(ppo, ctx.ngram))
+            output = ctx.check.line(ctx.check.ppo, ppo_from_layer2(ppo, hashes))
     return group.SpillEntry(
         group.rollout_key(rollout_id),
         rollout_id,
         kind,
-        branch_index,
+        int(branch_index),
         *where,
-        task=prompt,
-        g3_hit=ctx.eval_index.first_hit(prompt) if ctx.eval_index else "",
-        hashes=task_hashes(prompt, ctx.ngram),
+        g3_hit=g3_hit,
+        hashes=hashes,
         total=0.0,
         usable=False,
         final_answer="",
         rank=0,
         rank_given=False,
         loss_weight="default",
-        messages=b"",
         output=output,
+        messages=b"",
     )
 
 
@@ -353,9 +390,15 @@ def _build_rollout(
             acc.dpo_skipped[pair] += 1
         else:
             chosen, rejected = pair
+            # The chosen branch's conversation: its own JSON, or the one inside its PPO line.
+            messages = (
+                orjson.loads(chosen.messages)
+                if chosen.messages
+                else orjson.loads(chosen.output)["messages"]
+            )
             record = dpo_record(
                 provenance(rollout_id, chosen.hashes),
-                orjson.loads(chosen.messages),
+                messages,
                 chosen.loss_weight,
                 chosen,
                 rejected,
@@ -516,6 +559,7 @@ def _run_settings(settings: Settings) -> RunResult:
                 partitions=group.Partitioning.for_inputs(sources),
                 spill_dir=tmp,
                 check=_OutputCheck(validators),
+                tasks=_RecentTasks(settings.ngram, eval_index),
             )
             return _run(settings, _CTX, outputs, spool_path, eval_index)
     except BaseException:

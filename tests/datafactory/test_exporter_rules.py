@@ -312,6 +312,19 @@ def test_dpo_skips_are_counted_by_reason(records: list[dict[str, Any]], reason: 
     assert result.reason == reason
 
 
+def test_to_dpo_keeps_branches_that_share_an_index() -> None:
+    # The typed API ranks what it is given; the export run rejects such duplicates first.
+    pair = to_wire(
+        _pair(
+            branch(branch_index=0, total_score=1.0, final_answer="good"),
+            branch(branch_index=1, total_score=0.0, final_answer="bad"),
+            branch(branch_index=0, total_score=0.0, final_answer="other"),
+        )
+    )
+    assert (pair["chosen"], pair["rejected"]) == ("good", "bad")
+    assert pair["messages"][-1] == {"role": "assistant", "content": "good"}
+
+
 def test_dpo_rejected_is_the_worst_branch_with_an_answer() -> None:
     pair = to_wire(
         _pair(

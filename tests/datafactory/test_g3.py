@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from datafactory import EvalItem, validate_g3
-from datafactory.g3 import EvalIndex, n_gram_hash, ngrams, normalise_words
+from datafactory.g3 import EvalIndex, n_gram_hash, ngrams, normalise_words, task_grams
+from datafactory.pairs import task_hashes
+from datafactory.pipeline import _RecentTasks
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
 
 
@@ -61,16 +63,34 @@ def test_validate_g3_reports_each_contaminated_rollout_once() -> None:
     ]
 
 
-def test_first_hit_is_the_first_shared_ngram_and_stays_right_past_the_memory() -> None:
+def test_first_shared_is_the_first_shared_ngram_in_task_order() -> None:
     index = EvalIndex(_items("Paris trivia: What is the capital of France?", "capital of"), 4)
-    task = "Please tell me: WHAT is the capital of France today?"
-    assert index.hits(task) == ["what is the capital", "is the capital of", "the capital of france"]
-    assert index.first_hit(task) == "what is the capital"
-    assert index.first_hit("Add a hello world button") == ""
-    assert index.first_hit("capital of") == "capital of"
-    for number in range(5000):  # more distinct tasks than it remembers
-        assert index.first_hit(f"task number {number} has no overlap") == ""
-    assert index.first_hit(task) == "what is the capital"
+    grams = task_grams("Please tell me: WHAT is the capital of France today?", 4)
+    assert index.hits("Please tell me: WHAT is the capital of France today?") == [
+        "what is the capital",
+        "is the capital of",
+        "the capital of france",
+    ]
+    assert index.first_shared(grams) == "what is the capital"
+    assert index.first_shared(task_grams("Add a hello world button", 4)) == ""
+    assert index.first_shared(task_grams("capital of", 4)) == "capital of"
+
+
+def test_recent_tasks_are_remembered_within_bounds() -> None:
+    index = EvalIndex(_items("what is the capital of France"), 4)
+    tasks = _RecentTasks(4, index)
+    task = "Tell me what is the capital of France"
+    facts = tasks.facts(task)
+    assert facts == (task_hashes(task, 4), "what is the capital")
+    assert tasks.facts(task) is facts  # remembered
+    for number in range(_RecentTasks.MAX_TASKS):
+        assert tasks.facts(f"task number {number} shares nothing")[1] == ""
+    assert len(tasks._facts) <= _RecentTasks.MAX_TASKS
+    assert tasks.facts(task) == facts and tasks.facts(task) is not facts  # forgotten, redone
+    long_task = "word " * (_RecentTasks.MAX_CHARS // 5)
+    tasks.facts(long_task)
+    assert list(tasks._facts) == [long_task]  # one long task pushes the others out
+    assert tasks._chars == len(long_task)
 
 
 def test_validate_g3_passes_without_overlap() -> None:

@@ -139,6 +139,38 @@ def test_layer2_records_convert_to_layer3(tmp_path: Path, run_cli: RunCli) -> No
     assert manifest["accepted_by_type"] == {"DpoRecord": 1, "PpoRecord": 1}
 
 
+def test_integers_written_as_floats_come_out_as_integers(tmp_path: Path, run_cli: RunCli) -> None:
+    # JSON Schema calls 1.0 an integer, so the contract accepts it; the output says 1.
+    records = [
+        branch(branch_index=0, total_score=1.0, final_answer="good"),
+        branch(branch_index=1, rank=2, objective_score=0, total_score=0.1, final_answer="bad"),
+    ]
+    records[1].update(branch_index=1.0, rank=2.0)
+    layer2 = {
+        "prompt": "Fix the failing test",
+        "completion": "Fixed it",
+        "reward": 1.3,
+        "tool_call_sequence": [],
+        "provenance": {
+            "source": "wasmagent-rollout",
+            "rollout_id": "r-9",
+            "branch_index": 3.0,
+            "objective_score": 1,
+            "exported_at_ms": 1750000000000,
+            "n_gram_hash": "0123456789abcdef",
+        },
+    }
+    path = write_jsonl(tmp_path / "in.jsonl", [*records, layer2])
+    result = run_cli(path)
+    assert result.exit_code == 0, result.stderr
+    dpo = (result.out / "dpo.jsonl").read_bytes()
+    ppo = (result.out / "ppo.jsonl").read_bytes()
+    assert dpo.count(b'"chosen_branch":0,"rejected_branch":1}') == 1
+    assert [p["provenance"]["branch_index"] for p in result.ppo()] == [3, 0, 1]
+    assert b".0}" not in ppo and b".0}" not in dpo
+    assert result.manifest()["rank_disagreements"] == 0
+
+
 def _export(tmp_path: Path, name: str, inputs: list[Path], **options: object) -> bytes:
     out = tmp_path / name
     out.mkdir()
