@@ -26,23 +26,23 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             cmp.compare(old_prefix[index], new_prefix[index])
         elif index < len(new_prefix):
             schema = new_prefix[index]
-            cmp.emit(
+            cmp.emit_moved(
                 TUPLE_ITEM_ADDED,
                 cmp.old_ptr(old, "items") if "items" in old else cmp.old_ptr(old),
                 cmp.new_member_ptr(new, "prefixItems", index),
                 f"array position {index} now has its own schema",
-                backward=cmp.subsumes(old_rest, schema),
-                forward=cmp.subsumes(schema, old_rest),
+                before=old_rest,
+                after=schema,
             )
         else:
             schema = old_prefix[index]
-            cmp.emit(
+            cmp.emit_moved(
                 TUPLE_ITEM_REMOVED,
                 cmp.old_member_ptr(old, "prefixItems", index),
                 cmp.new_ptr(new, "items") if "items" in new else cmp.new_ptr(new),
                 f"array position {index} no longer has its own schema",
-                backward=cmp.subsumes(schema, new_rest),
-                forward=cmp.subsumes(new_rest, schema),
+                before=schema,
+                after=new_rest,
             )
     if old_rest != new_rest:
         if "items" in old and "items" in new:

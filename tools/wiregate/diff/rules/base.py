@@ -143,6 +143,28 @@ class Comparison:
             )
         )
 
+    def emit_moved(
+        self,
+        rule_id: str,
+        old_pointer: str,
+        new_pointer: str,
+        message: str,
+        *,
+        before: Schema,
+        after: Schema,
+    ) -> None:
+        """``emit`` for values that ``before`` checked and ``after`` checks now (a key or array
+        position moved to or from a schema of its own): compatible in each direction as far as
+        one schema subsumes the other."""
+        self.emit(
+            rule_id,
+            old_pointer,
+            new_pointer,
+            message,
+            backward=self.subsumes(before, after),
+            forward=self.subsumes(after, before),
+        )
+
     # -- the walk ---------------------------------------------------------------------------
     def compare(self, old: Schema, new: Schema) -> None:
         """Report every difference between two schema nodes (and their subschemas)."""

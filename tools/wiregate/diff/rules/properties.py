@@ -95,12 +95,8 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
             f"property {name!r} added where old records were checked by additionalProperties "
             "or patternProperties"
         )
-        cmp.emit(
-            PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL,
-            *where,
-            message,
-            backward=cmp.subsumes(before, schema),
-            forward=cmp.subsumes(schema, before),
+        cmp.emit_moved(
+            PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL, *where, message, before=before, after=schema
         )
 
 
@@ -135,12 +131,8 @@ def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schem
             f"property {name!r} removed; its key is now checked by additionalProperties "
             "or patternProperties"
         )
-        cmp.emit(
-            PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL,
-            *where,
-            message,
-            backward=cmp.subsumes(schema, after),
-            forward=cmp.subsumes(after, schema),
+        cmp.emit_moved(
+            PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, *where, message, before=schema, after=after
         )
 
 
@@ -155,23 +147,23 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
         after = new.get("additionalProperties", OPEN)
         if pattern in new_patterns:
             schema = new_patterns[pattern]
-            cmp.emit(
+            cmp.emit_moved(
                 PATTERN_PROPERTY_ADDED,
                 cmp.old_ptr(old),
                 cmp.new_ptr(new, "patternProperties", pattern),
                 f"keys matching {pattern!r} are now checked by their own schema",
-                backward=cmp.subsumes(before, schema),
-                forward=cmp.subsumes(schema, before),
+                before=before,
+                after=schema,
             )
         else:
             schema = old_patterns[pattern]
-            cmp.emit(
+            cmp.emit_moved(
                 PATTERN_PROPERTY_REMOVED,
                 cmp.old_ptr(old, "patternProperties", pattern),
                 cmp.new_ptr(new),
                 f"keys matching {pattern!r} are no longer checked by their own schema",
-                backward=cmp.subsumes(schema, after),
-                forward=cmp.subsumes(after, schema),
+                before=schema,
+                after=after,
             )
 
 
