@@ -106,16 +106,23 @@ def render_text(report: DriftReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
+    """Which copy a result or a history is about (the fields of ``copy_identity``)."""
+    return {
+        "repository": about.repository,
+        "checkout": about.checkout,
+        "copy": about.copy_id,
+        "role": about.role,
+        "required": about.direction,
+        "policy": about.policy,
+        "schema": about.schema,
+        "canonical_at": about.canonical_at,
+    }
+
+
 def copy_to_json(result: CopyResult) -> dict[str, Any]:
     return {
-        "repository": result.repository,
-        "checkout": result.checkout,
-        "copy": result.copy_id,
-        "role": result.role,
-        "required": result.direction,
-        "policy": result.policy,
-        "schema": result.schema,
-        "canonical_at": result.canonical_at,
+        **_identity_json(result),
         "copy_at": result.copy_at,
         "verdict": result.verdict.value,
         "path": result.path,
@@ -286,14 +293,7 @@ def _entry_json(entry: HistoryEntry) -> dict[str, Any]:
 def history_to_json(report: HistoryReport) -> dict[str, Any]:
     since = report.since
     return {
-        "repository": report.repository,
-        "checkout": report.checkout,
-        "copy": report.copy_id,
-        "role": report.role,
-        "required": report.direction,
-        "policy": report.policy,
-        "schema": report.schema,
-        "canonical_at": report.canonical_at,
+        **_identity_json(report),
         "ref": report.ref,
         "verdict": report.current.verdict.value if report.current else None,
         "since": since.commit if since else None,
