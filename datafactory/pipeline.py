@@ -56,7 +56,7 @@ from datafactory.pairs import (
     provenance,
     task_hashes,
 )
-from datafactory.rank import rank_disagreements, total_score
+from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
 from datafactory.sources import (
     Chunk,
@@ -290,19 +290,20 @@ def _branch_entry(
     output = b""
     if "ppo" in ctx.formats:
         output = ctx.check.line(ctx.check.ppo, ppo_record(branch, conversation, hashes), messages)
+    score = BranchScore.of(branch, record.rank_given)
     return group.SpillEntry(
         group.rollout_key(rollout_id),
         rollout_id,
         group.KIND_BRANCH,
-        int(branch["branch_index"]),  # JSON Schema lets 1.0 be an integer
+        score.branch_index,
         *where,
         g3_hit=g3_hit,
         hashes=hashes,
-        total=total_score(branch),
-        usable=branch.get("objective_status") != "unknown",
-        final_answer=branch["final_answer"],
-        rank=int(branch["rank"]),
-        rank_given=record.rank_given,
+        total=score.total,
+        usable=score.usable,
+        final_answer=score.final_answer,
+        rank=score.rank,
+        rank_given=score.rank_given,
         loss_weight=conversation.loss_weight_tokens,
         output=output,
         messages=messages if "dpo" in ctx.formats and not output else b"",

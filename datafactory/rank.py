@@ -53,11 +53,11 @@ class BranchScore(NamedTuple):
     @classmethod
     def of(cls, branch: BranchJson, rank_given: bool = True) -> BranchScore:
         return cls(
-            branch["branch_index"],
+            int(branch["branch_index"]),  # JSON Schema lets 1.0 be an integer
             total_score(branch),
             branch.get("objective_status") != "unknown",
             branch["final_answer"],
-            branch["rank"],
+            int(branch["rank"]),
             rank_given,
         )
 

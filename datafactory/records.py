@@ -48,7 +48,6 @@ EventDataJson: TypeAlias = _rollout_json.ToolEventData
 DpoRecordJson: TypeAlias = _rollout_json.DpoRecord
 PpoRecordJson: TypeAlias = _rollout_json.PpoRecord
 MessageJson: TypeAlias = _training_json.Message
-ToolCallJson: TypeAlias = _training_json.ToolCall
 ProvenanceJson: TypeAlias = _training_json.Provenance
 DpoTrainingJson: TypeAlias = _training_json.DpoTrainingRecord
 PpoTrainingJson: TypeAlias = _training_json.PpoTrainingRecord
@@ -76,7 +75,6 @@ __all__ = [
     "ToolCall",
     "ToolCallEvent",
     "ToolCallFunction",
-    "ToolCallJson",
     "ToolEventData",
     "TrainingRecord",
     "WireError",
