@@ -186,17 +186,36 @@ def read_partition(directory: str, partition: int) -> Iterator[tuple[str, list[S
 def split_rollout(
     entries: list[SpillEntry],
 ) -> tuple[list[SpillEntry], list[SpillEntry], list[tuple[SpillEntry, SpillEntry]]]:
-    """(branches, Layer 2 records, duplicates) of one rollout. Of several branch records
-    with the same ``branch_index``, the first in input order is kept; each later one is a
-    duplicate, paired with the kept one."""
+    """(branches, Layer 2 records, duplicates) of one rollout's sorted entries; each duplicate
+    is paired with the record kept in its place, and exports nothing.
+
+    * One record per branch: of the branch records and Layer 2 PPO records with the same
+      ``branch_index``, a branch record is kept (the plugin derived its records from the
+      branches), else the first in input order.
+    * One DPO pair per rollout: a rollout with branch records gets its pair from them, so
+      its Layer 2 DPO records are duplicates; of several Layer 2 DPO records, the first in
+      input order is kept.
+    """
     branches: list[SpillEntry] = []
     layer2: list[SpillEntry] = []
     duplicates: list[tuple[SpillEntry, SpillEntry]] = []
-    for entry in entries:
-        if entry.kind != KIND_BRANCH:
-            layer2.append(entry)
-        elif branches and branches[-1].branch_index == entry.branch_index:
-            duplicates.append((branches[-1], entry))
+    kept: dict[int, SpillEntry] = {}  # branch_index -> the record kept for that branch
+    pairs: list[SpillEntry] = []  # Layer 2 DPO records
+    for entry in entries:  # branches first, then DPO, then PPO records; each by branch index
+        if entry.kind == KIND_DPO:
+            pairs.append(entry)
+            continue
+        first = kept.get(entry.branch_index)
+        if first is not None:
+            duplicates.append((first, entry))
+            continue
+        kept[entry.branch_index] = entry
+        (branches if entry.kind == KIND_BRANCH else layer2).append(entry)
+    if pairs:
+        pairs.sort(key=lambda e: (e.chunk, e.line))  # input order
+        if branches:
+            duplicates.extend((branches[0], pair) for pair in pairs)
         else:
-            branches.append(entry)
+            duplicates.extend((pairs[0], pair) for pair in pairs[1:])
+            layer2.insert(0, pairs[0])  # DPO before PPO, as sorted
     return branches, layer2, duplicates

@@ -11,9 +11,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["MANIFEST_VERSION", "Accounting", "FileFacts", "build_manifest", "summary_lines"]
+__all__ = [
+    "DUPLICATE_BRANCH",
+    "DUPLICATE_PAIR",
+    "GROUP_REJECTS",
+    "MANIFEST_VERSION",
+    "Accounting",
+    "FileFacts",
+    "build_manifest",
+    "summary_lines",
+]
 
 MANIFEST_VERSION = "datafactory-manifest/v1"
+# Rejections found when grouping, after the line was counted as valid by the load stage.
+DUPLICATE_BRANCH, DUPLICATE_PAIR = "duplicate-branch", "duplicate-pair"
+GROUP_REJECTS = (DUPLICATE_BRANCH, DUPLICATE_PAIR)
 
 
 @dataclass
@@ -47,7 +59,7 @@ class Accounting:
 
     @property
     def accepted(self) -> int:
-        return self.valid - self.rejected["duplicate-branch"]
+        return self.valid - sum(self.rejected[code] for code in GROUP_REJECTS)
 
 
 @dataclass(frozen=True)
@@ -81,7 +93,7 @@ def build_manifest(
             "rejected": rejected,
             "blank": acc.blank,
         },
-        "accepted_by_type": dict(sorted(acc.by_type.items())),
+        "accepted_by_type": {k: n for k, n in sorted(acc.by_type.items()) if n},
         "repaired": dict(sorted(acc.repaired.items())),
         "rejected": dict(sorted(acc.rejected.items())),
         "rollouts": acc.rollouts,

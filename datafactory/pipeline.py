@@ -43,8 +43,22 @@ from datafactory.g3 import (
     task_grams,
 )
 from datafactory.gcpause import no_cyclic_gc
-from datafactory.manifest import Accounting, FileFacts, build_manifest
-from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
+from datafactory.manifest import (
+    DUPLICATE_BRANCH,
+    DUPLICATE_PAIR,
+    Accounting,
+    FileFacts,
+    build_manifest,
+)
+from datafactory.normalise import (
+    BRANCH,
+    LAYER2_DPO,
+    LAYER2_PPO,
+    TREE,
+    Normalised,
+    Reject,
+    normalise_line,
+)
 from datafactory.output import AtomicOutput, sha256_file
 from datafactory.pairs import (
     choose_pair,
@@ -258,6 +272,10 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
                     f"{len(line)} bytes, more than the limit of {ctx.max_line_bytes}",
                 )
             record = normalise_line(line, ctx.validators)
+            if record.record_type != TREE:  # fork topology: no training record comes from it
+                entries.append(
+                    _entry(ctx, record, (chunk.index, number, offset, chunk.source_index))
+                )
         except Reject as exc:
             acc.rejected[exc.code] += 1
             rejects.append((number, exc.code, exc.detail, line))
@@ -266,17 +284,42 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
         acc.by_type[record.record_type] += 1
         if record.repairs:
             acc.repaired.update(record.repairs)
-        if record.record_type == TREE:
-            continue  # fork topology: valid input, but no training record comes from it
-        where = (chunk.index, number, offset, chunk.source_index)
-        entries.append(
-            _branch_entry(ctx, record, where)
-            if record.record_type == BRANCH
-            else _layer2_entry(ctx, record, where)
-        )
     acc.read = number
     partitions = _spill_writer(ctx).write(entries)
     return ChunkResult(chunk, number, partitions, rejects, acc)
+
+
+# orjson writes integers of at most 64 bits (and reads larger ones as floats, which the
+# contract's "integer" accepts when they are whole).
+_INT_RANGE = range(-(2**63), 2**64)
+
+
+def _entry(ctx: _Context, record: Normalised, where: tuple[int, int, int, int]) -> group.SpillEntry:
+    """The record's spill entry; ``Reject`` when it holds what no JSON output can carry."""
+    for value in _branch_indexes(record):
+        if int(value) not in _INT_RANGE:
+            raise Reject(
+                "unsupported-value",
+                f"{record.record_type}: branch index {value!r} does not fit in 64 bits",
+            )
+    try:
+        if record.record_type == BRANCH:
+            return _branch_entry(ctx, record, where)
+        return _layer2_entry(ctx, record, where)
+    except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
+        raise Reject(
+            "unsupported-value", f"{record.record_type}: cannot be written: {exc}"
+        ) from None
+
+
+def _branch_indexes(record: Normalised) -> tuple[float, ...]:
+    """The branch indexes that go into the record's outputs."""
+    if record.record_type == BRANCH:
+        return (cast(BranchJson, record.data)["branch_index"],)
+    if record.record_type == LAYER2_DPO:
+        given = cast(DpoRecordJson, record.data)["provenance"]
+        return (given["chosen_branch"], given["rejected_branch"])
+    return (cast(PpoRecordJson, record.data)["provenance"]["branch_index"],)
 
 
 def _branch_entry(
@@ -364,8 +407,8 @@ def build_partition(partition: int) -> PartitionResult:
     for rollout_id, entries in group.read_partition(ctx.spill_dir, partition):
         branches, layer2, duplicates = group.split_rollout(entries)
         result.duplicates.extend(duplicates)
+        result.acc.rollouts += 1
         if branches:
-            result.acc.rollouts += 1
             result.acc.rank_disagreements += rank_disagreements(branches)
         shared = next((e.g3_hit for e in branches if e.g3_hit), "") or next(
             (e.g3_hit for e in layer2 if e.g3_hit), ""
@@ -476,6 +519,38 @@ class _InputHashes:
             self.values[i] if not s.is_stdin else sha256_file(spool_path or "")
             for i, s in enumerate(self.sources)
         ]
+
+
+_RECORD_TYPES = {group.KIND_BRANCH: BRANCH, group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
+
+
+def _duplicate_reason(
+    kept: group.SpillEntry, dropped: group.SpillEntry
+) -> tuple[str, Callable[[str], str]]:
+    """(reject code, detail given where ``kept`` is) of a record ``group.split_rollout`` found
+    to repeat another."""
+    if dropped.kind == group.KIND_DPO:
+        if kept.kind == group.KIND_BRANCH:
+            return (
+                DUPLICATE_PAIR,
+                lambda where: (
+                    f"a DPO record for rollout {dropped.rollout_id!r}, whose branch records give "
+                    f"its pair (branch {kept.branch_index} at {where})"
+                ),
+            )
+        return (
+            DUPLICATE_PAIR,
+            lambda where: (
+                f"a second DPO record for rollout {dropped.rollout_id!r}; first seen at {where}"
+            ),
+        )
+    key = f"(rollout_id, branch_index) = ({dropped.rollout_id!r}, {dropped.branch_index})"
+    if kept.kind == group.KIND_BRANCH and dropped.kind == group.KIND_PPO:
+        return (
+            DUPLICATE_BRANCH,
+            lambda where: f"duplicate {key}; the branch record at {where} gives its PPO record",
+        )
+    return DUPLICATE_BRANCH, lambda where: f"duplicate {key}; first seen at {where}"
 
 
 def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) -> bytes:
@@ -631,18 +706,15 @@ def _run(
             pool.terminate()
             pool.join()
     for kept, dropped in duplicates:
-        acc.rejected["duplicate-branch"] += 1
-        acc.by_type[BRANCH] -= 1
+        code, detail = _duplicate_reason(kept, dropped)
+        acc.rejected[code] += 1
+        acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
         if rejects is not None:
-            first = sources[kept.source_index].display
-            detail = (
-                f"duplicate (rollout_id, branch_index) = ({kept.rollout_id!r}, "
-                f"{kept.branch_index}); first seen at {first}:{line_base[kept.chunk] + kept.line}"
-            )
+            where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
             source = sources[dropped.source_index]
             raw = read_line_at(source, dropped.offset).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
-            rejects.write(_reject_line(source.display, number, "duplicate-branch", detail, raw), 1)
+            rejects.write(_reject_line(source.display, number, code, detail(where), raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
     acc.contaminated_rollouts = len(named)
     if named and not settings.drop_contaminated:

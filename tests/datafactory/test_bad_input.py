@@ -167,3 +167,40 @@ def test_missing_temp_dir(tmp_path: Path, run_cli: RunCli) -> None:
         2,
         f"datafactory: error: --temp-dir {tmp_path / 'no'}: no such directory\n",
     )
+
+
+@pytest.mark.parametrize("output_format", ["both", "dpo"])
+def test_branch_index_beyond_64_bits(tmp_path: Path, run_cli: RunCli, output_format: str) -> None:
+    # orjson reads 2**64 as a float; the contract's "integer" accepts a whole float.
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(
+        GOOD
+        + orjson.dumps(branch("r", 7)).replace(
+            b'"branch_index":7', b'"branch_index":18446744073709551616'
+        )
+        + b"\n"
+    )
+    run = run_cli(path, args=("--format", output_format))
+    assert run.exit_code == 0, run.stderr
+    (reject,) = run.rejects()
+    assert (reject["line"], reject["reason"], reject["detail"]) == (
+        2,
+        "unsupported-value",
+        "RolloutBranchRecord: branch index 1.8446744073709552e+19 does not fit in 64 bits",
+    )
+    assert run.manifest()["lines"] == {"read": 2, "accepted": 1, "rejected": 1, "blank": 0}
+
+
+def test_tool_arguments_nested_too_deep_to_write(tmp_path: Path, run_cli: RunCli) -> None:
+    # orjson reads 1024 levels but writes 254: the contract accepts what cannot be exported.
+    call = {"event": "tool_call", "data": {"name": "t", "args": "ARGS"}}
+    line = orjson.dumps(branch("r", 1, tool_call_sequence=[call]))
+    line = line.replace(b'"ARGS"', b'{"a":' * 300 + b"{}" + b"}" * 300)
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(GOOD + line + b"\n")
+    reject = _single_reject(run_cli, path)
+    assert (reject["line"], reject["reason"], reject["detail"]) == (
+        2,
+        "unsupported-value",
+        "RolloutBranchRecord: cannot be written: Recursion limit reached",
+    )
