@@ -15,6 +15,7 @@ import orjson
 from contracts import ContractError
 from datafactory.g3 import DEFAULT_NGRAM, Contamination
 from datafactory.manifest import summary_lines
+from datafactory.output import OutputsPartlyWritten
 from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
 from wiregate.errors import UserError
 
@@ -183,6 +184,9 @@ def main(
         return
     except OutputInvalidError as exc:
         _fail(f"internal error, nothing written: {exc}", EXIT_BUG)
+        return
+    except OutputsPartlyWritten as exc:  # a rename failed after others succeeded
+        _fail(str(exc))
         return
     except OSError as exc:  # a full disk or a vanished directory while writing
         where = f"{exc.filename}: " if exc.filename else ""

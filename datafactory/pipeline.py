@@ -45,7 +45,7 @@ from datafactory.g3 import (
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import Accounting, FileFacts, build_manifest
 from datafactory.normalise import BRANCH, LAYER2_DPO, TREE, Normalised, Reject, normalise_line
-from datafactory.output import AtomicOutput, sha256_file
+from datafactory.output import AtomicOutput, commit_all, sha256_file
 from datafactory.pairs import (
     choose_pair,
     conversation_of,
@@ -677,6 +677,6 @@ def _run(
     manifest_out = outputs.get(MANIFEST)
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
-    for output in outputs.values():  # the manifest last: it vouches for the others
-        output.commit()
+    # The manifest last: it vouches for the others.
+    commit_all(sorted(outputs.values(), key=lambda output: output is manifest_out))
     return RunResult(0, manifest, named)
