@@ -525,6 +525,48 @@ def _check_settings(settings: Settings) -> None:
         raise UserError("--eval-items must be a file (it is read twice), not stdin")
     if settings.temp_dir is not None and not os.path.isdir(settings.temp_dir):
         raise UserError(f"--temp-dir {settings.temp_dir}: no such directory")
+    _check_distinct_files(settings)
+
+
+def _check_distinct_files(settings: Settings) -> None:
+    """No output may be an input, the eval file or another output: the rename at the end
+    would destroy it. Files compare as the file system sees them (symlinks followed, hard
+    links alike); a path not there yet by its resolved name."""
+
+    def identity(path: str) -> tuple[int, int] | str:
+        try:
+            facts = os.stat(path)
+        except OSError:
+            return os.path.realpath(path)
+        return (facts.st_dev, facts.st_ino)
+
+    reads: list[tuple[str, str]] = []
+    for given in settings.inputs:
+        try:  # a missing input is reported later, in its turn
+            reads += [("--input", s.display) for s in expand_inputs([given]) if not s.is_stdin]
+        except UserError:
+            continue
+    if settings.eval_items:
+        reads.append(("--eval-items", settings.eval_items))
+    writes = [
+        (f"--output-{name}", getattr(settings, f"{name}_path")) for name in sorted(settings.formats)
+    ]
+    writes += [
+        ("--rejects", settings.rejects_path),
+        ("--manifest", settings.manifest_path),
+        ("--g3-report", settings.g3_report_path),
+    ]
+    seen: dict[tuple[int, int] | str, tuple[str, str]] = {}
+    for option, path in reads:
+        seen.setdefault(identity(path), (option, path))
+    for option, path in writes:
+        if not path:
+            continue  # not written (a missing --output-dpo/--output-ppo is reported later)
+        key = identity(path)
+        if key in seen:
+            first_option, first_path = seen[key]
+            raise UserError(f"{option} {path} is the same file as {first_option} {first_path}")
+        seen[key] = (option, path)
 
 
 def run(settings: Settings) -> RunResult:

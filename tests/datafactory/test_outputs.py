@@ -18,8 +18,10 @@ import pytest
 from click.testing import CliRunner
 
 import datafactory.output
+from datafactory import export, load_rollouts
 from datafactory.cli import main
 from tests.datafactory.helpers import branch, write_jsonl
+from wiregate.errors import UserError
 
 CLEAN = [
     branch("clean", 0, task="Write a haiku about autumn leaves", final_answer="leaves fall"),
@@ -78,6 +80,89 @@ def work(tmp_path: Path) -> Path:
     (tmp_path / "link-to-in.jsonl").symlink_to(tmp_path / "in.jsonl")
     (tmp_path / "dangling").symlink_to(tmp_path / "out" / "later.jsonl")
     return tmp_path
+
+
+# The same file twice: (extra arguments, the option and path named second, named first).
+SAME_FILE = {
+    "output is an input": (
+        ["--input", "in.jsonl", "--output-dpo", "in.jsonl"],
+        "--output-dpo in.jsonl",
+        "--input in.jsonl",
+    ),
+    "output is a file inside an input directory": (
+        ["--input", "dir", "--output-ppo", "dir/b.jsonl"],
+        "--output-ppo dir/b.jsonl",
+        "--input dir/b.jsonl",
+    ),
+    "output is an input through a symlink": (
+        ["--input", "in.jsonl", "--manifest", "link-to-in.jsonl"],
+        "--manifest link-to-in.jsonl",
+        "--input in.jsonl",
+    ),
+    "output is the eval file": (
+        ["--input", "in.jsonl", "--rejects", "eval.jsonl"],
+        "--rejects eval.jsonl",
+        "--eval-items eval.jsonl",
+    ),
+    "three outputs share a new path": (
+        ["--input", "in.jsonl", "--output-dpo", "x", "--output-ppo", "x", "--manifest", "x"],
+        "--output-ppo x",
+        "--output-dpo x",
+    ),
+    "the G3 report is an output": (
+        ["--input", "in.jsonl", "--g3-report", "out/d.jsonl"],
+        "--g3-report out/d.jsonl",
+        "--output-dpo out/d.jsonl",
+    ),
+    "a dangling symlink and its target": (
+        ["--input", "in.jsonl", "--output-dpo", "dangling", "--output-ppo", "out/later.jsonl"],
+        "--output-ppo out/later.jsonl",
+        "--output-dpo dangling",
+    ),
+}
+
+
+@pytest.mark.parametrize("args, second, first", SAME_FILE.values(), ids=SAME_FILE.keys())
+def test_an_output_may_not_be_an_input_the_eval_file_or_another_output(
+    work: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], second: str, first: str
+) -> None:
+    monkeypatch.chdir(work)
+    before = _tree(work)
+    defaults = ["--output-dpo", "out/d.jsonl", "--output-ppo", "out/p.jsonl"]
+    code, stdout, stderr = _invoke("--eval-items", "eval.jsonl", *defaults, *args)
+    assert (code, stdout) == (2, "")
+    assert stderr == f"datafactory: error: {second} is the same file as {first}\n"
+    assert _tree(work) == before  # no byte changed, no file added
+
+
+def test_an_unused_output_of_the_other_format_is_ignored(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    before = _tree(work)
+    code, _, stderr = _invoke(
+        "--input", "in.jsonl", "--allow-missing-g3", "--format", "dpo",
+        "--output-dpo", "out/d.jsonl", "--output-ppo", "in.jsonl",
+    )  # fmt: skip
+    assert (code, stderr) == (0, "")
+    after = _tree(work)
+    assert after.pop("out/d.jsonl") != b""
+    assert after == before  # in.jsonl untouched
+
+
+def test_the_python_api_refuses_the_same_file_twice(tmp_path: Path) -> None:
+    records = list(load_rollouts(str(write_jsonl(tmp_path / "in.jsonl", CLEAN))))
+    eval_items = write_jsonl(tmp_path / "eval.jsonl", EVAL)
+    same = str(tmp_path / "same.jsonl")
+    with pytest.raises(UserError) as refused:
+        export(records, same, same, allow_missing_g3=True)
+    assert str(refused.value) == f"--output-ppo {same} is the same file as --output-dpo {same}"
+    with pytest.raises(UserError) as refused:
+        export(records, same, None, eval_items=str(eval_items), manifest_path=str(eval_items))
+    assert str(refused.value) == (
+        f"--manifest {eval_items} is the same file as --eval-items {eval_items}"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.jsonl", "in.jsonl"]
 
 
 def test_an_output_that_is_a_fifo_is_refused(work: Path) -> None:
