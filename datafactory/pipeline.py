@@ -84,6 +84,7 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest"
+G3_REPORT = "g3_report"
 
 #: progress(phase, done, total): phase is "load" (bytes) or "build" (partitions).
 ProgressCallback = Callable[[str, int, int], None]
@@ -478,6 +479,17 @@ class _InputHashes:
         ]
 
 
+def _g3_report(found: list[Contamination]) -> bytes:
+    """The ``--g3-report`` file: each contaminated rollout, its eval item, the shared n-gram."""
+    report = {
+        "contaminated": [
+            {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
+            for c in found
+        ]
+    }
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) -> bytes:
     record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
     try:
@@ -500,6 +512,8 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
             outputs[name] = AtomicOutput(path)
         if settings.rejects_path:
             outputs["rejects"] = AtomicOutput(settings.rejects_path)
+        if settings.g3_report_path:
+            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
         if settings.manifest_path:
             outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
     except UserError:
@@ -687,9 +701,14 @@ def _run(
             rejects.write(_reject_line(source.display, number, "duplicate-branch", detail, raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
     acc.contaminated_rollouts = len(named)
-    if named and not settings.drop_contaminated:
-        for output in outputs.values():
-            output.discard()
+    report = outputs.get(G3_REPORT)
+    if report is not None:
+        report.write(_g3_report(named), len(named))
+    if named and not settings.drop_contaminated:  # nothing written but the G3 report
+        for name, output in outputs.items():
+            if name != G3_REPORT:
+                output.discard()
+        commit_all([report] if report is not None else [])
         return RunResult(1, None, named)
     input_facts = [
         FileFacts(s.display, digest, lines)

@@ -212,6 +212,91 @@ def test_an_output_symlink_is_followed_and_stays_a_symlink(work: Path) -> None:
     }
 
 
+def test_g3_report_in_a_missing_directory_fails_before_any_work(work: Path) -> None:
+    report = work / "nowhere" / "g3.json"
+    code, stdout, stderr = _invoke(
+        "--input", work / "in.jsonl", "--eval-items", work / "eval.jsonl",
+        "--output-dpo", work / "out" / "d.jsonl", "--output-ppo", work / "out" / "p.jsonl",
+        "--g3-report", report,
+    )  # fmt: skip
+    assert (code, stdout) == (2, "")
+    assert stderr == (
+        f"datafactory: error: {report}: directory '{work / 'nowhere'}' does not exist\n"
+    )
+    assert _tree(work / "out") == {}
+
+
+def test_g3_report_that_is_a_directory_fails_before_any_work(work: Path) -> None:
+    code, stdout, stderr = _invoke(
+        "--input", work / "in.jsonl", "--eval-items", work / "eval.jsonl",
+        "--output-dpo", work / "out" / "d.jsonl", "--output-ppo", work / "out" / "p.jsonl",
+        "--g3-report", work / "dir",
+    )  # fmt: skip
+    assert (code, stdout, stderr) == (
+        2,
+        "",
+        f"datafactory: error: {work / 'dir'}: is a directory\n",
+    )
+    assert _tree(work / "out") == {}
+
+
+def _g3_run(work: Path, records: list[Any], *extra: str) -> tuple[int, str, dict[str, Any]]:
+    out = work / "out"
+    code, _, stderr = _invoke(
+        "--input", write_jsonl(work / "g3-in.jsonl", records), "--ngram", "5",
+        "--eval-items", work / "eval.jsonl", "--output-dpo", out / "d.jsonl",
+        "--output-ppo", out / "p.jsonl", "--manifest", out / "m.json",
+        "--g3-report", out / "g3.json", *extra,
+    )  # fmt: skip
+    return code, stderr, _tree(out)
+
+
+def test_g3_violation_commits_the_report_alone(work: Path) -> None:
+    code, stderr, written = _g3_run(work, [*CLEAN, DIRTY])
+    assert code == 1
+    assert stderr == (
+        "datafactory: G3 failed: 1 contaminated rollouts; nothing written but "
+        f"{work / 'out' / 'g3.json'} (use --drop-contaminated to export without them)\n"
+    )
+    assert written == {"g3.json": DIRTY_REPORT}
+
+
+def test_g3_report_of_a_clean_run_is_committed_and_in_the_manifest(work: Path) -> None:
+    code, stderr, written = _g3_run(work, CLEAN)
+    assert (code, stderr) == (0, "")
+    assert sorted(written) == ["d.jsonl", "g3.json", "m.json", "p.jsonl"]
+    assert written["g3.json"] == EMPTY_REPORT
+    manifest = orjson.loads(written["m.json"])
+    assert manifest["outputs"]["g3_report"] == {
+        "path": str(work / "out" / "g3.json"),
+        "sha256": _sha256(EMPTY_REPORT),
+        "records": 0,
+    }
+
+
+def test_g3_report_lists_dropped_rollouts(work: Path) -> None:
+    code, _, written = _g3_run(work, [*CLEAN, DIRTY], "--drop-contaminated")
+    assert code == 0
+    assert written["g3.json"] == DIRTY_REPORT
+    assert orjson.loads(written["m.json"])["outputs"]["g3_report"] == {
+        "path": str(work / "out" / "g3.json"),
+        "sha256": _sha256(DIRTY_REPORT),
+        "records": 1,
+    }
+
+
+def test_the_python_api_writes_the_g3_report(work: Path) -> None:
+    records = list(load_rollouts(str(work / "in.jsonl")))
+    out = work / "out"
+    result = export(
+        records, str(out / "d.jsonl"), None, allow_missing_g3=True,
+        g3_report_path=str(out / "g3.json"),
+    )  # fmt: skip
+    assert result.exit_code == 0
+    assert sorted(_tree(out)) == ["d.jsonl", "g3.json"]
+    assert (out / "g3.json").read_bytes() == EMPTY_REPORT
+
+
 def _failing_on_call(number: int, real: Callable[..., Any], error: OSError) -> Callable[..., Any]:
     calls = iter(range(1, 1000))
 
