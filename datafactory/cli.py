@@ -10,11 +10,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
-import orjson
 
 from contracts import ContractError
-from datafactory.g3 import DEFAULT_NGRAM, Contamination
+from datafactory.g3 import DEFAULT_NGRAM
 from datafactory.manifest import summary_lines
+from datafactory.output import OutputsPartlyWritten
 from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
 from wiregate.errors import UserError
 
@@ -53,13 +53,6 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
             bar.render_finish()
 
 
-def _g3_report(found: list[Contamination]) -> list[dict[str, str]]:
-    return [
-        {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
-        for c in found
-    ]
-
-
 def _report(result: RunResult, settings: Settings) -> None:
     if result.exit_code == EXIT_G3:
         for c in result.contaminated:
@@ -67,18 +60,19 @@ def _report(result: RunResult, settings: Settings) -> None:
                 f"G3 violation: rollout {c.rollout_id!r} shares the n-gram {c.ngram!r} "
                 f"with eval item {c.eval_item_id!r}"
             )
+        written = (
+            f"nothing written but {settings.g3_report_path}"
+            if settings.g3_report_path
+            else "nothing written"
+        )
         click.echo(
             f"datafactory: G3 failed: {len(result.contaminated)} contaminated rollouts; "
-            "nothing written (use --drop-contaminated to export without them)",
+            f"{written} (use --drop-contaminated to export without them)",
             err=True,
         )
     elif result.manifest is not None:
         for line in summary_lines(result.manifest):
             click.echo(line)
-    if settings.g3_report_path:
-        report = {"contaminated": _g3_report(result.contaminated)}
-        with open(settings.g3_report_path, "wb") as handle:
-            handle.write(orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n")
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -120,7 +114,11 @@ def _report(result: RunResult, settings: Settings) -> None:
     help="Field holding an eval item's text (default: first of "
     "question, prompt, task, text, input).",
 )
-@click.option("--g3-report", "g3_report", help="Also write the G3 findings here (JSON).")
+@click.option(
+    "--g3-report",
+    "g3_report",
+    help="Also write the G3 findings here (JSON); on a G3 violation, the only file written.",
+)
 @click.option(
     "--workers", type=click.IntRange(min=1), help="Worker processes (default: one per CPU)."
 )
@@ -183,6 +181,9 @@ def main(
         return
     except OutputInvalidError as exc:
         _fail(f"internal error, nothing written: {exc}", EXIT_BUG)
+        return
+    except OutputsPartlyWritten as exc:  # a rename failed after others succeeded
+        _fail(str(exc))
         return
     except OSError as exc:  # a full disk or a vanished directory while writing
         where = f"{exc.filename}: " if exc.filename else ""

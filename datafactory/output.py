@@ -1,9 +1,15 @@
 """Output stage: files appear under their final names only when the run succeeds.
 
-Each output is written to a temporary file in the same directory (so the final ``rename``
-is atomic on one file system) and renamed into place by ``commit``; until then a killed run
-leaves at most a hidden ``.<name>.<random>.tmp`` file, never a partial file under the final
-name. ``discard`` removes the temporary file.
+Each output is written to a temporary file in its target's directory (so the final
+``rename`` is atomic on one file system); until ``commit_all`` a killed run leaves at most a
+hidden ``.<name>.<random>.tmp`` file, never a partial file under the final name. An existing
+output that is a symlink is followed (its target is replaced, the link stays); one that is
+not a regular file (a device, a FIFO, a socket) is refused, since the rename would replace
+the node itself with a regular file.
+
+Several renames cannot be one atomic step, so ``commit_all`` narrows the window: every file
+is flushed, synced and closed first (where a full disk shows), and only then renamed, in
+order; a failed rename names the files already in place.
 """
 
 from __future__ import annotations
@@ -11,13 +17,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
 from wiregate.errors import UserError
 
-__all__ = ["AtomicOutput", "sha256_file"]
+__all__ = ["AtomicOutput", "OutputsPartlyWritten", "commit_all", "sha256_file"]
 
 
 def sha256_file(path: str) -> str:
@@ -28,25 +36,48 @@ def sha256_file(path: str) -> str:
     return digest.hexdigest()
 
 
+class OutputsPartlyWritten(Exception):
+    """A rename failed after others succeeded: ``in_place`` are under their final names
+    (with this run's content), the rest were discarded."""
+
+    def __init__(self, message: str, in_place: list[str]) -> None:
+        super().__init__(message)
+        self.in_place = in_place
+
+
 class AtomicOutput:
     """A file written under a temporary name, hashed as it is written, renamed at the end."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
-        target = Path(path)
-        directory = target.parent
+        self.path = path  # as the user gave it: messages and the manifest name it so
+        # The file the rename replaces: a symlink's target, so the link itself stays.
+        self.target = os.path.realpath(path)
+        directory = Path(self.target).parent
         if not directory.is_dir():
-            raise UserError(f"{path}: directory {str(directory)!r} does not exist")
-        if target.is_dir():
+            shown = directory if os.path.islink(path) else Path(path).parent
+            raise UserError(f"{path}: directory {str(shown)!r} does not exist")
+        try:
+            mode = os.stat(self.target).st_mode
+        except FileNotFoundError:
+            mode = stat.S_IFREG
+        except OSError as exc:  # a symlink loop, a path through a file
+            raise UserError(f"{path}: cannot write: {exc.strerror}") from None
+        if stat.S_ISDIR(mode):
             raise UserError(f"{path}: is a directory")
+        if not stat.S_ISREG(mode):
+            raise UserError(
+                f"{path}: not a regular file (outputs are written to a temporary file "
+                "and renamed into place)"
+            )
         try:
             fd, self.temp_path = tempfile.mkstemp(
-                prefix=f".{target.name}.", suffix=".tmp", dir=directory
+                prefix=f".{Path(self.target).name}.", suffix=".tmp", dir=directory
             )
         except OSError as exc:
             raise UserError(f"{path}: cannot write: {exc.strerror}") from None
         self._handle: IO[bytes] = os.fdopen(fd, "wb", buffering=1 << 20)
         self._digest = hashlib.sha256()
+        self._committed = False
         self.records = 0
 
     def write(self, data: bytes, records: int) -> None:
@@ -59,15 +90,59 @@ class AtomicOutput:
     def sha256(self) -> str:
         return self._digest.hexdigest()
 
-    def commit(self) -> None:
+    def finish(self) -> None:
+        """Everything on disk under the temporary name: the step a full disk can fail."""
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
         os.chmod(self.temp_path, 0o644)
-        os.replace(self.temp_path, self.path)
+
+    def rename(self) -> None:
+        os.replace(self.temp_path, self.target)
+        self._committed = True
 
     def discard(self) -> None:
+        """Remove the temporary file (nothing once the output is in place)."""
+        if self._committed:
+            return
         if not self._handle.closed:
-            self._handle.close()
+            with contextlib.suppress(OSError):  # a full disk fails the close's flush too
+                self._handle.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.temp_path)
+
+
+def commit_all(outputs: Sequence[AtomicOutput]) -> None:
+    """Put every output in place, in order (so the last, the manifest, vouches for the rest).
+
+    A failure while finishing any file discards all of them and raises ``OSError`` naming
+    that output: nothing is written. A failed rename discards the outputs not yet in place;
+    the first rename failing raises ``OSError`` likewise, a later one
+    ``OutputsPartlyWritten``."""
+    for output in outputs:
+        try:
+            output.finish()
+        except OSError as exc:
+            for other in outputs:
+                other.discard()
+            raise OSError(exc.errno, _reason(exc), output.path) from None
+    in_place: list[str] = []
+    for number, output in enumerate(outputs):
+        try:
+            output.rename()
+        except OSError as exc:
+            for other in outputs[number:]:
+                other.discard()
+            if not in_place:
+                raise OSError(exc.errno, _reason(exc), output.path) from None
+            not_written = ", ".join(o.path for o in outputs[number:])
+            raise OutputsPartlyWritten(
+                f"{output.path}: {_reason(exc)}; already in place: {', '.join(in_place)}; "
+                f"not written: {not_written}",
+                in_place,
+            ) from None
+        in_place.append(output.path)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)

@@ -59,7 +59,7 @@ from datafactory.normalise import (
     Reject,
     normalise_line,
 )
-from datafactory.output import AtomicOutput, sha256_file
+from datafactory.output import AtomicOutput, commit_all, sha256_file
 from datafactory.pairs import (
     choose_pair,
     conversation_of,
@@ -98,6 +98,7 @@ DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest"
+G3_REPORT = "g3_report"
 
 #: progress(phase, done, total): phase is "load" (bytes) or "build" (partitions).
 ProgressCallback = Callable[[str, int, int], None]
@@ -553,6 +554,17 @@ def _duplicate_reason(
     return DUPLICATE_BRANCH, lambda where: f"duplicate {key}; first seen at {where}"
 
 
+def _g3_report(found: list[Contamination]) -> bytes:
+    """The ``--g3-report`` file: each contaminated rollout, its eval item, the shared n-gram."""
+    report = {
+        "contaminated": [
+            {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
+            for c in found
+        ]
+    }
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) -> bytes:
     record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
     try:
@@ -575,6 +587,8 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
             outputs[name] = AtomicOutput(path)
         if settings.rejects_path:
             outputs["rejects"] = AtomicOutput(settings.rejects_path)
+        if settings.g3_report_path:
+            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
         if settings.manifest_path:
             outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
     except UserError:
@@ -600,6 +614,48 @@ def _check_settings(settings: Settings) -> None:
         raise UserError("--eval-items must be a file (it is read twice), not stdin")
     if settings.temp_dir is not None and not os.path.isdir(settings.temp_dir):
         raise UserError(f"--temp-dir {settings.temp_dir}: no such directory")
+    _check_distinct_files(settings)
+
+
+def _check_distinct_files(settings: Settings) -> None:
+    """No output may be an input, the eval file or another output: the rename at the end
+    would destroy it. Files compare as the file system sees them (symlinks followed, hard
+    links alike); a path not there yet by its resolved name."""
+
+    def identity(path: str) -> tuple[int, int] | str:
+        try:
+            facts = os.stat(path)
+        except OSError:
+            return os.path.realpath(path)
+        return (facts.st_dev, facts.st_ino)
+
+    reads: list[tuple[str, str]] = []
+    for given in settings.inputs:
+        try:  # a missing input is reported later, in its turn
+            reads += [("--input", s.display) for s in expand_inputs([given]) if not s.is_stdin]
+        except UserError:
+            continue
+    if settings.eval_items:
+        reads.append(("--eval-items", settings.eval_items))
+    writes = [
+        (f"--output-{name}", getattr(settings, f"{name}_path")) for name in sorted(settings.formats)
+    ]
+    writes += [
+        ("--rejects", settings.rejects_path),
+        ("--manifest", settings.manifest_path),
+        ("--g3-report", settings.g3_report_path),
+    ]
+    seen: dict[tuple[int, int] | str, tuple[str, str]] = {}
+    for option, path in reads:
+        seen.setdefault(identity(path), (option, path))
+    for option, path in writes:
+        if not path:
+            continue  # not written (a missing --output-dpo/--output-ppo is reported later)
+        key = identity(path)
+        if key in seen:
+            first_option, first_path = seen[key]
+            raise UserError(f"{option} {path} is the same file as {first_option} {first_path}")
+        seen[key] = (option, path)
 
 
 def run(settings: Settings) -> RunResult:
@@ -717,9 +773,14 @@ def _run(
             rejects.write(_reject_line(source.display, number, code, detail(where), raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
     acc.contaminated_rollouts = len(named)
-    if named and not settings.drop_contaminated:
-        for output in outputs.values():
-            output.discard()
+    report = outputs.get(G3_REPORT)
+    if report is not None:
+        report.write(_g3_report(named), len(named))
+    if named and not settings.drop_contaminated:  # nothing written but the G3 report
+        for name, output in outputs.items():
+            if name != G3_REPORT:
+                output.discard()
+        commit_all([report] if report is not None else [])
         return RunResult(1, None, named)
     input_facts = [
         FileFacts(s.display, digest, lines)
@@ -749,6 +810,6 @@ def _run(
     manifest_out = outputs.get(MANIFEST)
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
-    for output in outputs.values():  # the manifest last: it vouches for the others
-        output.commit()
+    # The manifest last: it vouches for the others.
+    commit_all(sorted(outputs.values(), key=lambda output: output is manifest_out))
     return RunResult(0, manifest, named)
