@@ -6,8 +6,14 @@ split on whitespace into words. The word n-grams of a text are its runs of N con
 words, joined by one space; a text shorter than N words has one n-gram, its whole normalised
 text (an empty text has none).
 
+A task shares an n-gram with an eval item when one of its n-grams is one of the item's, or
+when the whole text of an eval item shorter than N words is a run of the task's words (an
+eval question quoted inside a longer task is contamination all the same). A task shorter than
+N words is compared whole: it matches an eval item of the same words.
+
 The check is one pass over each side: the eval items' n-grams go into a set of 128-bit keys,
-then each task's n-grams are looked up in it; never a pairwise loop. A key is two 64-bit
+then each task's n-grams (and its runs as long as a short eval item) are looked up in it;
+never a pairwise loop. A key is two 64-bit
 SipHashes (Python's string hash of the n-gram, and of the n-gram with a suffix), so a
 collision is not a practical concern (about 2^-100 per run at 10^13 n-gram pairs). The keys
 are only compared inside one process tree: worker processes are forked and share the
@@ -43,6 +49,7 @@ __all__ = [
     "normalise_words",
     "task_grams",
     "validate_g3",
+    "word_grams",
 ]
 
 DEFAULT_NGRAM = 8
@@ -92,6 +99,11 @@ def _key(gram: str) -> int:
 def task_grams(text: str, n: int) -> list[str]:
     """The word n-grams of ``text`` in order, repeats included (``ngrams`` drops repeats)."""
     return _grams(normalise_words(text), n)
+
+
+def word_grams(words: list[str], n: int) -> list[str]:
+    """``task_grams`` of a text whose ``normalise_words`` are at hand."""
+    return _grams(words, n)
 
 
 def n_gram_hash(text: str, n: int = DEFAULT_NGRAM) -> str:
@@ -170,11 +182,16 @@ class EvalIndex:
             items = materialised
         self._reread = reread or (lambda: materialised or [])
         keys: set[int] = set()
+        short: set[int] = set()
         with no_cyclic_gc():
             for item in items:
                 self.items += 1
-                keys.update(_key(gram) for gram in _grams(normalise_words(item.text), n))
+                words = normalise_words(item.text)
+                if 0 < len(words) < n:
+                    short.add(len(words))
+                keys.update(_key(gram) for gram in _grams(words, n))
         self._keys = frozenset(keys)
+        self._short_lengths = sorted(short)  # word counts of the eval items shorter than N
 
     @classmethod
     def from_file(
@@ -183,14 +200,26 @@ class EvalIndex:
         return cls(read_eval_items(path, field_name), n, lambda: read_eval_items(path, field_name))
 
     def hits(self, task: str) -> list[str]:
-        """The task's n-grams that some eval item shares, in order (repeats possible)."""
-        keys = self._keys
-        return [gram for gram in task_grams(task, self.n) if _key(gram) in keys]
+        """The task's n-grams that some eval item shares, in order (repeats possible), then
+        the short eval items found inside it, shortest first."""
+        words = normalise_words(task)
+        return list(self._shared(words, _grams(words, self.n)))
 
-    def first_shared(self, grams: Iterable[str]) -> str:
-        """The first of a task's n-grams (``task_grams``) that some eval item shares, or ""."""
+    def first_shared(self, words: list[str], grams: Iterable[str]) -> str:
+        """The first n-gram a task shares with some eval item (in ``hits`` order), or "";
+        ``words``: the task's ``normalise_words``, ``grams``: its ``task_grams``."""
+        return next(self._shared(words, grams), "")
+
+    def _shared(self, words: list[str], grams: Iterable[str]) -> Iterator[str]:
         keys = self._keys
-        return next((gram for gram in grams if _key(gram) in keys), "")
+        yield from (gram for gram in grams if _key(gram) in keys)
+        for length in self._short_lengths:
+            if length >= len(words):
+                break  # a text this short is one n-gram, its whole self: looked up above
+            for start in range(len(words) - length + 1):
+                run = " ".join(words[start : start + length])
+                if _key(run) in keys:
+                    yield run
 
     def item_ids(self, grams: Iterable[str]) -> dict[str, str]:
         """Each n-gram -> the id of the first eval item that holds it."""

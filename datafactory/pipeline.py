@@ -40,7 +40,8 @@ from datafactory.g3 import (
     Contamination,
     EvalIndex,
     name_contaminations,
-    task_grams,
+    normalise_words,
+    word_grams,
 )
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.manifest import (
@@ -190,8 +191,9 @@ class _RecentTasks:
         known = self._facts.get(task)
         if known is not None:
             return known
-        grams = task_grams(task, self.ngram)
-        hit = self.eval_index.first_shared(grams) if self.eval_index else ""
+        words = normalise_words(task)
+        grams = word_grams(words, self.ngram)
+        hit = self.eval_index.first_shared(words, grams) if self.eval_index else ""
         known = (task_hashes(task, self.ngram, grams), hit)
         if len(self._facts) >= self.MAX_TASKS or self._chars + len(task) > self.MAX_CHARS:
             self._facts.clear()

@@ -65,15 +65,39 @@ def test_validate_g3_reports_each_contaminated_rollout_once() -> None:
 
 def test_first_shared_is_the_first_shared_ngram_in_task_order() -> None:
     index = EvalIndex(_items("Paris trivia: What is the capital of France?", "capital of"), 4)
-    grams = task_grams("Please tell me: WHAT is the capital of France today?", 4)
     assert index.hits("Please tell me: WHAT is the capital of France today?") == [
         "what is the capital",
         "is the capital of",
         "the capital of france",
+        "capital of",  # the short eval item, found inside the task
     ]
-    assert index.first_shared(grams) == "what is the capital"
-    assert index.first_shared(task_grams("Add a hello world button", 4)) == ""
-    assert index.first_shared(task_grams("capital of", 4)) == "capital of"
+
+    def first(task: str) -> str:
+        return index.first_shared(normalise_words(task), task_grams(task, 4))
+
+    assert first("Please tell me: WHAT is the capital of France today?") == "what is the capital"
+    assert first("Add a hello world button") == ""
+    assert first("capital of") == "capital of"
+    assert first("The capital, of course!") == "capital of"  # punctuation is not a word
+    assert first("Capitals of Europe") == ""
+
+
+def test_an_eval_item_shorter_than_n_is_found_whole_inside_a_longer_task() -> None:
+    question = "What is the capital of France?"  # 6 words, fewer than the default 8
+    index = EvalIndex(_items(question, "Sort a list"))
+    assert index.hits("Please tell me: what is the capital of France?? Answer in one word.") == [
+        "what is the capital of france"
+    ]
+    assert index.hits("What is the capital of France") == ["what is the capital of france"]
+    assert index.hits("Sort a list of numbers in place") == ["sort a list"]
+    assert index.hits("Sort the list") == []  # the whole short item, not some of its words
+    # A task shorter than N words is compared whole: it is not looked for inside eval items.
+    assert (
+        EvalIndex(_items("Paris trivia: what is the capital of France?")).hits(
+            "what is the capital of France"
+        )
+        == []
+    )
 
 
 def test_recent_tasks_are_remembered_within_bounds() -> None:
@@ -230,3 +254,22 @@ def test_ascii_fast_path_agrees_with_the_unicode_rule() -> None:
     ]
     assert normalise_words(ascii_text) == expected
     assert normalise_words(ascii_text + "\u00e9") == [*expected[:-1], "tail\u00e9"]
+
+
+def test_a_short_eval_question_quoted_in_a_task_fails_the_run(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # Both eval items are shorter than the default n-gram of 8 words.
+    eval_items = write_jsonl(
+        tmp_path / "eval.jsonl",
+        [
+            {"id": "eval-001", "question": "What is the capital of France?"},
+            {"id": "eval-002", "question": "Write a sorting algorithm"},
+        ],
+    )
+    run = run_cli(_rollouts(tmp_path), args=("--eval-items", str(eval_items)))
+    assert run.exit_code == 1
+    assert run.stdout == (
+        "G3 violation: rollout 'dirty' shares the n-gram 'what is the capital of france' "
+        "with eval item 'eval-001'\n"
+    )
