@@ -40,9 +40,10 @@ def test_a_file_may_start_with_a_byte_order_mark(tmp_path: Path, name: str, cont
     "content",
     [
         BOM + jsonl(dpo_record()),
+        BOM + json.dumps(dpo_record(), indent=2).encode(),
         gzip.compress(BOM + jsonl(dpo_record())),
     ],
-    ids=["jsonl", "gzip"],
+    ids=["jsonl", "pretty-json", "gzip"],
 )
 def test_stdin_may_start_with_a_byte_order_mark(content: bytes) -> None:
     assert run("validate", "-", stdin=content) == (0, ONE_VALID, "")

@@ -1,8 +1,9 @@
 """Reading records from JSON and JSONL files (also gzip-compressed, also stdin).
 
 A file's name says how it is laid out: ``.json`` (``.json.gz``) holds one document, any other
-name (and stdin) JSON Lines, streamed line by line. A UTF-8 byte-order mark is accepted at the
-start of an input, and only there (as Python's ``json.loads`` does for bytes).
+name JSON Lines. Stdin has no name, so its first lines say (:func:`_stdin_is_document`); JSON
+Lines are streamed line by line either way. A UTF-8 byte-order mark is accepted at the start of
+an input, and only there (as Python's ``json.loads`` does for bytes).
 """
 
 from __future__ import annotations
@@ -145,6 +146,42 @@ class _Reader:
             raise self._failed(exc) from None
 
 
+def _parses(raw: bytes) -> bool:
+    try:
+        orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return False
+    return True
+
+
+def _stdin_is_document(reader: _Reader, head: list[bytes]) -> bool:
+    """Whether stdin holds one JSON document (as a ``.json`` file does) rather than JSON Lines,
+    told from its first non-blank lines, which are kept in ``head`` to be read again.
+
+    One document: a single JSON value alone (a one-line array is then a list of records, as in
+    a ``.json`` file), or a first line that is not a whole JSON value and is a lone ``{`` or
+    ``[`` or is followed by a line that is not one either (pretty-printed JSON). Anything else
+    is JSON Lines: whole values line by line, or a cut-short first record before whole ones.
+    """
+
+    def next_content_line() -> bytes | None:
+        while raw := reader.readline():
+            head.append(raw)
+            if raw.strip():
+                return raw
+        return None
+
+    first = next_content_line()
+    if first is None:
+        return False  # empty: no records either way
+    if _parses(first):
+        return next_content_line() is None
+    if first.strip() in (b"{", b"["):
+        return True
+    second = next_content_line()
+    return second is not None and not _parses(second)
+
+
 @dataclass
 class RecordInput:
     """An open input: one JSON document, or JSON Lines read as a stream."""
@@ -173,7 +210,9 @@ def open_records(path: str) -> Iterator[RecordInput]:
     """Open a record input (a file, ``.gz`` or not, or ``-`` for stdin) and tell its layout."""
     with open_binary(path) as handle:
         reader = _Reader(path, handle)
-        yield RecordInput(path, is_json_document(path), reader, [])
+        head: list[bytes] = []
+        document = _stdin_is_document(reader, head) if path == "-" else is_json_document(path)
+        yield RecordInput(path, document, reader, head)
 
 
 def is_json_document(path: str) -> bool:

@@ -17,6 +17,7 @@ from wiregate.record_validator import ValidatorSet, guess_record_type, pointer
 __all__ = ["AUTO", "FileProblem", "ValidationReport", "validate_files"]
 
 AUTO = "auto"
+STDIN_TWICE = "two FILES cannot both be stdin"
 
 
 @dataclass(frozen=True)
@@ -134,10 +135,12 @@ def validate_files(
     on_problem: Callable[[FileProblem], None] | None = None,
 ) -> ValidationReport:
     """Validate every record of every file. A missing or unreadable file is a file error;
-    an unknown record type is a UserError before any file is read.
+    stdin given twice or an unknown record type is a UserError before any file is read.
 
     With ``on_problem``, each problem is handed over as soon as it is found and not kept, so
     memory does not grow with the number of problems."""
+    if paths.count("-") > 1:
+        raise UserError(STDIN_TWICE)
     if record != AUTO:
         validators.get(record)  # unknown names fail before any file is read
     report = ValidationReport(record_option=record, on_problem=on_problem)
