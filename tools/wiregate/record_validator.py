@@ -18,7 +18,14 @@ from contracts import Contract, ContractError
 if TYPE_CHECKING:  # imported when a record fails: most runs never explain one
     from jsonschema.exceptions import ValidationError
 
-__all__ = ["Problem", "RecordValidator", "ValidatorSet", "guess_record_type", "pointer"]
+__all__ = [
+    "REFERENCE_MAX_LEVELS",
+    "Problem",
+    "RecordValidator",
+    "ValidatorSet",
+    "guess_record_type",
+    "pointer",
+]
 
 _MAX_REPR = 60
 
@@ -133,6 +140,49 @@ _LIMITS = {
 }
 
 
+# jsonschema-rs raises this (a ValueError) when it converts an error's instance nested more
+# than about 255 levels deep to Python.
+_RS_TOO_DEEP = "Recursion limit reached"
+#: The deepest record the reference engine is asked to explain: well within Python's default
+#: recursion limit (1000), which its messages (the repr of the failing value) run into.
+REFERENCE_MAX_LEVELS = 500
+
+
+def _levels(value: Any) -> int:
+    """How many arrays and objects deep ``value`` goes (0 for a scalar); iterative, as recursion
+    is what failed."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in _children(node))
+    return deepest
+
+
+def _children(node: dict[str, Any] | list[Any]) -> Iterator[Any]:
+    return iter(node.values()) if isinstance(node, dict) else iter(node)
+
+
+def _too_deep(record: Any) -> Problem:
+    """The problem for a record too deeply nested to explain, at its member (the first of the
+    deepest) whose value is nested deepest."""
+    members: list[tuple[str | int, Any]] = []
+    if isinstance(record, dict):
+        members = list(record.items())
+    elif isinstance(record, list):
+        members = list(enumerate(record))
+    levels = _levels(record)
+    where: list[str | int] = []
+    if members:
+        levels, name = max(((_levels(v), n) for n, v in members), key=lambda m: m[0])
+        where = [name]
+    return Problem(
+        pointer(where), f"nested {levels} levels deep: too deep to explain the record's problems"
+    )
+
+
 def _fast_relevance(error: Any, here: list[Any]) -> tuple[int, int]:
     """As ``_relevance``, for the compiled engine's errors."""
     path = list(error.instance_path)
@@ -220,13 +270,29 @@ class RecordValidator:
         return self._reference
 
     def is_valid(self, record: Any) -> bool:
+        # Never raises on depth: no error, so no deep value, is handed over to Python (tested).
         return bool(self._fast.is_valid(record))
 
     def problems(self, record: Any) -> list[Problem]:
-        """Every problem, sorted by pointer; empty when the record is valid."""
+        """Every problem, sorted by pointer; empty when the record is valid.
+
+        Deep nesting (orjson parses up to 1024 levels) never ends a run: the compiled engine
+        cannot hand over an error whose value is nested more than about 255 levels, so such a
+        record is explained by the reference engine, and one nested deeper than
+        ``REFERENCE_MAX_LEVELS`` gets one problem saying so at the member that holds it."""
         if self.is_valid(record):
             return []
-        return self.explain(record)
+        try:
+            return self.explain(record)
+        except (ValueError, RecursionError) as exc:
+            if isinstance(exc, ValueError) and str(exc) != _RS_TOO_DEEP:
+                raise
+        if _levels(record) <= REFERENCE_MAX_LEVELS:
+            try:
+                return self.explain_reference(record)
+            except RecursionError:
+                pass
+        return [_too_deep(record)]
 
     def explain(self, record: Any) -> list[Problem]:
         """Every problem of an invalid record, sorted by pointer.

@@ -10,15 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from wiregate.errors import UserError
-from wiregate.jsonl import is_json_document, open_binary, read_lines
+from wiregate.jsonl import RecordInput, open_records
 from wiregate.record_validator import ValidatorSet, guess_record_type, pointer
 
 __all__ = ["AUTO", "FileProblem", "ValidationReport", "validate_files"]
 
 AUTO = "auto"
+STDIN_TWICE = "two FILES cannot both be stdin"
 
 
 @dataclass(frozen=True)
@@ -94,12 +93,15 @@ def _check_record(
         report.add(FileProblem(path, line, full, problem.message, name))
 
 
-def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
+def _validate_lines(
+    report: ValidationReport, validators: ValidatorSet, source: RecordInput
+) -> None:
     # "Not JSON at all" (exit 2) is a file in which no line parses and none even starts like
     # a JSON record; a file of truncated records is broken lines (exit 1).
+    path = source.path
     looks_like_json = False
     broken = 0
-    for line in read_lines(path):
+    for line in source.lines():
         if line.blank:
             report.blank_lines += 1
             continue
@@ -115,22 +117,15 @@ def _validate_jsonl(report: ValidationReport, validators: ValidatorSet, path: st
         report.file_errors.append(f"{path}: not JSON or JSON Lines (no line parses)")
 
 
-def _validate_document(report: ValidationReport, validators: ValidatorSet, path: str) -> None:
-    with open_binary(path) as handle:
-        try:
-            data = handle.read()
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read: {exc}") from None
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        report.file_errors.append(f"{path}: not valid JSON: {exc}")
-        return
+def _validate_document(
+    report: ValidationReport, validators: ValidatorSet, source: RecordInput
+) -> None:
+    document = source.document()
     if isinstance(document, list):
         for index, record in enumerate(document):
-            _check_record(report, validators, path, 1, record, (index,))
+            _check_record(report, validators, source.path, 1, record, (index,))
     else:
-        _check_record(report, validators, path, 1, document)
+        _check_record(report, validators, source.path, 1, document)
 
 
 def validate_files(
@@ -139,20 +134,25 @@ def validate_files(
     validators: ValidatorSet,
     on_problem: Callable[[FileProblem], None] | None = None,
 ) -> ValidationReport:
-    """Validate every record of every file. A missing or unreadable file is a file error.
+    """Validate every record of every file. A missing or unreadable file is a file error;
+    stdin given twice or an unknown record type is a UserError before any file is read.
 
     With ``on_problem``, each problem is handed over as soon as it is found and not kept, so
     memory does not grow with the number of problems."""
+    if paths.count("-") > 1:
+        raise UserError(STDIN_TWICE)
     if record != AUTO:
         validators.get(record)  # unknown names fail before any file is read
     report = ValidationReport(record_option=record, on_problem=on_problem)
     for path in paths:
         report.files.append(path)
+        # A file that cannot be read is a file error; the other files are still validated.
         try:
-            if is_json_document(path):
-                _validate_document(report, validators, path)
-            else:
-                _validate_jsonl(report, validators, path)
+            with open_records(path) as source:
+                if source.is_document:
+                    _validate_document(report, validators, source)
+                else:
+                    _validate_lines(report, validators, source)
         except UserError as exc:
             report.file_errors.append(str(exc))
     return report

@@ -38,6 +38,9 @@ def validate_command(
 ) -> None:
     """Validate JSON or JSONL record files (.gz too, - for stdin) against the contract.
 
+    *.json files hold one document (a record or an array of records), other files JSON Lines;
+    stdin is read as either, as its first lines show.
+
     Exit 0 when every record is valid, 1 when a record is invalid or a line is broken,
     2 on a usage or I/O error.
     """
