@@ -11,9 +11,10 @@ from typing import Any, TypeAlias
 import orjson
 
 from contracts import locate
+from datafactory.g3 import DEFAULT_NGRAM
 from datafactory.manifest import Accounting
 from datafactory.normalise import Reject, normalise_line
-from datafactory.pipeline import RunResult, Settings, run
+from datafactory.pipeline import FORMATS, RunResult, Settings, run
 from datafactory.records import (
     DpoRecord,
     PpoRecord,
@@ -22,7 +23,8 @@ from datafactory.records import (
     from_wire,
     to_wire,
 )
-from datafactory.sources import chunk_lines, expand_inputs, iter_chunks
+from datafactory.sources import InputSource, chunk_lines, expand_inputs, iter_chunks
+from wiregate.errors import UserError
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["InputRecord", "export", "load_rollouts"]
@@ -64,6 +66,10 @@ def load_rollouts(
             yield from_wire(_TYPES[record.record_type], record.data)
 
 
+#: How the manifest and the rejects file name the records given to ``export`` (stdin is "-").
+RECORDS_NAME = "<records>"
+
+
 def export(
     records: Iterable[InputRecord],
     dpo_path: str | None,
@@ -75,19 +81,52 @@ def export(
     ``options`` are the fields of ``datafactory.pipeline.Settings`` (``eval_items``,
     ``allow_missing_g3``, ``drop_contaminated``, ``ngram``, ``rejects_path``,
     ``manifest_path``, ...). As on the command line, G3 needs ``eval_items`` unless
-    ``allow_missing_g3=True``. The records go through the same pipeline as files do."""
+    ``allow_missing_g3=True``. The records go through the same pipeline as files do; the
+    manifest and the rejects file name them ``<records>``, line N being the Nth record.
+    Raises ``UserError`` for bad arguments (checked before any record is read) or input."""
     output_format = options.pop("output_format", None) or (
         "both" if dpo_path and ppo_path else "dpo" if dpo_path else "ppo"
     )
-    with tempfile.TemporaryDirectory(prefix="datafactory-api-") as tmp:
+    _check_arguments(dpo_path, ppo_path, output_format, options)
+    temp_dir = options.get("temp_dir")
+    with tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=temp_dir) as tmp:
         staged = os.path.join(tmp, "records.jsonl")
         with open(staged, "wb") as handle:
             for record in records:
                 handle.write(orjson.dumps(to_wire(record)) + b"\n")
         settings = Settings(
-            inputs=(staged,),
+            inputs=(InputSource(RECORDS_NAME, staged, False),),
             dpo_path=dpo_path,
             ppo_path=ppo_path,
             output_format=output_format,
         )
         return run(replace(settings, **options))
+
+
+def _check_arguments(
+    dpo_path: str | None, ppo_path: str | None, output_format: str, options: dict[str, Any]
+) -> None:
+    """The run's own argument checks, worded for the API (the run's words are the command's
+    options: ``--output-ppo``, ``--eval-items``, ...)."""
+    if not dpo_path and not ppo_path:
+        raise UserError("export needs dpo_path, ppo_path or both")
+    if output_format not in FORMATS:
+        raise UserError(f"output_format must be one of {', '.join(FORMATS)}, got {output_format!r}")
+    paths = {"dpo": dpo_path, "ppo": ppo_path}
+    for name in sorted(FORMATS[output_format]):
+        if not paths[name]:
+            raise UserError(f"{name}_path is required with output_format={output_format!r}")
+    ngram = options.get("ngram", DEFAULT_NGRAM)
+    if ngram < 1:
+        raise UserError(f"ngram must be at least 1 (words per n-gram), got {ngram}")
+    eval_items = options.get("eval_items")
+    if eval_items is None and not options.get("allow_missing_g3"):
+        raise UserError(
+            "no eval_items given: the G3 contamination gate cannot run "
+            "(pass allow_missing_g3=True to export without it)"
+        )
+    if eval_items == "-":
+        raise UserError("eval_items must be a file (it is read twice), not stdin")
+    temp_dir = options.get("temp_dir")
+    if temp_dir is not None and not os.path.isdir(temp_dir):
+        raise UserError(f"temp_dir {temp_dir}: no such directory")

@@ -18,12 +18,15 @@ SipHashes (Python's string hash of the n-gram, and of the n-gram with a suffix),
 collision is not a practical concern (about 2^-100 per run at 10^13 n-gram pairs). The keys
 are only compared inside one process tree: worker processes are forked and share the
 interpreter's hash secret. The eval item that holds a shared n-gram is found by a second
-pass over the eval items, run only when something is contaminated.
+pass over the eval items, run only when something is contaminated; so an eval file must be a
+regular file (a pipe would be empty the second time), and it must hold at least one item
+with words (an empty eval set would make the gate check nothing).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -32,6 +35,7 @@ from typing import Any
 import orjson
 
 from datafactory.gcpause import no_cyclic_gc
+from datafactory.sources import READ_ERRORS, read_error
 from wiregate.errors import UserError
 from wiregate.jsonl import open_binary
 
@@ -129,7 +133,7 @@ class EvalItem:
 def _item_text(value: Any, field_name: str | None) -> str | None:
     if not isinstance(value, dict):
         return None
-    names = (field_name,) if field_name else EVAL_TEXT_FIELDS
+    names = (field_name,) if field_name is not None else EVAL_TEXT_FIELDS
     for name in names:
         text = value.get(name)
         if isinstance(text, str):
@@ -140,6 +144,11 @@ def _item_text(value: Any, field_name: str | None) -> str | None:
 def read_eval_items(path: str, field_name: str | None = None) -> Iterator[EvalItem]:
     """Every eval item of a JSONL file. A line that is not an object with a text field is an
     input error (exit 2): an eval set with holes would make the gate silently weaker."""
+    if field_name == "":
+        raise UserError(
+            "the eval field name is empty: name the field that holds each eval item's text "
+            f"(or leave it out to search {'/'.join(EVAL_TEXT_FIELDS)})"
+        )
     with open_binary(path) as handle:
         try:
             for number, raw in enumerate(handle, start=1):
@@ -159,8 +168,8 @@ def read_eval_items(path: str, field_name: str | None = None) -> Iterator[EvalIt
                 yield EvalItem(
                     number, str(item_id) if item_id is not None else f"line {number}", text
                 )
-        except OSError as exc:
-            raise UserError(f"{path}: cannot read: {exc}") from None
+        except READ_ERRORS as exc:  # also a damaged .gz file
+            raise read_error(path, exc) from None
 
 
 class EvalIndex:
@@ -174,6 +183,8 @@ class EvalIndex:
         n: int = DEFAULT_NGRAM,
         reread: Callable[[], Iterable[EvalItem]] | None = None,
     ) -> None:
+        if n < 1:
+            raise ValueError(f"n must be at least 1 (words per n-gram), got {n}")
         self.n = n
         self.items = 0
         materialised: list[EvalItem] | None = None
@@ -197,7 +208,21 @@ class EvalIndex:
     def from_file(
         cls, path: str, n: int = DEFAULT_NGRAM, field_name: str | None = None
     ) -> EvalIndex:
-        return cls(read_eval_items(path, field_name), n, lambda: read_eval_items(path, field_name))
+        """The index of an eval JSONL file (read twice: see the module docstring). Raises
+        ``UserError`` for a file that is not regular or holds nothing to compare."""
+        # Missing files and directories are named when opened, below.
+        special = os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path)
+        if path == "-" or special:
+            raise UserError(
+                f"{path}: not a regular file: the eval items are read twice, "
+                "and a pipe or device would be empty the second time"
+            )
+        index = cls(read_eval_items(path, field_name), n, lambda: read_eval_items(path, field_name))
+        if not index.items:
+            raise UserError(f"{path}: no eval items: the G3 gate would check nothing")
+        if not index._keys:
+            raise UserError(f"{path}: no eval item has any words: the G3 gate would check nothing")
+        return index
 
     def hits(self, task: str) -> list[str]:
         """The task's n-grams that some eval item shares, in order (repeats possible), then
@@ -269,7 +294,10 @@ def validate_g3(
     n: int = DEFAULT_NGRAM,
 ) -> G3Report:
     """Check ``(rollout_id, task)`` pairs against an eval set (an ``EvalIndex`` or the
-    items); one pass over each side. Each contaminated rollout is reported once."""
+    items); one pass over each side. Each contaminated rollout is reported once. ``n`` (words
+    per n-gram, at least 1) applies to items; an ``EvalIndex`` has its own."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1 (words per n-gram), got {n}")
     index = eval_items if isinstance(eval_items, EvalIndex) else EvalIndex(eval_items, n)
     report = G3Report(ngram=index.n, eval_items=index.items)
     found: list[tuple[str, str]] = []

@@ -192,10 +192,16 @@ def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
     except orjson.JSONDecodeError as exc:
         reason = str(exc)
         try:
-            raw.decode("utf-8")
+            text = raw.decode("utf-8")
         except UnicodeDecodeError as uexc:
             raise Reject("invalid-utf8", f"not valid UTF-8 at byte {uexc.start}") from None
-        if "NaN" in reason or "Infinity" in reason or b"NaN" in raw or b"Infinity" in raw:
+        if _at_non_finite(text, exc.pos):
             raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
         raise Reject("invalid-json", reason) from None
     return normalise_value(value, validators)
+
+
+def _at_non_finite(text: str, pos: int) -> bool:
+    """Whether a parse error at ``pos`` (a character offset, as orjson gives it) is a NaN or
+    Infinity token (orjson stops after the sign of ``-Infinity``); not the word in a string."""
+    return text.startswith(("NaN", "Infinity", "-Infinity"), pos)

@@ -202,6 +202,11 @@ def ppo_from_layer2(record: PpoRecordJson, hashes: tuple[str, str]) -> PpoTraini
 # The typed face of the rules, for the Python API.
 
 
+def _check_ngram(ngram: int) -> None:
+    if ngram < 1:
+        raise ValueError(f"ngram must be at least 1 (words per n-gram), got {ngram}")
+
+
 def _branch_json(branch: RolloutBranchRecord) -> BranchJson:
     # to_wire of a record is its JSON, which is what the TypedDict describes.
     return cast(BranchJson, to_wire(branch))
@@ -210,11 +215,14 @@ def _branch_json(branch: RolloutBranchRecord) -> BranchJson:
 def to_dpo(
     branches: Sequence[RolloutBranchRecord], ngram: int = DEFAULT_NGRAM
 ) -> DpoTrainingRecord | DpoSkip:
-    """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``)."""
+    """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``;
+    no branches at all is ``fewer_than_two_usable_branches``, with an empty rollout id).
+    ``ngram`` (words per n-gram, at least 1) is for the provenance's ``n_gram_hash``."""
+    _check_ngram(ngram)
     scored = [(BranchScore.of(wire), wire) for wire in map(_branch_json, branches)]
     pair = choose_pair([score for score, _ in scored])
     if isinstance(pair, str):
-        return DpoSkip(branches[0].rollout_id, pair)
+        return DpoSkip(branches[0].rollout_id if branches else "", pair)
     chosen, rejected = pair
     branch = next(wire for score, wire in scored if score is chosen)
     conversation = conversation_of(branch)
@@ -231,7 +239,9 @@ def to_dpo(
 def to_ppo(
     branches: Sequence[RolloutBranchRecord], ngram: int = DEFAULT_NGRAM
 ) -> list[PpoTrainingRecord]:
-    """One PPO record per typed branch, in ``branch_index`` order."""
+    """One PPO record per typed branch, in ``branch_index`` order; ``ngram`` as for
+    ``to_dpo``."""
+    _check_ngram(ngram)
     records = []
     for branch in sorted(branches, key=lambda b: b.branch_index):
         wire = _branch_json(branch)

@@ -113,7 +113,7 @@ class OutputInvalidError(Exception):
 class Settings:
     """Everything a run needs; filled by the CLI or by the Python API."""
 
-    inputs: tuple[str, ...]
+    inputs: tuple[str | InputSource, ...]  # an InputSource: a file shown by another name
     dpo_path: str | None = None
     ppo_path: str | None = None
     output_format: str = "both"

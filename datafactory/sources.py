@@ -12,17 +12,42 @@ from __future__ import annotations
 
 import gzip
 import os
-import sys
-from collections.abc import Iterator
+import zlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
+from typing import IO
 
 from wiregate.errors import UserError
+from wiregate.jsonl import open_binary
 
-__all__ = ["Chunk", "InputSource", "chunk_lines", "expand_inputs", "iter_chunks", "read_line_at"]
+__all__ = [
+    "READ_ERRORS",
+    "Chunk",
+    "InputSource",
+    "chunk_lines",
+    "expand_inputs",
+    "iter_chunks",
+    "read_error",
+    "read_line_at",
+]
 
 CHUNK_BYTES = 8 * 1024 * 1024
+
+# What reading a damaged gzip stream raises: a truncated stream (EOFError), a bad header or
+# CRC (BadGzipFile, an OSError), damaged deflate data (zlib.error).
+_GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
+#: Everything a failed read of an input raises; ``read_error`` turns each into one line.
+READ_ERRORS = (OSError, EOFError, zlib.error)
+
+
+def read_error(display: str, exc: Exception) -> UserError:
+    """The one-line input error for a failed read of ``display`` (a file, ``-``)."""
+    if isinstance(exc, _GZIP_ERRORS):
+        return UserError(f"{display}: cannot read: corrupt gzip data ({exc})")
+    if isinstance(exc, OSError) and exc.strerror:
+        return UserError(f"{display}: cannot read: {exc.strerror}")
+    return UserError(f"{display}: cannot read: {exc}")
 
 
 @dataclass(frozen=True)
@@ -42,10 +67,14 @@ def _source(path: str) -> InputSource:
     return InputSource(path, path, path.endswith(".gz"))
 
 
-def expand_inputs(paths: list[str]) -> list[InputSource]:
-    """Files in the order given; a directory contributes its JSONL files sorted by name."""
+def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
+    """Files in the order given; a directory contributes its JSONL files sorted by name. An
+    ``InputSource`` is taken as it is (a staged file shown under another name)."""
     sources: list[InputSource] = []
     for given in paths:
+        if isinstance(given, InputSource):
+            sources.append(given)
+            continue
         if given == "-":
             sources.append(InputSource("-", "-", False))
             continue
@@ -86,17 +115,6 @@ class Chunk:
     data: bytes | None = None
 
 
-def _open_stream(source: InputSource) -> IO[bytes]:
-    try:
-        if source.is_stdin:
-            return sys.stdin.buffer
-        if source.compressed:
-            return cast(IO[bytes], gzip.GzipFile(source.path, "rb"))
-        return open(source.path, "rb")
-    except OSError as exc:
-        raise UserError(f"{source.display}: cannot read: {exc.strerror or exc}") from None
-
-
 def _plain_chunks(
     source_index: int, source: InputSource, first: int, chunk_bytes: int
 ) -> Iterator[Chunk]:
@@ -117,24 +135,21 @@ def _plain_chunks(
 def _stream_chunks(
     source_index: int, source: InputSource, first: int, chunk_bytes: int, spool: IO[bytes] | None
 ) -> Iterator[Chunk]:
-    handle = _open_stream(source)
     offset, index = 0, first
-    try:
-        while True:
-            data = handle.read(chunk_bytes)
-            if not data:
-                break
-            if not data.endswith(b"\n"):
-                data += handle.readline()
-            if spool is not None:
-                spool.write(data)
-            yield Chunk(index, source_index, offset, offset + len(data), data)
-            offset, index = offset + len(data), index + 1
-    except (OSError, EOFError, gzip.BadGzipFile) as exc:
-        raise UserError(f"{source.display}: cannot read: {exc}") from None
-    finally:
-        if not source.is_stdin:
-            handle.close()
+    with open_binary("-" if source.is_stdin else source.path) as handle:
+        try:
+            while True:
+                data = handle.read(chunk_bytes)
+                if not data:
+                    break
+                if not data.endswith(b"\n"):
+                    data += handle.readline()
+                if spool is not None:
+                    spool.write(data)
+                yield Chunk(index, source_index, offset, offset + len(data), data)
+                offset, index = offset + len(data), index + 1
+        except READ_ERRORS as exc:
+            raise read_error(source.display, exc) from None
 
 
 def iter_chunks(
@@ -164,7 +179,7 @@ def chunk_lines(chunk: Chunk, source: InputSource) -> Iterator[tuple[int, bytes]
                 handle.seek(chunk.offset)
                 data = handle.read(chunk.end - chunk.offset)
         except OSError as exc:
-            raise UserError(f"{source.display}: cannot read: {exc.strerror or exc}") from None
+            raise read_error(source.display, exc) from None
     position = 0
     size = len(data)
     while position < size:

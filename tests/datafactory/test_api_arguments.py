@@ -1,0 +1,174 @@
+"""The Python API's edges: empty rollouts, n-gram lengths that mean nothing, and what
+``export`` names in its manifest, its rejects file and its errors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from datafactory import (
+    DpoSkip,
+    EvalIndex,
+    EvalItem,
+    export,
+    load_rollouts,
+    to_dpo,
+    to_ppo,
+    validate_g3,
+)
+from datafactory.records import RolloutBranchRecord, from_wire
+from tests.datafactory.helpers import branch, read_jsonl, write_jsonl
+from wiregate.errors import UserError
+
+
+def _typed(*records: dict[str, Any]) -> list[RolloutBranchRecord]:
+    return [from_wire(RolloutBranchRecord, r) for r in records]
+
+
+PAIR = (branch("r", 0, final_answer="good"), branch("r", 1, objective_score=0))
+ITEMS = [EvalItem(1, "q1", "what is the capital of france")]
+
+
+def test_to_dpo_of_no_branches_is_a_skip() -> None:
+    assert to_dpo([]) == DpoSkip("", "fewer_than_two_usable_branches")
+
+
+@pytest.mark.parametrize("ngram", [0, -1])
+def test_to_dpo_and_to_ppo_refuse_an_ngram_below_one(ngram: int) -> None:
+    message = f"ngram must be at least 1 (words per n-gram), got {ngram}"
+    with pytest.raises(ValueError) as dpo:
+        to_dpo(_typed(*PAIR), ngram=ngram)
+    with pytest.raises(ValueError) as empty:
+        to_dpo([], ngram=ngram)
+    with pytest.raises(ValueError) as ppo:
+        to_ppo(_typed(*PAIR), ngram=ngram)
+    assert str(dpo.value) == str(empty.value) == str(ppo.value) == message
+
+
+@pytest.mark.parametrize("n", [0, -3])
+def test_validate_g3_refuses_an_n_below_one(n: int) -> None:
+    message = f"n must be at least 1 (words per n-gram), got {n}"
+    with pytest.raises(ValueError) as items:
+        validate_g3([("r", "what is the capital of france")], ITEMS, n=n)
+    with pytest.raises(ValueError) as index:
+        EvalIndex(ITEMS, n)
+    assert str(items.value) == str(index.value) == message
+
+
+def test_eval_index_from_stdin_is_refused() -> None:
+    with pytest.raises(UserError) as caught:
+        EvalIndex.from_file("-")
+    assert str(caught.value) == (
+        "-: not a regular file: the eval items are read twice, "
+        "and a pipe or device would be empty the second time"
+    )
+
+
+def test_export_names_its_records_in_the_manifest_and_rejects(tmp_path: Path) -> None:
+    # The second record repeats (rollout_id, branch_index): the run rejects it.
+    path = write_jsonl(tmp_path / "in.jsonl", [*PAIR, branch("r", 0, final_answer="again")])
+    records = list(load_rollouts(str(path)))
+    out = tmp_path / "out"
+    out.mkdir()
+    result = export(
+        records,
+        str(out / "dpo.jsonl"),
+        str(out / "ppo.jsonl"),
+        allow_missing_g3=True,
+        rejects_path=str(out / "rejects.jsonl"),
+        manifest_path=str(out / "manifest.json"),
+    )
+    assert result.exit_code == 0
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    assert manifest == result.manifest
+    ((name, facts),) = [(f["path"], f) for f in manifest["inputs"]]
+    assert (name, facts["lines"]) == ("<records>", 3)
+    assert manifest["lines"] == {"read": 3, "accepted": 2, "rejected": 1, "blank": 0}
+    (reject,) = read_jsonl(out / "rejects.jsonl")
+    assert (reject["file"], reject["line"], reject["reason"]) == (
+        "<records>",
+        3,
+        "duplicate-branch",
+    )
+    assert reject["detail"] == (
+        "duplicate (rollout_id, branch_index) = ('r', 0); first seen at <records>:1"
+    )
+    assert orjson.loads(reject["raw"])["final_answer"] == "again"
+    assert [r["chosen"] for r in read_jsonl(out / "dpo.jsonl")] == ["good"]
+
+
+@pytest.mark.parametrize(
+    ("paths", "options", "message"),
+    [
+        ((None, None), {"allow_missing_g3": True}, "export needs dpo_path, ppo_path or both"),
+        (
+            ("d", None),
+            {"allow_missing_g3": True, "output_format": "both"},
+            "ppo_path is required with output_format='both'",
+        ),
+        (
+            (None, "p"),
+            {"allow_missing_g3": True, "output_format": "dpo"},
+            "dpo_path is required with output_format='dpo'",
+        ),
+        (
+            ("d", "p"),
+            {"allow_missing_g3": True, "output_format": "xml"},
+            "output_format must be one of dpo, ppo, both, got 'xml'",
+        ),
+        (
+            ("d", "p"),
+            {},
+            "no eval_items given: the G3 contamination gate cannot run "
+            "(pass allow_missing_g3=True to export without it)",
+        ),
+        (
+            ("d", "p"),
+            {"eval_items": "-"},
+            "eval_items must be a file (it is read twice), not stdin",
+        ),
+        (
+            ("d", "p"),
+            {"allow_missing_g3": True, "ngram": 0},
+            "ngram must be at least 1 (words per n-gram), got 0",
+        ),
+        (
+            ("d", "p"),
+            {"allow_missing_g3": True, "temp_dir": "{tmp}/none"},
+            "temp_dir {tmp}/none: no such directory",
+        ),
+    ],
+    ids=[
+        "no-paths",
+        "both-without-ppo",
+        "dpo-without-dpo",
+        "bad-format",
+        "no-eval",
+        "eval-stdin",
+        "ngram",
+        "temp-dir",
+    ],
+)
+def test_export_errors_name_its_own_parameters(
+    tmp_path: Path, paths: tuple[str | None, str | None], options: dict[str, Any], message: str
+) -> None:
+    consumed = []
+
+    def records() -> Iterator[RolloutBranchRecord]:
+        for record in _typed(*PAIR):
+            consumed.append(record)
+            yield record
+
+    out = tmp_path / "out"
+    out.mkdir()
+    dpo, ppo = (str(out / p) if p else None for p in paths)
+    options = {k: v.format(tmp=tmp_path) if isinstance(v, str) else v for k, v in options.items()}
+    with pytest.raises(UserError) as caught:
+        export(records(), dpo, ppo, **options)
+    assert str(caught.value) == message.format(tmp=tmp_path)
+    assert consumed == []  # checked before a record is read
+    assert list(out.iterdir()) == []
