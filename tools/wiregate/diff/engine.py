@@ -11,6 +11,7 @@ from wiregate.diff.findings import Change
 from wiregate.diff.load import ResolvedSchema, Schema, normalise_document, resolve
 from wiregate.diff.rules import FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 
 __all__ = ["diff"]
@@ -43,7 +44,7 @@ def diff(
     new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
-    if old_schema.tree != new_schema.tree:
+    if not json_equal(old_schema.tree, new_schema.tree):
         raw += _judge(old_schema, new_schema)
     if at_roots:
         raw += definitions.check(old_doc, new_doc)
@@ -74,7 +75,7 @@ def _unreferenced_definitions(
     reached = {p for p in old_root.sources.values()} | {p for p in new_root.sources.values()}
     for name in sorted(old_defs.keys() & new_defs.keys()):
         pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
-        if pointer in reached or old_defs[name] == new_defs[name]:
+        if pointer in reached or json_equal(old_defs[name], new_defs[name]):
             continue
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])
