@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from wiregate.diff import Change, DiffResult, SchemaLoadError, diff
@@ -301,3 +303,42 @@ def test_unreferenced_definitions_are_compared_as_record_types() -> None:
         ("type-changed", "#/$defs/A/properties/x/type")
     ]
     assert diff(old, new, old_at="#/$defs/A", new_at="#/$defs/A").changes == result.changes
+
+
+def _nested(keyword: str, levels: int, leaf: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": leaf}
+    for _ in range(levels):
+        node = {keyword: node} if keyword != "properties" else {"properties": {"a": node}}
+    return node
+
+
+def test_deeply_nested_schemas_are_compared() -> None:
+    result = diff(_nested("properties", 100, "string"), _nested("properties", 100, "integer"))
+    assert [(c.id, c.old_pointer) for c in result.changes] == [
+        ("type-changed", "#" + "/properties/a" * 100 + "/type")
+    ]
+
+
+def _reference_chain(length: int, leaf: str) -> dict[str, Any]:
+    """``$defs`` entries each referencing the next: shallow JSON, deep once inlined."""
+    defs: dict[str, Any] = {
+        f"D{i}": {"properties": {"a": {"$ref": f"#/$defs/D{i + 1}"}}} for i in range(length)
+    }
+    defs[f"D{length}"] = {"type": leaf}
+    return {"$defs": defs, "$ref": "#/$defs/D0"}
+
+
+def test_a_schema_too_deep_for_the_walk_is_a_load_error_naming_it() -> None:
+    too_deep = _reference_chain(2000, "string")
+    shallow = {"type": "object"}
+    reached = "nested too deeply to compare (Python's recursion limit was reached)"
+    with pytest.raises(SchemaLoadError, match=r"^a\.json: nested too deeply") as caught:
+        diff(too_deep, shallow, old_origin="a.json", new_origin="b.json")
+    assert str(caught.value) == f"a.json: {reached}"
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(shallow, too_deep, old_origin="a.json", new_origin="b.json")
+    assert str(caught.value) == f"b.json: {reached}"
+    # Deep enough to load, too deep to compare: both documents are named.
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(_nested("not", 400, "string"), _nested("not", 400, "integer"))
+    assert str(caught.value) == f"old schema and new schema: {reached}"

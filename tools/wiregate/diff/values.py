@@ -31,12 +31,18 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def _same_kinds(a: Any, b: Any) -> bool:
-    """For two values Python finds equal: no boolean stands where the other has a number."""
-    if isinstance(a, dict):
-        return all(_same_kinds(value, b[key]) for key, value in a.items())
-    if isinstance(a, list):
-        return all(map(_same_kinds, a, b))
-    return isinstance(a, bool) is isinstance(b, bool)
+    """For two values Python finds equal: no boolean stands where the other has a number.
+    Iterative, so the depth of a value costs no recursion."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, dict):
+            pending.extend((value, y[key]) for key, value in x.items())
+        elif isinstance(x, list):
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, bool) is not isinstance(y, bool):
+            return False
+    return True
 
 
 def json_key(value: Any) -> str:
