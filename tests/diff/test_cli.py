@@ -427,3 +427,21 @@ def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
         "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
         "",
     )
+
+
+def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> None:
+    """``Side`` is not referenced by the root: a record type of its own."""
+    defs = {"Rec": {"type": "object"}, "Side": {"type": "integer"}}
+    old = _write(tmp_path / "old.json", {"$defs": defs, "$ref": "#/$defs/Rec"})
+    new = _write(tmp_path / "new.json", {"$defs": {"Rec": defs["Rec"]}, "$ref": "#/$defs/Rec"})
+    assert run(old, new) == (
+        1,
+        "error: definition-removed at #/$defs/Side -> #: definition 'Side' removed: a record "
+        "type of its own, records validated by that name are rejected (backward: no, "
+        "forward: yes)\n"
+        "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
+        "",
+    )
+    assert run(old, new, "--mode", "forward")[0] == 0
+    assert run(new, old, "--mode", "full")[0] == 1
+    assert run(new, old)[0] == 0

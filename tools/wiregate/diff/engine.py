@@ -4,7 +4,7 @@ mode, and return the verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from typing import Any
 
@@ -57,10 +57,13 @@ def diff(
         if not json_equal(old_schema.tree, new_schema.tree):
             raw += _judge(old_schema, new_schema)
         if at_roots:
-            raw += definitions.check(old_doc, new_doc)
-            raw += _unreferenced_definitions(
-                old_doc, new_doc, old_schema, new_schema, (old_origin, new_origin)
+            # Pointers of every definition a root references: the others are record types
+            # of their own.
+            reached = frozenset(old_schema.sources.values()) | frozenset(
+                new_schema.sources.values()
             )
+            raw += definitions.check(old_doc, new_doc, reached)
+            raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
 
@@ -88,15 +91,13 @@ def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
 def _unreferenced_definitions(
     old_doc: Schema,
     new_doc: Schema,
-    old_root: ResolvedSchema,
-    new_root: ResolvedSchema,
+    reached: Set[str],
     origins: tuple[str, str],
 ) -> Iterable[RawFinding]:
-    """A ``$defs`` entry that the root does not reach is a schema of its own (a record type
+    """A ``$defs`` entry that neither root reaches is a schema of its own (a record type
     validated by name): compare it too, so no difference goes unexplained."""
     old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
     new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
-    reached = {p for p in old_root.sources.values()} | {p for p in new_root.sources.values()}
     for name in sorted(old_defs.keys() & new_defs.keys()):
         pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
         if pointer in reached or json_equal(old_defs[name], new_defs[name]):
