@@ -157,6 +157,14 @@ def test_structural_facts_follow_json_equality() -> None:
         Fact("type_changes", (0,), 1, True),
         Fact("dictionary_item_added", (2,), ABSENT, 3),
     )
+    # DeepDiff alone finds [[1]] and [[true]] equal; it is only ever shown unequal leaves.
+    assert structural_facts({"x": [[1]]}, {"x": [[True]]}) == (
+        Fact("type_changes", ("x", 0, 0), 1, True),
+    )
+    # Unordered lists: 2.0 matches 2, true matches nothing (reported at the old index).
+    assert structural_facts({"enum": [1, "a", 2]}, {"enum": ["a", 2.0, True]}) == (
+        Fact("type_changes", ("enum", 0), 1, True),
+    )
 
 
 @pytest.mark.parametrize(
