@@ -52,7 +52,11 @@ Each document is first checked against the metaschema of its draft (`$schema`: d
 Local `$ref`s are resolved (recursive schemas terminate); a remote `$ref` is never fetched
 and is a load error, like a reference chain that never reaches a schema (a cyclic `$ref`).
 When both documents are compared at their roots, a `$defs` entry that the root does not
-reference is compared as a schema of its own (a record type validated by name).
+reference is compared as a schema of its own (a record type validated by name, as `wiregate
+validate --record NAME` does): removing one is backward incompatible (every record validated
+by that name is rejected, at least as breaking as changing it) and adding one forward
+incompatible (old readers reject the name). Adding or removing an entry that the root
+references changes nothing by itself: the references are judged where they are.
 Keywords no rule judges (`if`/`then`/`else`, `dependentRequired`, ...) are reported as
 `keyword-changed` with their raw differences, and count as incompatible both ways.
 

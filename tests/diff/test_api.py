@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from wiregate.diff import Change, DiffResult, SchemaLoadError, diff
@@ -301,3 +303,107 @@ def test_unreferenced_definitions_are_compared_as_record_types() -> None:
         ("type-changed", "#/$defs/A/properties/x/type")
     ]
     assert diff(old, new, old_at="#/$defs/A", new_at="#/$defs/A").changes == result.changes
+
+
+def _nested(keyword: str, levels: int, leaf: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": leaf}
+    for _ in range(levels):
+        node = {keyword: node} if keyword != "properties" else {"properties": {"a": node}}
+    return node
+
+
+def test_deeply_nested_schemas_are_compared() -> None:
+    result = diff(_nested("properties", 100, "string"), _nested("properties", 100, "integer"))
+    assert [(c.id, c.old_pointer) for c in result.changes] == [
+        ("type-changed", "#" + "/properties/a" * 100 + "/type")
+    ]
+
+
+def _reference_chain(length: int, leaf: str) -> dict[str, Any]:
+    """``$defs`` entries each referencing the next: shallow JSON, deep once inlined."""
+    defs: dict[str, Any] = {
+        f"D{i}": {"properties": {"a": {"$ref": f"#/$defs/D{i + 1}"}}} for i in range(length)
+    }
+    defs[f"D{length}"] = {"type": leaf}
+    return {"$defs": defs, "$ref": "#/$defs/D0"}
+
+
+def test_a_schema_too_deep_for_the_walk_is_a_load_error_naming_it() -> None:
+    too_deep = _reference_chain(2000, "string")
+    shallow = {"type": "object"}
+    reached = "nested too deeply to compare (Python's recursion limit was reached)"
+    with pytest.raises(SchemaLoadError, match=r"^a\.json: nested too deeply") as caught:
+        diff(too_deep, shallow, old_origin="a.json", new_origin="b.json")
+    assert str(caught.value) == f"a.json: {reached}"
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(shallow, too_deep, old_origin="a.json", new_origin="b.json")
+    assert str(caught.value) == f"b.json: {reached}"
+    # Deep enough to load, too deep to compare: both documents are named.
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(_nested("not", 400, "string"), _nested("not", 400, "integer"))
+    assert str(caught.value) == f"old schema and new schema: {reached}"
+
+
+RECORDS: dict[str, Any] = {
+    "$defs": {
+        "Rec": {"type": "object", "properties": {"id": {"type": "integer"}}},
+        "Side": {"type": "integer"},
+    },
+    "$ref": "#/$defs/Rec",
+}
+
+
+def _without(document: dict[str, Any], name: str) -> dict[str, Any]:
+    return {**document, "$defs": {k: v for k, v in document["$defs"].items() if k != name}}
+
+
+def _rows(
+    old: Any, new: Any, mode: str = "backward"
+) -> list[tuple[str, str, str, str, bool, bool]]:
+    return [
+        (c.id, c.level, c.old_pointer, c.new_pointer, c.backward, c.forward)
+        for c in diff(old, new, mode=mode).changes
+    ]
+
+
+def test_removing_an_unreferenced_definition_breaks_like_changing_it() -> None:
+    """``Side`` is a record type of its own (validated by name): changing its type breaks
+    backward compatibility, so removing it, which rejects every such record, must too."""
+    changed = {**RECORDS, "$defs": {**RECORDS["$defs"], "Side": {"type": "string"}}}
+    assert _rows(RECORDS, changed) == [
+        ("type-changed", "error", "#/$defs/Side/type", "#/$defs/Side/type", False, False)
+    ]
+    assert _rows(RECORDS, _without(RECORDS, "Side")) == [
+        ("definition-removed", "error", "#/$defs/Side", "#", False, True)
+    ]
+    assert [c.message for c in diff(RECORDS, _without(RECORDS, "Side")).changes] == [
+        "definition 'Side' removed: a record type of its own, records validated by that name "
+        "are rejected"
+    ]
+    assert not diff(RECORDS, _without(RECORDS, "Side")).compatible
+    assert diff(RECORDS, _without(RECORDS, "Side"), mode="forward").compatible
+
+
+def test_adding_an_unreferenced_definition_is_not_forward_compatible() -> None:
+    added = _without(RECORDS, "Side"), RECORDS
+    assert _rows(*added) == [("definition-added", "warning", "#", "#/$defs/Side", True, False)]
+    assert _rows(*added, mode="forward") == [
+        ("definition-added", "error", "#", "#/$defs/Side", True, False)
+    ]
+    assert [c.message for c in diff(*added).changes] == [
+        "definition 'Side' added: a record type of its own, unknown to old readers"
+    ]
+
+
+def test_adding_or_removing_a_referenced_definition_changes_nothing_by_itself() -> None:
+    """Inlining a definition is normalisation; the reference is judged where it is."""
+    inline = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    assert _rows(_without(RECORDS, "Side"), _without(inline | {"$defs": {}}, "Rec")) == [
+        ("definition-removed", "info", "#/$defs/Rec", "#", True, True)
+    ]
+    assert _rows(inline, _without(RECORDS, "Side"), mode="full") == [
+        ("definition-added", "info", "#", "#/$defs/Rec", True, True)
+    ]
+    assert [c.message for c in diff(inline, _without(RECORDS, "Side")).changes] == [
+        "definition 'Rec' added"
+    ]

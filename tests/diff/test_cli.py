@@ -230,17 +230,152 @@ def test_git_sources_read_without_touching_the_work_tree(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("{repo}@no-such-ref:schema.json", "unknown git ref 'no-such-ref'"),
-        ("{repo}@HEAD:missing.json", "missing.json: path not found at that ref"),
-        ("{tmp}@HEAD:schema.json", "not a git repository"),
+        ("{repo}@no-such-ref:schema.json", "{root}: unknown git ref 'no-such-ref'"),
+        (
+            "{repo}@HEAD:missing.json",
+            "{repo}@HEAD:missing.json: no file missing.json in the repository at HEAD",
+        ),
+        ("{repo}@HEAD:../x.json", "{repo}@HEAD:../x.json: ../x.json is outside the repository"),
+        ("{tmp}@HEAD:schema.json", "{tmp}: not a git repository"),
+        (
+            "{tmp}/nope@HEAD:schema.json",
+            "{tmp}/nope@HEAD:schema.json: no such file "
+            "(nor a REPO_DIR@REF:PATH source: no existing directory before an '@')",
+        ),
     ],
 )
 def test_bad_git_sources_exit_2(repo: Path, spec: str, message: str) -> None:
     outside = repo.parent / "plain"
     outside.mkdir(exist_ok=True)
     source = spec.format(repo=repo, tmp=outside)
-    code, out, err = run(source, str(repo / "schema.json"))
-    assert code == 2 and out == "" and message in err and err.count("\n") == 1
+    expected = message.format(repo=repo, tmp=outside, root=repo.resolve())
+    assert run(source, str(repo / "schema.json")) == (2, "", f"wiregate: error: {expected}\n")
+
+
+@pytest.fixture
+def nested_repo(tmp_path: Path) -> Path:
+    """A repository whose schemas live in a subfolder, with two commits (so ``HEAD@{1}``
+    exists) and a branch whose name holds an ``@``."""
+    root = tmp_path / "repo"
+    (root / "schemas").mkdir(parents=True)
+    _git(root, "init", "-q", "-b", "main")
+    _write(root / "schemas" / "rec.schema.json", OLD)
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "old")
+    _git(root, "branch", "release@2")
+    _write(root / "schemas" / "rec.schema.json", NEW)
+    _git(root, "commit", "-q", "-a", "-m", "new")
+    return root
+
+
+REQUIRED_TAG = (
+    "error: required-added at #/$defs/Rec/required: property 'tag' became required: "
+    "old records without it are rejected (backward: no, forward: yes)\n"
+)
+
+
+def _ids_of(*args: str) -> tuple[int, list[str]]:
+    code, out, err = run(*args, "--format", "json")
+    assert err == ""
+    return code, [c["id"] for c in json.loads(out)["changes"]]
+
+
+def test_git_path_is_relative_to_a_subfolder(nested_repo: Path) -> None:
+    """As ``wiregate drift`` resolves a copy's path: from the directory given, not the root."""
+    sub = nested_repo / "schemas"
+    assert _ids_of(f"{sub}@HEAD~1:rec.schema.json", f"{sub}@HEAD:rec.schema.json") == (
+        1,
+        ["required-added", "type-widened"],
+    )
+    same = (f"{nested_repo}@HEAD:schemas/rec.schema.json", f"{sub}@HEAD:rec.schema.json")
+    assert _ids_of(*same) == (0, [])
+    # A path that climbs out of the subfolder stays inside the repository.
+    assert _ids_of(f"{sub}@HEAD:../schemas/rec.schema.json", f"{sub}@HEAD:rec.schema.json") == (
+        0,
+        [],
+    )
+    missing = f"{sub}@HEAD:rollout-wire.schema.json"
+    assert run(missing, f"{sub}@HEAD:rec.schema.json") == (
+        2,
+        "",
+        f"wiregate: error: {missing}: no file schemas/rollout-wire.schema.json in the "
+        "repository at HEAD\n",
+    )
+
+
+@pytest.mark.parametrize("ref", ["HEAD@{1}", "release@2", "main@{1}"])
+def test_refs_containing_an_at_sign(nested_repo: Path, ref: str) -> None:
+    old = f"{nested_repo}@{ref}:schemas/rec.schema.json"
+    code, out, err = run(old, f"{nested_repo}@main:schemas/rec.schema.json")
+    assert (code, err) == (1, "") and out.startswith(REQUIRED_TAG)
+
+
+def test_a_directory_name_containing_an_at_sign(tmp_path: Path) -> None:
+    """An installed scoped package: ``node_modules/@scope/pkg@REF:PATH``."""
+    package = tmp_path / "node_modules" / "@scope" / "pkg"
+    package.mkdir(parents=True)
+    _git(package, "init", "-q", "-b", "main")
+    _write(package / "s.json", OLD)
+    _git(package, "add", "s.json")
+    _git(package, "commit", "-q", "-m", "old")
+    _write(package / "s.json", NEW)
+    code, out, err = run(f"{package}@HEAD:s.json", str(package / "s.json"))
+    assert (code, err) == (1, "") and out.startswith(REQUIRED_TAG)
+
+
+def test_a_file_name_too_long_exits_2(files: tuple[str, str]) -> None:
+    name = "a" * 300
+    assert run(name, files[1]) == (
+        2,
+        "",
+        f"wiregate: error: {name}: cannot read: File name too long\n",
+    )
+    assert run(files[0], f"{name}@HEAD:x.json") == (
+        2,
+        "",
+        f"wiregate: error: {name}@HEAD:x.json: cannot read: File name too long\n",
+    )
+
+
+def test_a_nul_byte_in_a_file_name_exits_2(files: tuple[str, str]) -> None:
+    assert run("a\0b", files[1]) == (
+        2,
+        "",
+        "wiregate: error: a\0b: cannot read: embedded null byte\n",
+    )
+
+
+def _nested(keyword: str, levels: int) -> Any:
+    node: Any = {"type": "string"}
+    for _ in range(levels):
+        node = {keyword: node}
+    return node
+
+
+def test_a_document_too_deep_to_parse_exits_2(tmp_path: Path, files: tuple[str, str]) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert run(str(deep), files[1]) == (
+        2,
+        "",
+        f"wiregate: error: {deep}: nested too deeply to read (Python's recursion limit was "
+        "reached)\n",
+    )
+
+
+def test_a_schema_too_deep_to_compare_exits_2(tmp_path: Path) -> None:
+    """400 levels of ``not`` parse, normalise and resolve, but the comparison recurses a few
+    frames per level."""
+    old = tmp_path / "old.json"
+    new = tmp_path / "new.json"
+    old.write_text(json.dumps(_nested("not", 400)), encoding="utf-8")
+    new.write_text(json.dumps(_nested("not", 400)).replace("string", "integer"), encoding="utf-8")
+    assert run(str(old), str(new)) == (
+        2,
+        "",
+        f"wiregate: error: {old} and {new}: nested too deeply to compare (Python's recursion "
+        "limit was reached)\n",
+    )
 
 
 def test_usage_errors_exit_2(files: tuple[str, str]) -> None:
@@ -292,3 +427,21 @@ def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
         "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
         "",
     )
+
+
+def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> None:
+    """``Side`` is not referenced by the root: a record type of its own."""
+    defs = {"Rec": {"type": "object"}, "Side": {"type": "integer"}}
+    old = _write(tmp_path / "old.json", {"$defs": defs, "$ref": "#/$defs/Rec"})
+    new = _write(tmp_path / "new.json", {"$defs": {"Rec": defs["Rec"]}, "$ref": "#/$defs/Rec"})
+    assert run(old, new) == (
+        1,
+        "error: definition-removed at #/$defs/Side -> #: definition 'Side' removed: a record "
+        "type of its own, records validated by that name are rejected (backward: no, "
+        "forward: yes)\n"
+        "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
+        "",
+    )
+    assert run(old, new, "--mode", "forward")[0] == 0
+    assert run(new, old, "--mode", "full")[0] == 1
+    assert run(new, old)[0] == 0

@@ -34,3 +34,25 @@ def test_ordered_lists_compare_by_position() -> None:
         Fact("values_changed", ("prefixItems", 0, "type"), "string", "integer"),
         Fact("values_changed", ("prefixItems", 1, "type"), "integer", "string"),
     )
+
+
+def test_unordered_lists_pair_leftovers_without_losing_any() -> None:
+    """Leftover items pair up under their old index (same index first), so an unpaired new
+    item never takes the index of a pair: no difference is dropped or misplaced."""
+    old = {"enum": ["a", "b", "x", "y"]}
+    new = {"enum": ["p", "b", "q", "a", "a2", "r"]}
+    assert structural_facts(old, new) == (
+        Fact("values_changed", ("enum", 2), "x", "q"),
+        Fact("values_changed", ("enum", 3), "y", "p"),
+        Fact("dictionary_item_added", ("enum", 4), ABSENT, "a2"),
+        Fact("dictionary_item_added", ("enum", 5), ABSENT, "r"),
+    )
+
+
+def test_ordered_lists_of_different_lengths_compare_by_position() -> None:
+    old = {"prefixItems": [{"type": "string"}, {"type": "integer"}]}
+    new = {"prefixItems": [{"type": "string"}, {"type": "number"}, {"type": "null"}]}
+    assert structural_facts(old, new) == (
+        Fact("values_changed", ("prefixItems", 1, "type"), "integer", "number"),
+        Fact("dictionary_item_added", ("prefixItems", 2), ABSENT, {"type": "null"}),
+    )

@@ -1,11 +1,14 @@
-"""wiregate.sources.parse_document: the one parser of schema documents (diff and drift)."""
+"""wiregate.sources: the one parser of schema documents (diff and drift) and the grammar of
+``REPO_DIR@REF:PATH`` sources."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from wiregate.errors import UserError
-from wiregate.sources import parse_document
+from wiregate.sources import parse_document, parse_git_spec
 
 
 def test_integers_of_any_size_stay_exact() -> None:
@@ -30,3 +33,46 @@ def test_anything_else_is_one_line_naming_the_source(data: bytes, message: str) 
         parse_document(data, "s.json")
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def test_nesting_beyond_the_parser_is_one_line_naming_the_source() -> None:
+    with pytest.raises(UserError) as caught:
+        parse_document(b"[" * 100_000 + b"]" * 100_000, "s.json")
+    assert str(caught.value) == (
+        "s.json: nested too deeply to read (Python's recursion limit was reached)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("repo@HEAD:s.json", ("repo", "HEAD", "s.json")),
+        ("repo/sub@main:a/b.json", ("repo/sub", "main", "a/b.json")),
+        ("repo@HEAD@{1}:s.json", ("repo", "HEAD@{1}", "s.json")),
+        ("repo@release@2:s.json", ("repo", "release@2", "s.json")),
+        ("repo@HEAD:dir/@scope/x:y.json", ("repo", "HEAD", "dir/@scope/x:y.json")),
+        # The longest existing directory wins: a folder whose name holds an "@".
+        ("repo/@scope/pkg@v1:s.json", ("repo/@scope/pkg", "v1", "s.json")),
+        ("at@dir@HEAD:s.json", ("at@dir", "HEAD", "s.json")),
+        # Not git specs: no existing directory, no ref, no path, or an existing file.
+        ("nope@HEAD:s.json", None),
+        ("repo@:s.json", None),
+        ("repo@HEAD:", None),
+        ("repo@HEAD", None),
+        ("file@HEAD:s.json", None),
+        ("a" * 300 + "@HEAD:s.json", None),
+    ],
+)
+def test_git_spec_grammar(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spec: str,
+    expected: tuple[str, str, str] | None,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo" / "sub").mkdir(parents=True)
+    (tmp_path / "repo" / "@scope" / "pkg").mkdir(parents=True)
+    (tmp_path / "at").mkdir()
+    (tmp_path / "at@dir").mkdir()
+    (tmp_path / "file@HEAD:s.json").write_text("{}", encoding="utf-8")
+    assert parse_git_spec(spec) == expected

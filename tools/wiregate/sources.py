@@ -6,7 +6,7 @@ The diff engine only ever sees the loaded documents; where they came from stays 
 from __future__ import annotations
 
 import json
-import re
+import posixpath
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,9 +16,6 @@ from wiregate.errors import UserError
 
 __all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec"]
 
-# ``REPO_DIR@REF:PATH``; the repository part may itself contain ``@`` only before the last one.
-_GIT_SPEC = re.compile(r"^(?P<repo>.+)@(?P<ref>[^@:]+):(?P<path>.+)$")
-
 
 @dataclass(frozen=True)
 class LoadedSource:
@@ -27,36 +24,87 @@ class LoadedSource:
 
 
 def parse_git_spec(spec: str) -> tuple[str, str, str] | None:
-    """``(repo_dir, ref, path)`` for a ``REPO_DIR@REF:PATH`` spec whose directory exists."""
-    match = _GIT_SPEC.match(spec)
-    if not match or Path(spec).exists():
+    """``(repo_dir, ref, path)`` for a ``REPO_DIR@REF:PATH`` spec, or None.
+
+    A spec naming an existing file is a file. Otherwise REPO_DIR is the longest part before
+    an ``@`` that names an existing directory; REF runs from that ``@`` to the next ``:``
+    and PATH is the rest (relative to REPO_DIR). So a ref may contain ``@`` (``HEAD@{1}``,
+    ``release@2``), and so may the directory (``node_modules/@scope/pkg``); a ref cannot
+    contain ``:``, which git forbids in branch and tag names anyway.
+    """
+    if _exists(spec):
         return None
-    return match["repo"], match["ref"], match["path"]
+    at = len(spec)
+    while (at := spec.rfind("@", 0, at)) > 0:
+        directory = spec[:at]
+        ref, colon, path = spec[at + 1 :].partition(":")
+        if colon and ref and path and _is_dir(directory):
+            return directory, ref, path
+    return None
+
+
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return Path(path).is_dir()
+    except (OSError, ValueError):
+        return False
 
 
 def load_source(spec: str) -> LoadedSource:
     """Read and parse one source; a missing file, bad git ref, non-JSON or non-object input is a
-    :class:`UserError` naming the source."""
+    :class:`UserError` naming the source as written."""
     if spec == "-":
         origin = "<stdin>"
         data = sys.stdin.buffer.read()
     elif (git_spec := parse_git_spec(spec)) is not None:
-        from wiregate.gitsource import read_at_ref  # GitPython is slow to import
-
         origin = spec
-        data = read_at_ref(*git_spec)
+        data = _read_at_ref(spec, *git_spec)
     else:
         origin = spec
-        path = Path(spec)
-        if not path.exists():
-            raise UserError(f"{spec}: no such file")
-        if path.is_dir():
-            raise UserError(f"{spec}: is a directory, not a schema file")
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise UserError(f"{spec}: cannot read: {exc.strerror}") from None
+        data = _read_file(spec)
     return LoadedSource(document=parse_document(data, origin), origin=origin)
+
+
+def _read_file(spec: str) -> bytes:
+    try:
+        return Path(spec).read_bytes()
+    except FileNotFoundError:
+        hint = ""
+        if ":" in spec.partition("@")[2]:
+            hint = " (nor a REPO_DIR@REF:PATH source: no existing directory before an '@')"
+        raise UserError(f"{spec}: no such file{hint}") from None
+    except IsADirectoryError:
+        raise UserError(f"{spec}: is a directory, not a schema file") from None
+    except OSError as exc:
+        raise UserError(f"{spec}: cannot read: {exc.strerror}") from None
+    except ValueError as exc:  # a NUL byte in the name
+        raise UserError(f"{spec}: cannot read: {exc}") from None
+
+
+def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
+    """PATH inside ``directory`` (a work tree or any folder in one) as committed at ``ref``,
+    resolved as ``wiregate drift`` resolves a copy's path, without touching the work tree."""
+    from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit  # slow
+
+    repo = open_repo(directory)
+    commit = resolve_commit(repo, ref)
+    try:
+        in_repo = posixpath.normpath(path_in_repo(repo, directory, path))
+    except ValueError:  # the directory is not inside the work tree (a .git folder, say)
+        raise UserError(f"{spec}: {directory} is not inside a git work tree") from None
+    if in_repo == ".." or in_repo.startswith("../"):
+        raise UserError(f"{spec}: {path} is outside the repository")
+    data = blob_at(commit, in_repo)
+    if data is None:
+        raise UserError(f"{spec}: no file {in_repo} in the repository at {ref}")
+    return data
 
 
 def parse_document(data: bytes, origin: str) -> dict[str, Any]:
@@ -72,6 +120,10 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
         raise UserError(f"{origin}: not UTF-8 text") from None
     except ValueError as exc:
         raise UserError(f"{origin}: not valid JSON: {exc}") from None
+    except RecursionError:  # the parser recurses once per level of arrays and objects
+        raise UserError(
+            f"{origin}: nested too deeply to read (Python's recursion limit was reached)"
+        ) from None
     if not isinstance(document, dict):
         raise UserError(f"{origin}: a schema document must be a JSON object")
     return document

@@ -65,8 +65,9 @@ def diff_command(
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
-    OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH read from git without touching
-    the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a usage or load error.
+    OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH (PATH inside REPO_DIR) read from
+    git without touching the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a
+    usage or load error.
     """
     from wiregate.diff import diff
     from wiregate.reporters.diff import DIFF_REPORTERS

@@ -4,13 +4,21 @@ mode, and return the verdict."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
+from contextlib import contextmanager
 from typing import Any
 
 from wiregate.diff.findings import Change
-from wiregate.diff.load import ResolvedSchema, Schema, normalise_document, resolve
+from wiregate.diff.load import (
+    ResolvedSchema,
+    Schema,
+    SchemaLoadError,
+    normalise_document,
+    resolve,
+)
 from wiregate.diff.rules import FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 
 __all__ = ["diff"]
@@ -30,28 +38,48 @@ def diff(
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
-    (its message starts with ``old_origin`` or ``new_origin``) and :class:`ValueError` for an
-    unknown mode or policy.
+    (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
+    the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
-    old_doc = normalise_document(old, origin=old_origin)
-    new_doc = normalise_document(new, origin=new_origin)
-    old_schema = resolve(old_doc, old_at, origin=old_origin)
-    new_schema = resolve(new_doc, new_at, origin=new_origin)
+    with _nesting_limit(old_origin):
+        old_doc = normalise_document(old, origin=old_origin)
+        old_schema = resolve(old_doc, old_at, origin=old_origin)
+    with _nesting_limit(new_origin):
+        new_doc = normalise_document(new, origin=new_origin)
+        new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
-    if old_schema.tree != new_schema.tree:
-        raw += _judge(old_schema, new_schema)
-    if at_roots:
-        raw += definitions.check(old_doc, new_doc)
-        raw += _unreferenced_definitions(
-            old_doc, new_doc, old_schema, new_schema, (old_origin, new_origin)
-        )
+    with _nesting_limit(old_origin, new_origin):
+        if not json_equal(old_schema.tree, new_schema.tree):
+            raw += _judge(old_schema, new_schema)
+        if at_roots:
+            # Pointers of every definition a root references: the others are record types
+            # of their own.
+            reached = frozenset(old_schema.sources.values()) | frozenset(
+                new_schema.sources.values()
+            )
+            raw += definitions.check(old_doc, new_doc, reached)
+            raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
+
+
+@contextmanager
+def _nesting_limit(*origins: str) -> Iterator[None]:
+    """Every stage walks schemas recursively (a few Python frames per level of nesting, or of
+    ``$ref`` chain once inlined), so a schema some hundreds of levels deep exhausts Python's
+    recursion limit: that is a load error naming the documents, never a traceback."""
+    try:
+        yield
+    except RecursionError:
+        names = " and ".join(origins)
+        raise SchemaLoadError(
+            f"{names}: nested too deeply to compare (Python's recursion limit was reached)"
+        ) from None
 
 
 def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
@@ -63,18 +91,16 @@ def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
 def _unreferenced_definitions(
     old_doc: Schema,
     new_doc: Schema,
-    old_root: ResolvedSchema,
-    new_root: ResolvedSchema,
+    reached: Set[str],
     origins: tuple[str, str],
 ) -> Iterable[RawFinding]:
-    """A ``$defs`` entry that the root does not reach is a schema of its own (a record type
+    """A ``$defs`` entry that neither root reaches is a schema of its own (a record type
     validated by name): compare it too, so no difference goes unexplained."""
     old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
     new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
-    reached = {p for p in old_root.sources.values()} | {p for p in new_root.sources.values()}
     for name in sorted(old_defs.keys() & new_defs.keys()):
         pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
-        if pointer in reached or old_defs[name] == new_defs[name]:
+        if pointer in reached or json_equal(old_defs[name], new_defs[name]):
             continue
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from wiregate.diff.values import json_equal, json_key
 
 __all__ = ["ABSENT", "Fact", "structural_facts"]
 
@@ -43,15 +43,16 @@ UNORDERED = frozenset({"oneOf", "anyOf", "allOf", "enum", "required", "type"})
 
 
 def _prune(old: Any, new: Any, unordered: bool = False) -> tuple[Any, Any]:
-    """Copies of two values keeping only what differs. Lists become ``{index: item}`` maps of
-    their differing items (DeepDiff prints an int key like a list index, so paths stay
-    those of the full trees)."""
+    """Copies of two values keeping only what differs (by JSON equality: ``1`` and ``1.0``
+    are one value, ``1`` and ``true`` are not). Lists become ``{index: item}`` maps of their
+    differing items (DeepDiff prints an int key like a list index, so paths stay those of the
+    full trees); DeepDiff never sees two items that are equal by Python but not by JSON."""
     if isinstance(old, dict) and isinstance(new, dict):
         old_out: dict[Any, Any] = {}
         new_out: dict[Any, Any] = {}
         for key in old.keys() | new.keys():
             if key in old and key in new:
-                if old[key] != new[key]:
+                if not json_equal(old[key], new[key]):
                     old_out[key], new_out[key] = _prune(old[key], new[key], key in UNORDERED)
             elif key in old:
                 old_out[key] = old[key]
@@ -61,27 +62,43 @@ def _prune(old: Any, new: Any, unordered: bool = False) -> tuple[Any, Any]:
     if isinstance(old, list) and isinstance(new, list):
         if unordered:
             old_left, new_left = _unmatched(old, new)
-        elif len(old) == len(new):
-            old_left = new_left = [i for i in range(len(old)) if old[i] != new[i]]
         else:
-            return old, new
-        old_items: dict[int, Any] = {i: old[i] for i in old_left}
-        new_items: dict[int, Any] = {j: new[j] for j in new_left}
-        for i, j in zip(old_left, new_left, strict=False):
-            del new_items[j]
+            shared = min(len(old), len(new))
+            differ = [i for i in range(shared) if not json_equal(old[i], new[i])]
+            old_left = differ + list(range(shared, len(old)))
+            new_left = differ + list(range(shared, len(new)))
+        pairs, old_alone, new_alone = _pair_up(old_left, new_left)
+        old_items: dict[int, Any] = {i: old[i] for i in old_alone}
+        new_items: dict[int, Any] = {j: new[j] for j in new_alone}
+        for i, j in pairs:
             old_items[i], new_items[i] = _prune(old[i], new[j])
         return old_items, new_items
     return old, new
 
 
+def _pair_up(
+    old_left: list[int], new_left: list[int]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """Pair the differing items of two lists, each pair reported under its old index: the
+    same index on both sides first, so no unpaired new item shares an index with a pair."""
+    same = set(old_left) & set(new_left)
+    rest_old = [i for i in old_left if i not in same]
+    rest_new = [j for j in new_left if j not in same]
+    count = min(len(rest_old), len(rest_new))
+    pairs = [(i, i) for i in sorted(same)] + list(
+        zip(rest_old[:count], rest_new[:count], strict=True)
+    )
+    return pairs, rest_old[count:], rest_new[count:]
+
+
 def _unmatched(old: list[Any], new: list[Any]) -> tuple[list[int], list[int]]:
     """Indexes of the items of each list that the other lacks, counting repeats."""
-    available: dict[bytes, list[int]] = {}
+    available: dict[str, list[int]] = {}
     for j, item in enumerate(new):
-        available.setdefault(_key(item), []).append(j)
+        available.setdefault(json_key(item), []).append(j)
     old_left = []
     for i, item in enumerate(old):
-        matches = available.get(_key(item))
+        matches = available.get(json_key(item))
         if matches:
             matches.pop(0)
         else:
@@ -90,13 +107,9 @@ def _unmatched(old: list[Any], new: list[Any]) -> tuple[list[int], list[int]]:
     return old_left, new_left
 
 
-def _key(item: Any) -> bytes:
-    return orjson.dumps(item, option=orjson.OPT_SORT_KEYS)
-
-
 def structural_facts(old: Any, new: Any) -> tuple[Fact, ...]:
     """Every raw difference between two JSON values, sorted by path."""
-    if old == new:
+    if json_equal(old, new):
         return ()
     from deepdiff import DeepDiff  # heavy: imported only when there is something to report
 

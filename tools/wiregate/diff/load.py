@@ -24,14 +24,12 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-
+from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
@@ -74,14 +72,6 @@ def escape(token: str) -> str:
 
 def _unescape(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
-
-
-def canonical(value: Any) -> bytes:
-    """A canonical byte form of a JSON value, used to sort unordered lists."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer beyond 64 bits: the same value always takes this path
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
@@ -173,7 +163,12 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
                 for name, names in value.items()
             }
         elif key == "enum" and isinstance(value, list):
-            out[key] = sorted({canonical(v): v for v in value}.values(), key=canonical)
+            # One item per JSON value (``1`` and ``1.0`` are one; ``1`` and ``true`` are not),
+            # the first written kept, so messages show values as written.
+            unique: dict[str, Any] = {}
+            for item in value:
+                unique.setdefault(json_key(item), item)
+            out[key] = [unique[k] for k in sorted(unique)]
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
@@ -205,7 +200,7 @@ def _split_dependencies(raw: Schema, dependencies: Any) -> None:
     for name, dependency in dependencies.items():
         if isinstance(dependency, list):
             required[name] = [*required.get(name, []), *dependency]
-        elif name in schemas and schemas[name] != dependency:
+        elif name in schemas and not json_equal(schemas[name], dependency):
             schemas[name] = {"allOf": [schemas[name], dependency]}
         else:
             schemas[name] = dependency
@@ -396,14 +391,21 @@ def _fold_nullable(node: Schema) -> Schema:
     ``null`` added to its types, when X's other keywords only constrain non-null values."""
     for keyword in ("anyOf", "oneOf"):
         members = node.get(keyword)
-        if not isinstance(members, list) or len(members) != 2 or NULL_SCHEMA not in members:
+        if not isinstance(members, list) or len(members) != 2:
             continue
-        other = members[1] if members[0] == NULL_SCHEMA else members[0]
+        if json_equal(members[0], NULL_SCHEMA):
+            other = members[1]
+        elif json_equal(members[1], NULL_SCHEMA):
+            other = members[0]
+        else:
+            continue
         types = other.get("type")
         if not isinstance(types, list) or "null" in types or _APPLIES_TO_NULL & other.keys():
             continue
         rest = {k: v for k, v in node.items() if k != keyword}
-        if any(k in rest and rest[k] != other[k] and k not in _ANNOTATIONS for k in other):
+        if any(
+            k in rest and not json_equal(rest[k], other[k]) and k not in _ANNOTATIONS for k in other
+        ):
             continue
         return {**other, **rest, "type": sorted([*types, "null"])}
     return node
@@ -411,9 +413,9 @@ def _fold_nullable(node: Schema) -> Schema:
 
 def _merge(target: Schema, siblings: Schema) -> Schema:
     """A ``$ref`` with sibling keywords: both apply. Merge when no keyword clashes."""
-    clashes = {k for k in siblings if k in target and target[k] != siblings[k]}
+    clashes = {k for k in siblings if k in target and not json_equal(target[k], siblings[k])}
     annotation_only = clashes <= {"title", "description", "examples", "$comment", "default"}
     if annotation_only:
         return {**target, **siblings}
     rest = {k: v for k, v in siblings.items() if k not in clashes}
-    return {**rest, "allOf": sorted([target, {k: siblings[k] for k in clashes}], key=canonical)}
+    return {**rest, "allOf": sorted([target, {k: siblings[k] for k in clashes}], key=json_key)}

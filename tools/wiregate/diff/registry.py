@@ -476,15 +476,15 @@ RULES: tuple[Rule, ...] = (
     Rule(
         definitions.DEFINITION_ADDED,
         "definitions",
-        "A $defs entry was added (a reference to it is judged where the reference is).",
+        "A $defs entry was added. One the root references is judged where the reference is (compatible both ways by itself); one the root does not reference is a new record type validated by name, which old readers reject (forward incompatible).",
         "yes",
-        "yes",
+        "depends",
     ),
     Rule(
         definitions.DEFINITION_REMOVED,
         "definitions",
-        "A $defs entry was removed (a reference to it would fail to load).",
-        "yes",
+        "A $defs entry was removed. One the old root referenced was judged where the reference was (compatible both ways by itself); one it did not reference is a record type validated by name, so every record validated by that name is now rejected (backward incompatible), at least as breaking as changing it.",
+        "depends",
         "yes",
     ),
     # annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import ANNOTATION_KEYWORDS, Comparison
+from wiregate.diff.values import json_equal
 
 TITLE_CHANGED = "title-changed"
 DESCRIPTION_CHANGED = "description-changed"
@@ -32,7 +33,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
         if not _is_annotation(keyword):
             continue
         before, after = old.get(keyword, _MISSING), new.get(keyword, _MISSING)
-        if before == after:
+        if json_equal(before, after):
             continue
         verb = "added" if before is _MISSING else "removed" if after is _MISSING else "changed"
         cmp.emit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison, is_true
+from wiregate.diff.values import json_equal
 
 ITEMS_ADDED = "items-added"
 ITEMS_REMOVED = "items-removed"
@@ -44,7 +45,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
                 before=schema,
                 after=new_rest,
             )
-    if old_rest != new_rest:
+    if not json_equal(old_rest, new_rest):
         if "items" in old and "items" in new:
             cmp.compare(old_rest, new_rest)
         elif "items" in new:
@@ -72,7 +73,7 @@ def _where_items(prefix: list[Schema]) -> str:
 
 def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("contains"), new.get("contains")
-    if before == after:
+    if json_equal(before, after):
         return
     if before is not None and after is not None:
         cmp.compare(before, after)

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from wiregate.diff.load import ResolvedSchema, Schema, escape
 from wiregate.diff.rules.schema import check_false, keyword_changed
+from wiregate.diff.values import json_equal
 
 _MISSING = object()
 
@@ -168,7 +169,7 @@ class Comparison:
     # -- the walk ---------------------------------------------------------------------------
     def compare(self, old: Schema, new: Schema) -> None:
         """Report every difference between two schema nodes (and their subschemas)."""
-        if old == new:
+        if json_equal(old, new):
             return
         key = (id(old), id(new), self.flipped)
         if key in self._visited:
@@ -183,7 +184,7 @@ class Comparison:
         for keyword in sorted(set(old) | set(new)):
             if keyword in self.handled or keyword.startswith("x-"):
                 continue
-            if old.get(keyword, _MISSING) != new.get(keyword, _MISSING):
+            if not json_equal(old.get(keyword, _MISSING), new.get(keyword, _MISSING)):
                 keyword_changed(self, old, new, keyword)
 
     def compare_flipped(self, old: Schema, new: Schema) -> None:
@@ -197,7 +198,7 @@ class Comparison:
     def subsumes(self, sub: Schema, sup: Schema) -> bool:
         """Does every value valid under ``sub`` also validate under ``sup`` (strict semantics,
         as far as the rules can tell)?"""
-        if sub == sup or is_false(sub) or is_true(sup):
+        if json_equal(sub, sup) or is_false(sub) or is_true(sup):
             return True
         key = (id(sub), id(sup))
         if key not in self._subsumes:

@@ -11,6 +11,7 @@ from typing import Any
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
+from wiregate.diff.values import json_equal
 
 LOWER_BOUNDS = (
     "minLength",
@@ -103,7 +104,7 @@ def _number(value: Any) -> bool:
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     for keyword in (*LOWER_BOUNDS, *UPPER_BOUNDS):
         before, after = old.get(keyword), new.get(keyword)
-        if before == after or not (_number(before) or _number(after)):
+        if json_equal(before, after) or not (_number(before) or _number(after)):
             continue
         if (before is not None and not _number(before)) or (
             after is not None and not _number(after)
@@ -140,7 +141,7 @@ def _bound(
 
 def _multiple_of(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("multipleOf"), new.get("multipleOf")
-    if before == after or not all(v is None or _number(v) for v in (before, after)):
+    if json_equal(before, after) or not all(v is None or _number(v) for v in (before, after)):
         return
     where = cmp.keyword_ptrs(old, new, "multipleOf")
     if before is None:

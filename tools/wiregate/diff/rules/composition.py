@@ -12,6 +12,7 @@ from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
 from wiregate.diff.rules.disjoint import disjoint
 from wiregate.diff.rules.types import effective_types
+from wiregate.diff.values import json_equal
 
 ONE_OF_ADDED = "one-of-added"
 ONE_OF_REMOVED = "one-of-removed"
@@ -44,7 +45,7 @@ def without_composition(node: Schema, keyword: str) -> Schema:
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     for keyword in COMPOSITION:
         before, after = old.get(keyword), new.get(keyword)
-        if before == after:
+        if json_equal(before, after):
             continue
         if isinstance(before, list) and isinstance(after, list):
             _members(cmp, old, new, keyword, before, after)
@@ -125,8 +126,8 @@ def _members(
     after: list[Schema],
 ) -> None:
     _, _, member_added, member_removed = _IDS[keyword]
-    old_left = [i for i, m in enumerate(before) if m not in after]
-    new_left = [j for j, m in enumerate(after) if m not in before]
+    old_left = [i for i, m in enumerate(before) if not _among(m, after)]
+    new_left = [j for j, m in enumerate(after) if not _among(m, before)]
     pairs = _pair(cmp, [before[i] for i in old_left], [after[j] for j in new_left])
     paired_old = {old_left[a] for a, _ in pairs}
     paired_new = {new_left[b] for _, b in pairs}
@@ -173,6 +174,10 @@ def _members(
         )
 
 
+def _among(member: Schema, members: list[Schema]) -> bool:
+    return any(json_equal(member, other) for other in members)
+
+
 def _describe(pointer: str, member: Schema) -> str:
     """A definition's name, else the member's types."""
     if pointer.startswith("#/$defs/") and pointer.count("/") == 2:
@@ -208,7 +213,7 @@ def _pair(cmp: Comparison, olds: list[Schema], news: list[Schema]) -> list[tuple
         for b in rest_new:
             if effective_types(olds[a]) & effective_types(news[b]):
                 o, n = olds[a], news[b]
-                distance = len({k for k in set(o) | set(n) if o.get(k) != n.get(k)})
+                distance = len({k for k in set(o) | set(n) if not json_equal(o.get(k), n.get(k))})
                 candidates.append((distance, a, b))
     for _, a, b in sorted(candidates):
         if a not in used_old and b not in used_new:
@@ -220,7 +225,7 @@ def _pair(cmp: Comparison, olds: list[Schema], news: list[Schema]) -> list[tuple
 
 def _not(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("not"), new.get("not")
-    if before == after:
+    if json_equal(before, after):
         return
     if isinstance(before, dict) and isinstance(after, dict):
         if before == {} or after == {}:

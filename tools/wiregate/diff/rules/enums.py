@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from wiregate.diff.load import Schema, canonical
+from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
+from wiregate.diff.values import canonical, json_equal, json_key
 
 ENUM_ADDED = "enum-added"
 ENUM_REMOVED = "enum-removed"
@@ -19,25 +20,26 @@ CONST_CHANGED = "const-changed"
 KEYWORDS = frozenset({"enum", "const"})
 
 
-def allowed_values(node: Schema) -> frozenset[bytes] | None:
-    """The values a schema allows by ``enum``/``const`` (canonical JSON), None if unlimited."""
-    values: frozenset[bytes] | None = None
+def allowed_values(node: Schema) -> frozenset[str] | None:
+    """The values a schema allows by ``enum``/``const`` (as :func:`json_key` keys), None if
+    unlimited."""
+    values: frozenset[str] | None = None
     if isinstance(node.get("enum"), list):
-        values = frozenset(canonical(v) for v in node["enum"])
+        values = frozenset(json_key(v) for v in node["enum"])
     if "const" in node:
-        const = frozenset({canonical(node["const"])})
+        const = frozenset({json_key(node["const"])})
         values = const if values is None else values & const
     return values
 
 
-def _subset(small: frozenset[bytes] | None, big: frozenset[bytes] | None) -> bool:
+def _subset(small: frozenset[str] | None, big: frozenset[str] | None) -> bool:
     return big is None or (small is not None and small <= big)
 
 
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
-    if old.get("enum") != new.get("enum"):
+    if not json_equal(old.get("enum"), new.get("enum")):
         _enum(cmp, old, new)
-    if old.get("const", _MISSING) != new.get("const", _MISSING):
+    if not json_equal(old.get("const", _MISSING), new.get("const", _MISSING)):
         _const(cmp, old, new)
 
 
@@ -60,8 +62,8 @@ def _enum(cmp: Comparison, old: Schema, new: Schema) -> None:
     if after is None:
         cmp.emit(ENUM_REMOVED, *where, "enum removed", backward=True, forward=forward)
         return
-    old_set = {canonical(v): v for v in before}
-    new_set = {canonical(v): v for v in after}
+    old_set = {json_key(v): v for v in before}
+    new_set = {json_key(v): v for v in after}
     added = [new_set[k] for k in sorted(new_set.keys() - old_set.keys())]
     removed = [old_set[k] for k in sorted(old_set.keys() - new_set.keys())]
     if added and removed:

@@ -11,6 +11,7 @@ import re
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison, is_false, is_true
+from wiregate.diff.values import json_equal
 
 PROPERTY_ADDED_TO_OPEN_MODEL = "property-added-to-open-model"
 PROPERTY_ADDED_TO_CLOSED_MODEL = "property-added-to-closed-model"
@@ -170,7 +171,7 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
 def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
     before = old.get("additionalProperties", OPEN)
     after = new.get("additionalProperties", OPEN)
-    if before == after:
+    if json_equal(before, after):
         return
     where = cmp.keyword_ptrs(old, new, "additionalProperties")
     old_model, new_model = _model(before), _model(after)
@@ -213,7 +214,7 @@ def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
 
 def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("propertyNames"), new.get("propertyNames")
-    if before == after:
+    if json_equal(before, after):
         return
     if before is not None and after is not None:
         cmp.compare(before, after)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from wiregate.diff.facts import ABSENT, Fact, structural_facts
-from wiregate.diff.load import Schema, canonical
+from wiregate.diff.load import Schema
+from wiregate.diff.values import canonical
 
 if TYPE_CHECKING:
     from wiregate.diff.rules.base import Comparison

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
+from wiregate.diff.values import json_equal
 
 PATTERN_ADDED = "pattern-added"
 PATTERN_REMOVED = "pattern-removed"
@@ -21,7 +22,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
         ("format", (FORMAT_ADDED, FORMAT_REMOVED, FORMAT_CHANGED)),
     ):
         before, after = old.get(keyword), new.get(keyword)
-        if before == after:
+        if json_equal(before, after):
             continue
         added, removed, changed = ids
         where = cmp.keyword_ptrs(old, new, keyword)

@@ -6,6 +6,7 @@ from typing import Any
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
+from wiregate.diff.values import json_equal
 
 TYPE_WIDENED = "type-widened"
 TYPE_NARROWED = "type-narrowed"
@@ -63,7 +64,7 @@ def _expand(types: Any) -> set[str]:
 
 
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
-    if old.get("type") == new.get("type"):
+    if json_equal(old.get("type"), new.get("type")):
         return
     old_types, new_types = effective_types(old), effective_types(new)
     backward, forward = old_types <= new_types, new_types <= old_types

@@ -1,0 +1,74 @@
+"""JSON values compared the way JSON Schema compares them (``enum``, ``const``, equal subtrees).
+
+Python's ``==`` is not that equality: ``True == 1`` and ``False == 0`` hold in Python, yet
+``{"const": true}`` rejects ``1``. JSON Schema's rules, followed here:
+
+- a boolean equals only the same boolean, never a number;
+- numbers are equal when their mathematical values are: ``1`` and ``1.0`` are one value, and
+  integers of any size compare exactly (Python compares an int with a float exactly, never
+  by rounding the int);
+- strings and null as usual; arrays item by item in order; objects key by key.
+
+Every comparison of JSON values in the diff engine (schemas are JSON values too) goes through
+:func:`json_equal` or :func:`json_key`; :func:`canonical` is for showing a value as written.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import orjson
+
+__all__ = ["canonical", "json_equal", "json_key"]
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Are two JSON values (or schemas) the same value?"""
+    # Python's == already tells numbers apart by value and treats 1 and 1.0 as equal; the
+    # only values it wrongly identifies are booleans with the numbers 0 and 1.
+    return a is b or (a == b and _same_kinds(a, b))
+
+
+def _same_kinds(a: Any, b: Any) -> bool:
+    """For two values Python finds equal: no boolean stands where the other has a number.
+    Iterative, so the depth of a value costs no recursion."""
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, dict):
+            pending.extend((value, y[key]) for key, value in x.items())
+        elif isinstance(x, list):
+            pending.extend(zip(x, y, strict=True))
+        elif isinstance(x, bool) is not isinstance(y, bool):
+            return False
+    return True
+
+
+def json_key(value: Any) -> str:
+    """A hashable, sortable key of a JSON value: two keys are equal exactly when the values
+    are :func:`json_equal`.
+
+    Integral floats are written as integers (``1.0`` as ``1``); the standard library encoder
+    keeps integers of any size and never writes an out-of-range float as ``null``.
+    """
+    return json.dumps(_integral(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _integral(value: Any) -> Any:
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: _integral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral(item) for item in value]
+    return value
+
+
+def canonical(value: Any) -> bytes:
+    """Compact JSON with sorted keys, numbers as written (``1.0`` stays ``1.0``): the form in
+    which messages show a value. Not an identity: use :func:`json_key` for that."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # an integer beyond 64 bits, or nesting beyond orjson's limit
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
