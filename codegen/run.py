@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codegen.errors import CodegenError
-from codegen.freshness import is_fresh, read_sources, schema_bytes
+from codegen.freshness import is_fresh, lf, read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR
 
 
@@ -78,7 +78,9 @@ def write(root: Path) -> list[str]:
     for name, text in expected.items():
         path, label, data = out_dir / name, f"{OUTPUT_DIR}/{name}", text.encode("utf-8")
         try:
-            if path.exists() and path.read_bytes() == data:
+            # A CRLF checkout of the same text is up to date: rewriting it would only churn
+            # line ends (``check`` reads with universal newlines and calls it fresh too).
+            if path.exists() and lf(path.read_bytes()) == data:
                 continue
             path.write_bytes(data)
         except OSError as exc:

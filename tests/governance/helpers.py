@@ -11,7 +11,13 @@ from typing import Any
 
 import git
 
-COPIED = ("contracts", "datafactory/wire", "pyproject.toml", ".pre-commit-config.yaml")
+COPIED = (
+    "contracts",
+    "datafactory/wire",
+    "pyproject.toml",
+    ".pre-commit-config.yaml",
+    ".gitattributes",
+)
 WIRE = Path("contracts/rollout-wire.schema.json")
 
 
