@@ -12,7 +12,13 @@ from click.testing import CliRunner
 
 from wiregate.cli import main
 
-from .helpers import add_required_field, edit_wire, make_wiregate_repo, root_of
+from .helpers import (
+    add_required_field,
+    copy_wiregate_files,
+    edit_wire,
+    make_wiregate_repo,
+    root_of,
+)
 
 
 def check(repo: git.Repo, *args: str) -> tuple[int, str]:
@@ -51,7 +57,7 @@ def test_allow_breaking_states_it_in_the_output(wiregate_repo: git.Repo) -> None
     )
     assert code == 1  # the generated code is still stale
     assert (
-        "breaking  passed   breaking change since HEAD allowed by --allow-breaking: "
+        "breaking  passed   1 breaking change since HEAD allowed by --allow-breaking: "
         "all readers updated"
     ) in out
     code, _ = check(wiregate_repo, "--allow-breaking", " ", "--repo", "wasmagent-js")
@@ -76,6 +82,58 @@ def test_unknown_against_ref_exits_2(wiregate_repo: git.Repo) -> None:
     assert result.stderr == (
         f"wiregate: error: breaking: {root_of(wiregate_repo)}: unknown git ref 'nope'\n"
     )
+
+
+def run_check(root: Path, *args: str) -> tuple[int, list[str], str]:
+    """Exit code, stdout lines without the drift step's per-copy details, and stderr."""
+    result = CliRunner().invoke(main, ["--root", str(root), "check", *args])
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("    ")]
+    return result.exit_code, lines, result.stderr
+
+
+def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path: Path) -> None:
+    """`git init && git add -A && wiregate check`: the hook must let the first commit through."""
+    root = root_of(make_wiregate_repo(repo_root, tmp_path / "unborn", commit=False))
+    assert run_check(root) == (
+        0,
+        [
+            "contract  passed   2 schemas valid, 49 fixtures as labelled",
+            "codegen   passed   generated code is fresh",
+            f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
+            "drift     skipped  7 copies: 7 skipped",
+            "check passed: 2 passed, 2 skipped",
+        ],
+        "",
+    )
+
+
+def test_a_source_tree_without_git_has_no_previous_version(repo_root: Path, tmp_path: Path) -> None:
+    root = copy_wiregate_files(repo_root, tmp_path / "tarball")
+    code, lines, stderr = run_check(root)
+    assert (code, stderr) == (0, "")
+    assert lines[2:] == [
+        f"breaking  skipped  no previous version to compare ({root}: not a git repository)",
+        "drift     skipped  7 copies: 7 skipped",
+        "check passed: 2 passed, 2 skipped",
+    ]
+
+
+def test_an_explicit_against_must_exist_even_without_history(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    unborn = root_of(make_wiregate_repo(repo_root, tmp_path / "unborn", commit=False))
+    code, lines, stderr = run_check(unborn, "--against", "HEAD")
+    assert (code, lines[2], lines[-1]) == (
+        2,
+        f"breaking  error    {unborn}: unknown git ref 'HEAD'",
+        "check could not run: 2 passed, 1 error, 1 skipped",
+    )
+    assert stderr == f"wiregate: error: breaking: {unborn}: unknown git ref 'HEAD'\n"
+
+    tarball = copy_wiregate_files(repo_root, tmp_path / "tarball")
+    code, lines, stderr = run_check(tarball, "--against", "v1.0")
+    assert (code, lines[2]) == (2, f"breaking  error    {tarball}: not a git repository")
+    assert stderr == f"wiregate: error: breaking: {tarball}: not a git repository\n"
 
 
 def test_missing_named_checkout_exits_2(wiregate_repo: git.Repo, tmp_path: Path) -> None:

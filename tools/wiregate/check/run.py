@@ -19,7 +19,7 @@ from wiregate.errors import UserError
 
 @dataclass(frozen=True)
 class CheckOptions:
-    against: str = "HEAD"
+    against: str | None = None  # None: HEAD, and no previous version is no error
     allow_breaking: str | None = None  # the reason a breaking change is allowed
     policy: str = "lenient"
     repos: Mapping[str, Path | None] = field(default_factory=dict)

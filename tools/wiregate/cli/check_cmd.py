@@ -15,9 +15,11 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @main.command("check")
 @click.option(
     "--against",
-    default="HEAD",
-    show_default=True,
-    help="Git ref of the previous contract that a breaking change is judged against.",
+    metavar="REF",
+    default=None,
+    help="Git ref of the previous contract that a breaking change is judged against "
+    "[default: HEAD; without a commit or a git repository the step is skipped, while an "
+    "explicit REF must exist].",
 )
 @click.option(
     "--allow-breaking",
@@ -52,7 +54,7 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @click.pass_context
 def check_command(
     ctx: click.Context,
-    against: str,
+    against: str | None,
     allow_breaking: str | None,
     policy: str,
     repos: tuple[str, ...],
