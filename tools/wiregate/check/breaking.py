@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts import SCHEMA_FILES, Contract
-from wiregate.check.model import StepResult, StepStatus
+from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.errors import UserError
 from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit
 from wiregate.sources import parse_document
@@ -94,6 +94,7 @@ def check_breaking(
         return previous
 
     details: list[str] = []
+    problems: list[Problem] = []
     failing = bumped = allowed = 0  # breaking changes, by how the step judges them
     for name, file_name in SCHEMA_FILES.items():
         relative = (Path("contracts") / file_name).as_posix()
@@ -139,10 +140,11 @@ def check_breaking(
                 "schema_version"
             )
             details.append(message)
+            problems.append(Problem(message, relative))
         details.extend(findings)
     if failing:
         summary = f"breaking change without a version bump since {ref}"
-        return StepResult(STEP, StepStatus.FAILED, summary, tuple(details))
+        return StepResult(STEP, StepStatus.FAILED, summary, tuple(details), tuple(problems))
     parts = []
     if bumped:
         parts.append(f"{_changes(bumped)} since {ref}, with a version bump")
@@ -177,7 +179,7 @@ def _previous_versions(root: Path, against: str | None) -> dict[str, bytes | Non
 
 
 def _error(message: str) -> StepResult:
-    return StepResult(STEP, StepStatus.ERROR, message)
+    return StepResult(STEP, StepStatus.ERROR, message, problems=(Problem(message),))
 
 
 def _nothing_to_compare(reason: str) -> StepResult:

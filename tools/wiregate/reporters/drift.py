@@ -28,6 +28,7 @@ from wiregate.reporters.diff import (
     github_annotation,
     markdown_table,
 )
+from wiregate.reporters.github import workflow_command
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -160,22 +161,17 @@ def render_json(report: DriftReport) -> str:
     )
 
 
-def _escape_data(text: str) -> str:
-    """A workflow command's message may not hold raw newlines or percent signs."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def render_github(report: DriftReport) -> str:
     """Workflow annotations; file paths are relative to the governed repository's checkout."""
     lines = []
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
-        message = _escape_data(result.message or "")
+        message = result.message or ""
         if result.verdict is Verdict.ERROR:
-            lines.append(f"::error title={title}::{message}")
+            lines.append(workflow_command("error", message, title=title))
         elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
             level = "error" if report.strict else "warning"
-            lines.append(f"::{level} title={title}::{message}")
+            lines.append(workflow_command(level, message, title=title))
         elif result.verdict.drifted:
             lines.extend(
                 github_annotation(change, file=result.path, title_prefix=f"{title}: ")
