@@ -5,6 +5,9 @@ fingerprint of the generator (its code, templates and the pinned generator/forma
 versions) and the sha256 of the body below the header. When all of these match, the
 committed code is what the generator would write, so ``--check`` answers without importing
 the generator; a hand edit changes the body hash and is caught.
+
+Every hash is taken over text with LF line ends: a checkout with CRLF line ends (git's
+``core.autocrlf`` on Windows) holds the same commit and must get the same verdict.
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def lf(data: bytes) -> bytes:
+    """``data`` with CRLF line ends turned into LF (an LF file is returned unchanged)."""
+    return data.replace(b"\r\n", b"\n")
+
+
 def schema_label(schema_name: str) -> str:
     return f"contracts/{SCHEMA_FILES[schema_name]}"
 
@@ -49,8 +57,7 @@ def generator_fingerprint() -> str:
     for path in sorted(inputs):
         if path.is_file():
             digest.update(path.relative_to(_CODEGEN_DIR).as_posix().encode())
-            # Normalise line ends so a checkout with CRLF does not look stale.
-            digest.update(path.read_bytes().replace(b"\r\n", b"\n"))
+            digest.update(lf(path.read_bytes()))
     for tool in PINNED_TOOLS:
         digest.update(f"{tool}=={metadata.version(tool)}".encode())
     return digest.hexdigest()
@@ -69,7 +76,7 @@ def schema_bytes(root: Path) -> dict[str, bytes]:
 
 def read_sources(schema_bytes: Mapping[str, bytes]) -> Sources:
     return Sources(
-        schemas={schema_label(name): sha256(data) for name, data in schema_bytes.items()},
+        schemas={schema_label(name): sha256(lf(data)) for name, data in schema_bytes.items()},
         generator=generator_fingerprint(),
     )
 
@@ -99,6 +106,7 @@ def is_fresh(root: Path, sources: Sources) -> bool:
         return False
     for name in expected:
         try:
+            # Universal newlines: the header and body compare as LF text, whatever the checkout.
             text = (out_dir / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return False

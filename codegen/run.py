@@ -7,16 +7,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from codegen.errors import CodegenError
-from codegen.freshness import is_fresh, read_sources, schema_bytes
+from codegen.freshness import is_fresh, lf, read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR
 
 
 @dataclass(frozen=True)
 class CheckResult:
-    """``diff`` is empty when the committed code is fresh; ``fast`` when no generation ran."""
+    """``diff`` is empty when the committed code is fresh; ``fast`` when no generation ran;
+    ``stale`` the generated files (relative to the root) that differ, are missing or stray."""
 
     diff: str
     fast: bool
+    stale: tuple[str, ...] = ()
 
     @property
     def fresh(self) -> bool:
@@ -33,6 +35,7 @@ def check(root: Path) -> CheckResult:
     out_dir = root / OUTPUT_DIR
     names = sorted(set(expected) | {p.name for p in out_dir.glob("*.py")})
     chunks: list[str] = []
+    stale: list[str] = []
     for name in names:
         path = out_dir / name
         try:
@@ -44,6 +47,7 @@ def check(root: Path) -> CheckResult:
         wanted = expected.get(name, "")
         if current != wanted:
             label = f"{OUTPUT_DIR}/{name}"
+            stale.append(label)
             chunks.extend(
                 difflib.unified_diff(
                     current.splitlines(keepends=True),
@@ -53,7 +57,7 @@ def check(root: Path) -> CheckResult:
                 )
             )
     diff = "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
-    return CheckResult(diff=diff, fast=False)
+    return CheckResult(diff=diff, fast=False, stale=tuple(stale))
 
 
 def write(root: Path) -> list[str]:
@@ -78,7 +82,9 @@ def write(root: Path) -> list[str]:
     for name, text in expected.items():
         path, label, data = out_dir / name, f"{OUTPUT_DIR}/{name}", text.encode("utf-8")
         try:
-            if path.exists() and path.read_bytes() == data:
+            # A CRLF checkout of the same text is up to date: rewriting it would only churn
+            # line ends (``check`` reads with universal newlines and calls it fresh too).
+            if path.exists() and lf(path.read_bytes()) == data:
                 continue
             path.write_bytes(data)
         except OSError as exc:

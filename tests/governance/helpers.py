@@ -11,11 +11,18 @@ from typing import Any
 
 import git
 
-COPIED = ("contracts", "datafactory/wire", "pyproject.toml", ".pre-commit-config.yaml")
+COPIED = (
+    "contracts",
+    "datafactory/wire",
+    "pyproject.toml",
+    ".pre-commit-config.yaml",
+    ".gitattributes",
+)
 WIRE = Path("contracts/rollout-wire.schema.json")
 
 
-def make_wiregate_repo(source: Path, target: Path) -> git.Repo:
+def copy_wiregate_files(source: Path, target: Path) -> Path:
+    """The files a wiregate checkout needs for `wiregate check`, without git."""
     target.mkdir(parents=True, exist_ok=True)
     for name in COPIED:
         origin = source / name
@@ -24,13 +31,21 @@ def make_wiregate_repo(source: Path, target: Path) -> git.Repo:
         else:
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origin, target / name)
+    return target
+
+
+def make_wiregate_repo(source: Path, target: Path, *, commit: bool = True) -> git.Repo:
+    """A git repository of the wiregate files; committed unless ``commit`` is false (then they
+    are only added, and the branch has no commit yet)."""
+    copy_wiregate_files(source, target)
     repo = git.Repo.init(target, initial_branch="main")
     with repo.config_writer() as config:
         config.set_value("user", "name", "wiregate tests")
         config.set_value("user", "email", "tests@wiregate.invalid")
         config.set_value("commit", "gpgsign", "false")
     repo.git.add("--all")
-    repo.index.commit("contract v1")
+    if commit:
+        repo.index.commit("contract v1")
     return repo
 
 

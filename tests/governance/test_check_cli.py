@@ -10,9 +10,16 @@ from typing import Any
 import git
 from click.testing import CliRunner
 
+from codegen.layout import generated_files
 from wiregate.cli import main
 
-from .helpers import add_required_field, edit_wire, make_wiregate_repo, root_of
+from .helpers import (
+    add_required_field,
+    copy_wiregate_files,
+    edit_wire,
+    make_wiregate_repo,
+    root_of,
+)
 
 
 def check(repo: git.Repo, *args: str) -> tuple[int, str]:
@@ -51,7 +58,7 @@ def test_allow_breaking_states_it_in_the_output(wiregate_repo: git.Repo) -> None
     )
     assert code == 1  # the generated code is still stale
     assert (
-        "breaking  passed   breaking change since HEAD allowed by --allow-breaking: "
+        "breaking  passed   1 breaking change since HEAD allowed by --allow-breaking: "
         "all readers updated"
     ) in out
     code, _ = check(wiregate_repo, "--allow-breaking", " ", "--repo", "wasmagent-js")
@@ -78,10 +85,115 @@ def test_unknown_against_ref_exits_2(wiregate_repo: git.Repo) -> None:
     )
 
 
-def test_missing_named_checkout_exits_2(wiregate_repo: git.Repo, tmp_path: Path) -> None:
-    code, out = check(wiregate_repo, "--repo", f"wasmagent-js={tmp_path / 'absent'}")
-    assert code == 2
-    assert "drift     error" in out
+def run_check(root: Path, *args: str) -> tuple[int, list[str], str]:
+    """Exit code, stdout lines without the drift step's per-copy details, and stderr."""
+    result = CliRunner().invoke(main, ["--root", str(root), "check", *args])
+    lines = [line for line in result.stdout.splitlines() if not line.startswith("    ")]
+    return result.exit_code, lines, result.stderr
+
+
+def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path: Path) -> None:
+    """`git init && git add -A && wiregate check`: the hook must let the first commit through."""
+    root = root_of(make_wiregate_repo(repo_root, tmp_path / "unborn", commit=False))
+    assert run_check(root) == (
+        0,
+        [
+            "contract  passed   2 schemas valid, 49 fixtures as labelled",
+            "codegen   passed   generated code is fresh",
+            f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
+            "drift     skipped  7 copies: 7 skipped",
+            "check passed: 2 passed, 2 skipped",
+        ],
+        "",
+    )
+
+
+def test_a_source_tree_without_git_has_no_previous_version(repo_root: Path, tmp_path: Path) -> None:
+    root = copy_wiregate_files(repo_root, tmp_path / "tarball")
+    code, lines, stderr = run_check(root)
+    assert (code, stderr) == (0, "")
+    assert lines[2:] == [
+        f"breaking  skipped  no previous version to compare ({root}: not a git repository)",
+        "drift     skipped  7 copies: 7 skipped",
+        "check passed: 2 passed, 2 skipped",
+    ]
+
+
+def test_an_explicit_against_must_exist_even_without_history(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    unborn = root_of(make_wiregate_repo(repo_root, tmp_path / "unborn", commit=False))
+    code, lines, stderr = run_check(unborn, "--against", "HEAD")
+    assert (code, lines[2], lines[-1]) == (
+        2,
+        f"breaking  error    {unborn}: unknown git ref 'HEAD'",
+        "check could not run: 2 passed, 1 error, 1 skipped",
+    )
+    assert stderr == f"wiregate: error: breaking: {unborn}: unknown git ref 'HEAD'\n"
+
+    tarball = copy_wiregate_files(repo_root, tmp_path / "tarball")
+    code, lines, stderr = run_check(tarball, "--against", "v1.0")
+    assert (code, lines[2]) == (2, f"breaking  error    {tarball}: not a git repository")
+    assert stderr == f"wiregate: error: breaking: {tarball}: not a git repository\n"
+
+
+def test_missing_named_checkout_exits_2_naming_the_path(
+    wiregate_repo: git.Repo, tmp_path: Path
+) -> None:
+    absent = tmp_path / "absent"
+    code, lines, stderr = run_check(root_of(wiregate_repo), "--repo", f"trace-pipeline={absent}")
+    assert (code, lines[3:]) == (
+        2,
+        ["drift     error    3 copies: 3 error", "check could not run: 3 passed, 1 error"],
+    )
+    # One line for the one problem, however many copies the checkout holds.
+    assert stderr == (
+        f"wiregate: error: drift: {absent}: checkout of 'trace-pipeline' not found: "
+        "no such directory\n"
+    )
+
+
+def test_invalid_json_in_a_contract_schema_is_the_contract_steps_error(
+    wiregate_repo: git.Repo,
+) -> None:
+    root = root_of(wiregate_repo)
+    wire = root / "contracts/rollout-wire.schema.json"
+    wire.write_text("{,\n" + wire.read_text()[1:])
+    message = (
+        f"{wire}: not valid JSON: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)"
+    )
+    result = CliRunner().invoke(main, ["--root", str(root), "check"])
+    assert (result.exit_code, result.stdout.splitlines(), result.stderr) == (
+        2,
+        [
+            "contract  error    a contract schema cannot be loaded",
+            f"    {message}",
+            "codegen   skipped  not run: the contract step could not run",
+            "breaking  skipped  not run: the contract step could not run",
+            "drift     skipped  not run: the contract step could not run",
+            "check could not run: 1 error, 3 skipped",
+        ],
+        f"wiregate: error: contract: {message}\n",
+    )
+    github = CliRunner().invoke(main, ["--root", str(root), "check", "--format", "github"])
+    assert github.stdout.splitlines()[0] == (
+        "::error file=contracts/rollout-wire.schema.json,title=wiregate check%3A contract::"
+        + message
+    )
+
+
+def test_both_broken_schemas_are_named(wiregate_repo: git.Repo) -> None:
+    root = root_of(wiregate_repo)
+    for name in ("rollout-wire", "training-record"):
+        (root / f"contracts/{name}.schema.json").write_text("[]\n")
+    code, lines, stderr = run_check(root)
+    assert (code, lines[0]) == (2, "contract  error    2 contract schemas cannot be loaded")
+    assert stderr.splitlines() == [
+        f"wiregate: error: contract: {root}/contracts/{name}.schema.json: "
+        "a schema must be a JSON object"
+        for name in ("rollout-wire", "training-record")
+    ]
 
 
 def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
@@ -99,13 +211,51 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
         ("breaking", "failed"),
         ("drift", "skipped"),
     ]
+    assert document["steps"][2]["problems"] == [
+        {
+            "message": "contracts/rollout-wire.schema.json: 1 breaking change since HEAD without "
+            "a version bump of $id or schema_version",
+            "file": "contracts/rollout-wire.schema.json",
+        }
+    ]
     code, out = check(wiregate_repo, "--format", "github", "--repo", "wasmagent-js")
     assert code == 1
-    assert out.splitlines()[:2] == [
-        "::error title=wiregate check: codegen::generated code is stale: run `wiregate codegen` "
-        "and commit datafactory/wire/",
-        "::error title=wiregate check: breaking::breaking change without a version bump since HEAD",
+    # One annotation per stale generated file and per breaking contract file, at that file.
+    assert out.splitlines()[:7] == [
+        *(
+            f"::error file=datafactory/wire/{name},title=wiregate check%3A codegen::"
+            f"datafactory/wire/{name}: stale or edited: run `wiregate codegen` and commit it"
+            for name in generated_files()
+        ),
+        "::error file=contracts/rollout-wire.schema.json,title=wiregate check%3A breaking::"
+        "contracts/rollout-wire.schema.json: 1 breaking change since HEAD without a version bump "
+        "of $id or schema_version",
     ]
+    checkout = root_of(wiregate_repo).parent / "wasmagent-js"
+    assert out.splitlines()[7:10] == [
+        *(
+            f"::warning title=wiregate drift wasmagent-js {copy}::{checkout}: no checkout of "
+            "'wasmagent-js' (set --repo wasmagent-js=PATH or WIREGATE_REPO_WASMAGENT_JS)"
+            for copy in ("rollout-wire", "training-record")
+        ),
+        "contract  passed   2 schemas valid, 49 fixtures as labelled",
+    ]
+
+
+def test_github_annotations_are_escaped(repo_root: Path, tmp_path: Path) -> None:
+    """GitHub's rules: %, CR and LF escaped in the message; also : and , in a property."""
+    repo = make_wiregate_repo(repo_root, tmp_path / "50%\nroot")
+    root = root_of(repo)
+    valid = root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json"
+    odd = valid.parent.parent / "invalid" / "100%, by:design.json"
+    odd.write_bytes(valid.read_bytes())
+    code, out = check(repo, "--format", "github", "--repo", "wasmagent-js")
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "::error file=contracts/fixtures/rollout-wire/DpoRecord/invalid/100%25%2C by%3Adesign.json,"
+        f"title=wiregate check%3A contract::{tmp_path}/50%25%0Aroot/contracts/fixtures/rollout-wire/"
+        "DpoRecord/invalid/100%25, by:design.json: labelled invalid but is valid as DpoRecord"
+    )
 
 
 def test_a_schema_that_breaks_the_metaschema_stops_the_gate(wiregate_repo: git.Repo) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import git
@@ -33,7 +34,7 @@ def test_required_field_without_version_bump_fails(wiregate_repo: git.Repo) -> N
     assert result.status is StepStatus.FAILED
     assert result.summary == "breaking change without a version bump since HEAD"
     assert result.details == (
-        "contracts/rollout-wire.schema.json: 1 breaking changes since HEAD without a version "
+        "contracts/rollout-wire.schema.json: 1 breaking change since HEAD without a version "
         "bump of $id or schema_version",
         "  required-added at #/$defs/RolloutBranchRecord/required: property 'policy_digest' "
         "became required: old records without it are rejected",
@@ -47,10 +48,37 @@ def test_required_field_with_id_bump_passes(wiregate_repo: git.Repo) -> None:
 
     edit_wire(wiregate_repo, bump)
     result = check_breaking(locate(root_of(wiregate_repo)))
-    assert result.status is StepStatus.PASSED
-    assert result.details[0] == (
-        "contracts/rollout-wire.schema.json: 1 breaking changes with a version bump "
-        "(https://wiregate.dev/schemas/rollout-wire/v1 -> https://wiregate.dev/schemas/rollout-wire/v2)"
+    assert (result.status, result.summary) == (
+        StepStatus.PASSED,
+        "1 breaking change since HEAD, with a version bump",
+    )
+    assert result.details == (
+        "contracts/rollout-wire.schema.json: 1 breaking change with a version bump "
+        "(https://wiregate.dev/schemas/rollout-wire/v1 -> https://wiregate.dev/schemas/rollout-wire/v2)",
+    )
+
+
+def test_the_summary_of_a_bumped_change_counts_the_breaking_changes(
+    wiregate_repo: git.Repo,
+) -> None:
+    """A version bump excuses breaking changes; the summary must still say they are there."""
+
+    def bump(schema: dict[str, Any]) -> None:
+        add_required_field(schema)
+        branch = schema["$defs"]["RolloutBranchRecord"]["properties"]
+        branch["temperature"]["maximum"] = 2
+        branch["task"]["maxLength"] = 10000
+        schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v2"
+
+    edit_wire(wiregate_repo, bump)
+    result = check_breaking(locate(root_of(wiregate_repo)))
+    assert (result.status, result.summary) == (
+        StepStatus.PASSED,
+        "3 breaking changes since HEAD, with a version bump",
+    )
+    assert result.details == (
+        "contracts/rollout-wire.schema.json: 3 breaking changes with a version bump "
+        "(https://wiregate.dev/schemas/rollout-wire/v1 -> https://wiregate.dev/schemas/rollout-wire/v2)",
     )
 
 
@@ -59,7 +87,8 @@ def test_allow_breaking_says_so(wiregate_repo: git.Repo) -> None:
     result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking="readers updated")
     assert result.status is StepStatus.PASSED
     assert (
-        result.summary == "breaking change since HEAD allowed by --allow-breaking: readers updated"
+        result.summary
+        == "1 breaking change since HEAD allowed by --allow-breaking: readers updated"
     )
     assert result.details[0].endswith(
         "without a version bump, allowed by --allow-breaking: readers updated"
@@ -124,3 +153,32 @@ def test_a_downgraded_id_does_not_excuse_a_breaking_change(wiregate_repo: git.Re
 
     edit_wire(wiregate_repo, downgrade)
     assert check_breaking(locate(root_of(wiregate_repo))).status is StepStatus.FAILED
+
+
+def test_bumped_and_allowed_changes_are_both_in_the_summary(wiregate_repo: git.Repo) -> None:
+    def bump(schema: dict[str, Any]) -> None:
+        add_required_field(schema)
+        schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v2"
+
+    edit_wire(wiregate_repo, bump)
+    training = root_of(wiregate_repo) / "contracts/training-record.schema.json"
+    schema = json.loads(training.read_text())
+    record = schema["$defs"]["DpoTrainingRecord"]
+    record["properties"]["policy_digest"] = {"type": "string"}
+    record["required"].append("policy_digest")
+    training.write_text(json.dumps(schema, indent=2) + "\n")
+
+    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking="readers updated")
+    assert (result.status, result.summary) == (
+        StepStatus.PASSED,
+        "1 breaking change since HEAD, with a version bump; "
+        "2 breaking changes since HEAD allowed by --allow-breaking: readers updated",
+    )
+    assert result.details[1:] == (
+        "contracts/training-record.schema.json: 2 breaking changes without a version bump, "
+        "allowed by --allow-breaking: readers updated",
+        "  property-added-to-closed-model at #/$defs/DpoTrainingRecord/properties/policy_digest: "
+        "property 'policy_digest' added to a closed model: old readers reject that key",
+        "  required-added at #/$defs/DpoTrainingRecord/required: property 'policy_digest' "
+        "became required: old records without it are rejected",
+    )

@@ -13,7 +13,13 @@ import git
 import pytest
 import yaml
 
-from .helpers import add_optional_field, add_required_field, edit_wire, root_of
+from .helpers import (
+    add_optional_field,
+    add_required_field,
+    edit_wire,
+    make_wiregate_repo,
+    root_of,
+)
 
 BIN = Path(sys.executable).parent
 
@@ -81,6 +87,21 @@ def test_required_field_is_refused_even_after_regenerating(
     assert refused.returncode == 1
     assert "breaking  failed   breaking change without a version bump since HEAD" in refused.stdout
     assert "codegen   passed   generated code is fresh" in refused.stdout
+
+
+def test_the_first_commit_of_a_repository_goes_through(repo_root: Path, tmp_path: Path) -> None:
+    """No HEAD yet: the breaking step has nothing to compare and is skipped, not an error."""
+    home = tmp_path / "pc-home"
+    repo = make_wiregate_repo(repo_root, tmp_path / "wiregate", commit=False)
+    root = root_of(repo)
+    (root / ".venv").symlink_to(Path(sys.prefix))
+    (root / ".gitignore").write_text(".venv\n")
+    assert run(root, str(BIN / "pre-commit"), "install", home=home).returncode == 0
+    done = commit(repo, "contract v1", home)
+    assert done.returncode == 0, done.stdout
+    hook_lines = [line for line in done.stdout.splitlines() if line.startswith("wiregate check")]
+    assert len(hook_lines) == 1 and hook_lines[0].endswith("Passed"), done.stdout
+    assert str(repo.head.commit.message).strip() == "contract v1"
 
 
 def test_files_outside_the_contract_do_not_run_the_gate(

@@ -19,6 +19,7 @@ __all__ = [
     "path_in_repo",
     "read_at_ref",
     "resolve_commit",
+    "shallow_boundary",
 ]
 
 
@@ -30,6 +31,20 @@ def open_repo(directory: str | Path) -> git.Repo:
         raise UserError(f"{directory}: no such directory") from None
     except git.InvalidGitRepositoryError:
         raise UserError(f"{directory}: not a git repository") from None
+
+
+def shallow_boundary(repo: git.Repo) -> frozenset[str]:
+    """The commits whose parents a shallow clone does not hold (empty for a complete one).
+
+    git lists them in the ``shallow`` file of the (common) git directory; to ``git log`` they
+    look like root commits, so every file in them seems added there."""
+    try:
+        text = (Path(repo.common_dir) / "shallow").read_text(encoding="ascii")
+    except FileNotFoundError:
+        return frozenset()
+    except OSError as exc:
+        raise UserError(f"{repo.working_dir}: cannot read the shallow-clone list: {exc}") from None
+    return frozenset(text.split())
 
 
 def resolve_commit(repo: git.Repo, ref: str) -> git.Commit:

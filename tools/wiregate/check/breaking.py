@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from contracts import SCHEMA_FILES, Contract
-from wiregate.check.model import StepResult, StepStatus
+from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.errors import UserError
-from wiregate.gitsource import open_repo, path_in_repo, read_at_ref, resolve_commit
+from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit
 from wiregate.sources import parse_document
 
 STEP = "breaking"
@@ -63,14 +63,23 @@ def is_version_bump(
     return max(new_versions) > max(old_versions)
 
 
+def _changes(count: int) -> str:
+    return f"{count} breaking change{'' if count == 1 else 's'}"
+
+
 def check_breaking(
     contract: Contract,
     *,
-    against: str = "HEAD",
+    against: str | None = None,
     allow_breaking: str | None = None,
     policy: str = "lenient",
 ) -> StepResult:
-    """Compare each contract file with its version at ``against`` in both directions.
+    """Compare each contract file with its version at ``against`` (default ``HEAD``) in both
+    directions.
+
+    Without an explicit ``against``, a checkout with no previous version (no git repository,
+    or no commit yet) has nothing to break: the step is skipped, so the first commit of a
+    repository can pass its own hook. An explicit ``against`` that does not resolve is an error.
 
     The lenient policy is the default here: adding a typed optional property to an open record
     is the everyday contract change, and strict set semantics would call it breaking.
@@ -79,26 +88,22 @@ def check_breaking(
 
     if contract.bundled:
         return StepResult(STEP, StepStatus.SKIPPED, "bundled contract: no git history to compare")
-    root = contract.directory.parent
-    try:
-        repo = open_repo(root)
-        resolve_commit(repo, against)
-    except UserError as exc:
-        return StepResult(STEP, StepStatus.ERROR, str(exc))
+    ref = against or "HEAD"
+    previous = _previous_versions(contract.directory.parent, against)
+    if isinstance(previous, StepResult):
+        return previous
 
     details: list[str] = []
-    breaking = allowed = 0
+    problems: list[Problem] = []
+    failing = bumped = allowed = 0  # breaking changes, by how the step judges them
     for name, file_name in SCHEMA_FILES.items():
         relative = (Path("contracts") / file_name).as_posix()
-        # git speaks of paths from its root, which may hold the wiregate folder further down.
-        in_repo = path_in_repo(repo, root, relative)
-        try:
-            data = read_at_ref(root, against, in_repo)
-        except UserError:
-            details.append(f"{relative}: new since {against}")
+        data = previous[name]
+        if data is None:
+            details.append(f"{relative}: new since {ref}")
             continue
         try:
-            old = parse_document(data, f"{relative}@{against}")
+            old = parse_document(data, f"{relative}@{ref}")
         except UserError as exc:
             details.append(f"{exc}; not compared")
             continue
@@ -106,39 +111,76 @@ def check_breaking(
         try:
             result = diff(old, new, mode="full", policy=policy)
         except SchemaLoadError as exc:
-            return StepResult(STEP, StepStatus.ERROR, f"{relative}@{against}: {exc}")
+            return _error(f"{relative}@{ref}: {exc}")
         incompatible = [c for c in result.changes if not (c.backward and c.forward)]
         if not incompatible:
             continue
+        count = len(incompatible)
         findings = [
             f"  {c.id} at {c.new_pointer or c.old_pointer}: {c.message}" for c in incompatible
         ]
         old_marks, new_marks = version_marks(old), version_marks(new)
         if is_version_bump(old_marks, new_marks):
+            bumped += count
             details.append(
-                f"{relative}: {len(incompatible)} breaking changes with a version bump "
+                f"{relative}: {_changes(count)} with a version bump "
                 f"({old_marks[0]} -> {new_marks[0]})"
             )
             continue
         if allow_breaking:
-            allowed += 1
+            allowed += count
             details.append(
-                f"{relative}: {len(incompatible)} breaking changes without a version bump, "
+                f"{relative}: {_changes(count)} without a version bump, "
                 f"allowed by --allow-breaking: {allow_breaking}"
             )
         else:
-            breaking += 1
-            details.append(
-                f"{relative}: {len(incompatible)} breaking changes since {against} without a "
-                "version bump of $id or schema_version"
+            failing += count
+            message = (
+                f"{relative}: {_changes(count)} since {ref} without a version bump of $id or "
+                "schema_version"
             )
+            details.append(message)
+            problems.append(Problem(message, relative))
         details.extend(findings)
-    if breaking:
-        return StepResult(
-            STEP, StepStatus.FAILED, f"breaking change without a version bump since {against}",
-            tuple(details),
-        )  # fmt: skip
-    summary = f"no breaking change since {against}"
+    if failing:
+        summary = f"breaking change without a version bump since {ref}"
+        return StepResult(STEP, StepStatus.FAILED, summary, tuple(details), tuple(problems))
+    parts = []
+    if bumped:
+        parts.append(f"{_changes(bumped)} since {ref}, with a version bump")
     if allowed:
-        summary = f"breaking change since {against} allowed by --allow-breaking: {allow_breaking}"
+        parts.append(
+            f"{_changes(allowed)} since {ref} allowed by --allow-breaking: {allow_breaking}"
+        )
+    summary = "; ".join(parts) or f"no breaking change since {ref}"
     return StepResult(STEP, StepStatus.PASSED, summary, tuple(details))
+
+
+def _previous_versions(root: Path, against: str | None) -> dict[str, bytes | None] | StepResult:
+    """Each contract file's bytes at ``against`` (None where it did not exist yet), or the
+    step's result when there is nothing to compare with or ``against`` does not resolve."""
+    ref = against or "HEAD"
+    try:
+        repo = open_repo(root)
+    except UserError as exc:
+        return _nothing_to_compare(str(exc)) if against is None else _error(str(exc))
+    with repo:  # closes git's helper processes
+        if against is None and not repo.head.is_valid():
+            return _nothing_to_compare(f"{repo.working_dir}: no commit yet")
+        try:
+            commit = resolve_commit(repo, ref)
+        except UserError as exc:
+            return _error(str(exc))
+        # git speaks of paths from its root, which may hold the wiregate folder further down.
+        return {
+            name: blob_at(commit, path_in_repo(repo, root, f"contracts/{file_name}"))
+            for name, file_name in SCHEMA_FILES.items()
+        }
+
+
+def _error(message: str) -> StepResult:
+    return StepResult(STEP, StepStatus.ERROR, message, problems=(Problem(message),))
+
+
+def _nothing_to_compare(reason: str) -> StepResult:
+    return StepResult(STEP, StepStatus.SKIPPED, f"no previous version to compare ({reason})")

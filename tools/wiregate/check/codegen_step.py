@@ -5,7 +5,7 @@ from __future__ import annotations
 from codegen.errors import CodegenError
 from codegen.run import check
 from contracts import Contract
-from wiregate.check.model import StepResult, StepStatus
+from wiregate.check.model import Problem, StepResult, StepStatus
 
 STEP = "codegen"
 
@@ -16,12 +16,17 @@ def check_codegen(contract: Contract) -> StepResult:
     try:
         result = check(contract.directory.parent)
     except CodegenError as exc:
-        return StepResult(STEP, StepStatus.ERROR, str(exc))
+        return StepResult(STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))
     if result.fresh:
         return StepResult(STEP, StepStatus.PASSED, "generated code is fresh")
+    summary = "generated code is stale: run `wiregate codegen` and commit datafactory/wire/"
     return StepResult(
         STEP,
         StepStatus.FAILED,
-        "generated code is stale: run `wiregate codegen` and commit datafactory/wire/",
+        summary,
         tuple(result.diff.splitlines()),
+        problems=tuple(Problem(f"{path}: {_STALE}", path) for path in result.stale),
     )
+
+
+_STALE = "stale or edited: run `wiregate codegen` and commit it"

@@ -3,33 +3,77 @@ metaschema, and every fixture passes or fails as its folder labels it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from contracts import Contract, ContractError
-from wiregate.check.model import StepResult, StepStatus
+from contracts import SCHEMA_FILES, Contract, ContractError
+from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.record_validator import ValidatorSet
 
 STEP = "contract"
 
 
+def relative_file(contract: Contract, path: Path) -> str | None:
+    """``path`` relative to the checkout's root, as annotations name files; None when the
+    contract is the bundled copy (no checkout to point into)."""
+    if contract.bundled:
+        return None
+    try:
+        return path.relative_to(contract.directory.parent).as_posix()
+    except ValueError:
+        return None
+
+
 def check_contract_files(contract: Contract) -> StepResult:
-    problems: list[str] = []
+    # Each schema on its own first, so one broken file does not hide the other.
+    unloadable = []
+    for name in SCHEMA_FILES:
+        try:
+            contract.load_schema(name)
+        except ContractError as exc:
+            unloadable.append(
+                Problem(str(exc), relative_file(contract, contract.schema_path(name)))
+            )
+    if unloadable:
+        count = len(unloadable)
+        return StepResult(
+            STEP,
+            StepStatus.ERROR,
+            "a contract schema cannot be loaded"
+            if count == 1
+            else f"{count} contract schemas cannot be loaded",
+            tuple(problem.message for problem in unloadable),
+            problems=tuple(unloadable),
+            blocking=True,
+        )
     try:
         schemas = contract.schemas
         _ = contract.definitions
     except ContractError as exc:
-        return StepResult(STEP, StepStatus.ERROR, str(exc), blocking=True)
+        return StepResult(
+            STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),), blocking=True
+        )
+    problems: list[Problem] = []
     for name, schema in schemas.items():
         try:
             Draft202012Validator.check_schema(schema)
         except SchemaError as exc:
             where = "/" + "/".join(str(p) for p in exc.absolute_path)
-            problems.append(f"{contract.schema_path(name)}: {where}: {exc.message}")
+            path = contract.schema_path(name)
+            problems.append(
+                Problem(f"{path}: {where}: {exc.message}", relative_file(contract, path))
+            )
     if problems:
         return StepResult(
-            STEP, StepStatus.FAILED, "schema breaks the metaschema", tuple(problems), blocking=True
+            STEP,
+            StepStatus.FAILED,
+            "schema breaks the metaschema",
+            tuple(problem.message for problem in problems),
+            problems=tuple(problems),
+            blocking=True,
         )
 
     validators = ValidatorSet(contract)
@@ -40,18 +84,24 @@ def check_contract_files(contract: Contract) -> StepResult:
             record = orjson.loads(path.read_bytes())
             is_valid = validators.get(definition).is_valid(record)
         except (orjson.JSONDecodeError, ContractError) as exc:
-            problems.append(f"{path}: {exc}")
+            problems.append(Problem(f"{path}: {exc}", relative_file(contract, path)))
             continue
         if is_valid != expected_valid:
             expected = "valid" if expected_valid else "invalid"
             actual = "valid" if is_valid else "invalid"
-            problems.append(f"{path}: labelled {expected} but is {actual} as {definition}")
+            problems.append(
+                Problem(
+                    f"{path}: labelled {expected} but is {actual} as {definition}",
+                    relative_file(contract, path),
+                )
+            )
     if problems:
         return StepResult(
             STEP,
             StepStatus.FAILED,
             f"{len(problems)} of {count} fixtures mislabelled",
-            tuple(problems),
+            tuple(problem.message for problem in problems),
+            problems=tuple(problems),
         )
     return StepResult(
         STEP,

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from contracts import Contract
-from wiregate.check.model import StepResult, StepStatus
+from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.drift import Verdict, run_drift
 from wiregate.errors import UserError
 from wiregate.reporters.drift import render_github, render_text
@@ -30,7 +30,7 @@ def check_drift(
             contract, overrides, ref=ref, strict=strict, repositories=selected, environ=environ
         )
     except UserError as exc:
-        return StepResult(STEP, StepStatus.ERROR, str(exc))
+        return StepResult(STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))
     lines = render_text(report).splitlines()
     annotations = tuple(
         line for line in render_github(report).splitlines() if line.startswith("::")
@@ -42,4 +42,13 @@ def check_drift(
         and all(r.verdict is Verdict.SKIPPED for r in report.results)
     ):
         status = StepStatus.SKIPPED  # nothing was judged: say so rather than "passed"
-    return StepResult(STEP, status, lines[-1], tuple(lines[:-1]), annotations=annotations)
+    # One problem per distinct error: a missing checkout is one, however many copies it holds.
+    errors = dict.fromkeys(r.message or r.verdict.value for r in report.errors)
+    return StepResult(
+        STEP,
+        status,
+        lines[-1],
+        tuple(lines[:-1]),
+        problems=tuple(Problem(message) for message in errors),
+        annotations=annotations,
+    )

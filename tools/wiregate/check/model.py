@@ -14,13 +14,25 @@ class StepStatus(enum.Enum):
 
 
 @dataclass(frozen=True)
+class Problem:
+    """One thing a step found wrong (or that stopped it), in one line naming what it is about;
+    ``file`` is that file relative to the repository root, when there is one."""
+
+    message: str
+    file: str | None = None
+
+
+@dataclass(frozen=True)
 class StepResult:
-    """What one step found. ``details`` are the lines a maintainer reads to fix it."""
+    """What one step found. ``details`` are the lines a maintainer reads to fix it;
+    ``problems`` the same findings one by one, for annotations and error lines."""
 
     name: str
     status: StepStatus
     summary: str
     details: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    #: Ready-made workflow commands (the drift gate's own), used instead of ``problems``.
     annotations: tuple[str, ...] = field(default=(), compare=False)
     #: The later steps cannot run on top of this result (e.g. the schemas themselves are broken).
     blocking: bool = field(default=False, compare=False)

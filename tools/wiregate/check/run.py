@@ -13,13 +13,13 @@ from wiregate.check.breaking import check_breaking
 from wiregate.check.codegen_step import check_codegen
 from wiregate.check.contract_files import check_contract_files
 from wiregate.check.drift_step import check_drift
-from wiregate.check.model import CheckReport, StepResult, StepStatus
+from wiregate.check.model import CheckReport, Problem, StepResult, StepStatus
 from wiregate.errors import UserError
 
 
 @dataclass(frozen=True)
 class CheckOptions:
-    against: str = "HEAD"
+    against: str | None = None  # None: HEAD, and no previous version is no error
     allow_breaking: str | None = None  # the reason a breaking change is allowed
     policy: str = "lenient"
     repos: Mapping[str, Path | None] = field(default_factory=dict)
@@ -51,16 +51,15 @@ def run_check(contract: Contract, options: CheckOptions) -> CheckReport:
     blocked_by: str | None = None
     for name, step in steps:
         if blocked_by is not None:
-            results.append(
-                StepResult(name, StepStatus.SKIPPED, f"not run: the {blocked_by} step failed")
-            )
+            results.append(StepResult(name, StepStatus.SKIPPED, f"not run: {blocked_by}"))
             continue
         try:
             result = step()
         except (UserError, ContractError, CodegenError) as exc:
             # One step's load error must not hide the others' results.
-            result = StepResult(name, StepStatus.ERROR, str(exc))
+            result = StepResult(name, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))
         results.append(result)
         if result.blocking:
-            blocked_by = name
+            outcome = "could not run" if result.status is StepStatus.ERROR else "failed"
+            blocked_by = f"the {name} step {outcome}"
     return CheckReport(steps=tuple(results))

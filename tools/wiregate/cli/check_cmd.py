@@ -6,8 +6,9 @@ import sys
 
 import click
 
-from wiregate.check.model import StepStatus
-from wiregate.cli import fail, main, pass_contract
+from contracts import ContractError, locate
+from wiregate.check.model import Problem, StepStatus
+from wiregate.cli import fail, main
 from wiregate.errors import UserError
 from wiregate.reporters.check import CHECK_REPORTERS
 
@@ -15,9 +16,11 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @main.command("check")
 @click.option(
     "--against",
-    default="HEAD",
-    show_default=True,
-    help="Git ref of the previous contract that a breaking change is judged against.",
+    metavar="REF",
+    default=None,
+    help="Git ref of the previous contract that a breaking change is judged against "
+    "[default: HEAD; without a commit or a git repository the step is skipped, while an "
+    "explicit REF must exist].",
 )
 @click.option(
     "--allow-breaking",
@@ -52,7 +55,7 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @click.pass_context
 def check_command(
     ctx: click.Context,
-    against: str,
+    against: str | None,
     allow_breaking: str | None,
     policy: str,
     repos: tuple[str, ...],
@@ -70,7 +73,13 @@ def check_command(
     from wiregate.check.run import CheckOptions, run_check
     from wiregate.drift.config import parse_repo_overrides
 
-    contract = pass_contract(ctx)
+    # Not pass_contract: a contract schema that cannot be loaded is the contract step's error,
+    # reported in the step table like any other.
+    try:
+        contract = locate(ctx.find_root().obj)
+    except ContractError as exc:
+        fail(str(exc))
+        return
     try:
         options = CheckOptions(
             against=against,
@@ -89,5 +98,6 @@ def check_command(
     sys.stdout.write(CHECK_REPORTERS[output_format](report))
     for step in report.steps:
         if step.status is StepStatus.ERROR:
-            click.echo(f"wiregate: error: {step.name}: {step.summary}", err=True)
+            for problem in step.problems or (Problem(step.summary),):
+                click.echo(f"wiregate: error: {step.name}: {problem.message}", err=True)
     sys.exit(report.exit_code)

@@ -151,7 +151,7 @@ def history_command(
     """
     from wiregate.drift import run_history
     from wiregate.drift.config import parse_repo_overrides
-    from wiregate.reporters.drift import HISTORY_REPORTERS
+    from wiregate.reporters.drift import HISTORY_REPORTERS, shallow_warning
 
     contract = pass_contract(ctx)
     try:
@@ -161,3 +161,6 @@ def history_command(
         fail(str(exc))
         return
     sys.stdout.write(HISTORY_REPORTERS[output_format](reports))
+    if output_format == "text":  # JSON carries it as `shallow_cut`
+        for warning in dict.fromkeys(filter(None, map(shallow_warning, reports))):
+            click.echo(f"wiregate: warning: {warning}", err=True)

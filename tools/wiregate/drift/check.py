@@ -138,29 +138,32 @@ def _check_repository(
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in repository.copies]
 
     results = []
-    for spec in repository.copies:
-        try:
-            found = source.find(spec.paths)
-            if found is None:
-                message = source.missing_message(spec.id, spec.paths)
-                results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
+    try:
+        for spec in repository.copies:
+            try:
+                found = source.find(spec.paths)
+                if found is None:
+                    message = source.missing_message(spec.id, spec.paths)
+                    results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
+                    continue
+                document = parse_document(found.data, found.label)
+                canonical = contract.schemas[spec.schema]
+                verdict, changes, failed = judge(
+                    canonical, document, spec, repository.policy, label=found.label
+                )
+            except UserError as exc:
+                results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
                 continue
-            document = parse_document(found.data, found.label)
-            canonical = contract.schemas[spec.schema]
-            verdict, changes, failed = judge(
-                canonical, document, spec, repository.policy, label=found.label
+            results.append(
+                result(
+                    spec,
+                    verdict,
+                    path=found.path,
+                    commit=commit,
+                    changes=changes,
+                    failed=failed,
+                )
             )
-        except UserError as exc:
-            results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
-            continue
-        results.append(
-            result(
-                spec,
-                verdict,
-                path=found.path,
-                commit=commit,
-                changes=changes,
-                failed=failed,
-            )
-        )
+    finally:
+        source.close()  # git's helper processes, after a --ref read
     return results

@@ -31,6 +31,9 @@ class CopySource(Protocol):
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
         """One line saying none of the candidates exists."""
 
+    def close(self) -> None:
+        """Release what reading needed (git's helper processes)."""
+
 
 class WorkTree:
     """Files as they are on disk (no git needed: an installed site-packages works too)."""
@@ -52,6 +55,9 @@ class WorkTree:
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
         return f"{self.checkout}: copy {copy_id!r} not found (tried: {', '.join(candidates)})"
 
+    def close(self) -> None:
+        pass
+
 
 class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
@@ -64,7 +70,11 @@ class GitTree:
         self.checkout = checkout
         self.ref = ref
         self.repo: git.Repo = open_repo(checkout)
-        self.commit: git.Commit = resolve_commit(self.repo, ref)
+        try:
+            self.commit: git.Commit = resolve_commit(self.repo, ref)
+        except UserError:
+            self.repo.close()
+            raise
 
     def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
         from wiregate.gitsource import blob_at, path_in_repo
@@ -80,3 +90,6 @@ class GitTree:
             f"{self.checkout}@{self.ref}: copy {copy_id!r} not found at that ref "
             f"(tried: {', '.join(candidates)})"
         )
+
+    def close(self) -> None:
+        self.repo.close()

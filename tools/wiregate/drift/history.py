@@ -4,6 +4,7 @@ and against the revision before it, so the output says since which commit a copy
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,11 +18,13 @@ from wiregate.drift.config import (
     copy_identity,
     load_mirrors,
 )
-from wiregate.drift.result import HistoryEntry, HistoryReport, Verdict
+from wiregate.drift.result import FIRST_VISIBLE, HistoryEntry, HistoryReport, Verdict
 from wiregate.errors import UserError
 from wiregate.sources import parse_document
 
 if TYPE_CHECKING:
+    import git
+
     from wiregate.gitsource import FileRevision
 
 __all__ = ["run_history"]
@@ -51,11 +54,32 @@ def _copy_history(
     contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
 ) -> HistoryReport:
     # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
-    from wiregate.gitsource import blob_at, file_history, open_repo, path_in_repo
+    from wiregate.gitsource import open_repo
 
-    repo = open_repo(checkout)
+    with open_repo(checkout) as repo:  # closes git's helper processes
+        entries = _entries(contract, repository, spec, checkout, ref, repo)
+    return HistoryReport(
+        **copy_identity(repository, spec, checkout),
+        ref=ref,
+        entries=tuple(reversed(entries)),
+    )
+
+
+def _entries(
+    contract: Contract,
+    repository: RepositorySpec,
+    spec: CopySpec,
+    checkout: Path,
+    ref: str,
+    repo: git.Repo,
+) -> list[HistoryEntry]:
+    """The judged revisions of a copy, oldest first."""
+    from wiregate.gitsource import blob_at, file_history, path_in_repo, shallow_boundary
+
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
+    # In a shallow clone, the copy seems "added" at the oldest commit git has.
+    boundary = shallow_boundary(repo)
     canonical = contract.schemas[spec.schema]
 
     # Oldest first, so each revision can be compared with the one before it.
@@ -63,6 +87,8 @@ def _copy_history(
     verdicts: dict[bytes, Judgement] = {}
     previous: tuple[str, dict[str, Any]] | None = None  # (commit, document)
     for revision in reversed(revisions):
+        if revision.commit in boundary:
+            revision = replace(revision, status=FIRST_VISIBLE, old_path=None)
         if revision.deleted:
             entries.append(_entry(revision, Verdict.DELETED))
             previous = None
@@ -106,11 +132,7 @@ def _copy_history(
             )
         )
         previous = (revision.commit, document)
-    return HistoryReport(
-        **copy_identity(repository, spec, checkout),
-        ref=ref,
-        entries=tuple(reversed(entries)),
-    )
+    return entries
 
 
 def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:

@@ -9,6 +9,7 @@ from wiregate.diff import Change
 
 __all__ = [
     "BREAKS",
+    "FIRST_VISIBLE",
     "CopyResult",
     "DriftReport",
     "HistoryEntry",
@@ -108,6 +109,11 @@ class DriftReport:
         return 0
 
 
+#: The status of a revision at a shallow clone's boundary: git shows the copy "added" there
+#: because the commits before it are missing, not because it was added.
+FIRST_VISIBLE = "first-visible"
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     """One revision of a copy: its verdict against the canonical contract and what changed
@@ -116,7 +122,7 @@ class HistoryEntry:
     commit: str
     date: str
     subject: str
-    status: str  # added, modified, renamed, deleted, ...
+    status: str  # added, modified, renamed, deleted, ..., or FIRST_VISIBLE
     path: str  # relative to the repository root
     old_path: str | None
     verdict: Verdict
@@ -146,9 +152,16 @@ class HistoryReport:
         return self.entries[0] if self.entries else None
 
     @property
+    def cut(self) -> HistoryEntry | None:
+        """The newest revision at which a shallow clone cuts the history: what came before it
+        is not available. None when the history is complete."""
+        return next((e for e in self.entries if e.status == FIRST_VISIBLE), None)
+
+    @property
     def since(self) -> HistoryEntry | None:
         """The oldest revision of the newest run of revisions sharing the current verdict:
-        "breaking since commit X"."""
+        "breaking since commit X". None when there is no revision, or when the run reaches
+        the shallow-clone cut: the verdict may have started before it, so nothing is claimed."""
         if not self.entries:
             return None
         verdict = self.entries[0].verdict
@@ -157,4 +170,6 @@ class HistoryReport:
             if entry.verdict is not verdict:
                 break
             oldest = entry
-        return oldest
+            if entry.status == FIRST_VISIBLE:
+                break
+        return None if oldest.status == FIRST_VISIBLE else oldest

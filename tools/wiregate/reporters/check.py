@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import orjson
 
-from wiregate.check.model import CheckReport, StepStatus
+from wiregate.check.model import CheckReport, Problem, StepStatus
+from wiregate.reporters.github import workflow_command
 
 __all__ = ["CHECK_REPORTERS"]
 
@@ -32,13 +33,17 @@ def render_text(report: CheckReport) -> str:
 
 
 def render_github(report: CheckReport) -> str:
-    """Workflow annotations for failed steps (plus the steps' own), then the text summary."""
+    """Workflow annotations for failed steps (the drift gate's own, else one per problem,
+    pointing at its file), then the text summary."""
     lines: list[str] = []
     for step in report.steps:
         lines.extend(step.annotations)
-        if step.status in (StepStatus.FAILED, StepStatus.ERROR) and not step.annotations:
-            lines.append(f"::error title=wiregate check: {step.name}::{step.summary}")
-    return "\n".join(lines) + ("\n" if lines else "") + render_text(report)
+        if step.status not in (StepStatus.FAILED, StepStatus.ERROR) or step.annotations:
+            continue
+        title = f"wiregate check: {step.name}"
+        for problem in step.problems or (Problem(step.summary),):
+            lines.append(workflow_command("error", problem.message, title=title, file=problem.file))
+    return "".join(line + "\n" for line in lines) + render_text(report)
 
 
 def render_json(report: CheckReport) -> str:
@@ -50,6 +55,9 @@ def render_json(report: CheckReport) -> str:
                 "status": step.status.value,
                 "summary": step.summary,
                 "details": list(step.details),
+                "problems": [
+                    {"message": problem.message, "file": problem.file} for problem in step.problems
+                ],
             }
             for step in report.steps
         ],

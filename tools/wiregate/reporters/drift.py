@@ -14,6 +14,7 @@ import orjson
 from wiregate.diff import Change
 from wiregate.drift.discovery import RepositoryCandidates
 from wiregate.drift.result import (
+    FIRST_VISIBLE,
     CopyResult,
     DriftReport,
     HistoryEntry,
@@ -27,8 +28,15 @@ from wiregate.reporters.diff import (
     github_annotation,
     markdown_table,
 )
+from wiregate.reporters.github import workflow_command
 
-__all__ = ["DISCOVERY_REPORTERS", "DRIFT_REPORTERS", "HISTORY_REPORTERS", "REPORT_VERSION"]
+__all__ = [
+    "DISCOVERY_REPORTERS",
+    "DRIFT_REPORTERS",
+    "HISTORY_REPORTERS",
+    "REPORT_VERSION",
+    "shallow_warning",
+]
 
 #: Bumped only when a field of the JSON reports changes meaning or disappears.
 REPORT_VERSION = 1
@@ -153,22 +161,17 @@ def render_json(report: DriftReport) -> str:
     )
 
 
-def _escape_data(text: str) -> str:
-    """A workflow command's message may not hold raw newlines or percent signs."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def render_github(report: DriftReport) -> str:
     """Workflow annotations; file paths are relative to the governed repository's checkout."""
     lines = []
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
-        message = _escape_data(result.message or "")
+        message = result.message or ""
         if result.verdict is Verdict.ERROR:
-            lines.append(f"::error title={title}::{message}")
+            lines.append(workflow_command("error", message, title=title))
         elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
             level = "error" if report.strict else "warning"
-            lines.append(f"::{level} title={title}::{message}")
+            lines.append(workflow_command(level, message, title=title))
         elif result.verdict.drifted:
             lines.extend(
                 github_annotation(change, file=result.path, title_prefix=f"{title}: ")
@@ -217,9 +220,24 @@ DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
 # --- history -------------------------------------------------------------------------------
 
 
+_STATUS_TEXT = {FIRST_VISIBLE: "first visible commit (shallow clone: history is cut here)"}
+
+
 def _entry_heading(entry: HistoryEntry) -> str:
     path = f"{entry.old_path} -> {entry.path}" if entry.old_path else entry.path
-    return f"{entry.commit[:7]} {entry.date[:10]} {entry.status} {path}: {entry.subject}"
+    status = _STATUS_TEXT.get(entry.status, entry.status)
+    return f"{entry.commit[:7]} {entry.date[:10]} {status} {path}: {entry.subject}"
+
+
+def shallow_warning(report: HistoryReport) -> str | None:
+    """One line saying a shallow clone hides the history before the cut, if it does."""
+    cut = report.cut
+    if cut is None:
+        return None
+    return (
+        f"{report.checkout}: shallow clone, history before {cut.commit[:7]} is not available; "
+        "fetch with --unshallow or fetch-depth: 0"
+    )
 
 
 def _history_text(report: HistoryReport) -> list[str]:
@@ -229,13 +247,20 @@ def _history_text(report: HistoryReport) -> list[str]:
     ]
     since = report.since
     current = report.current
-    if current is None or since is None:
+    cut = report.cut
+    if current is None:
         lines.append("    never committed at any of its paths")
         return lines
-    lines.append(
-        f"    now {_verdict_text(current.verdict)} since {since.commit[:7]} {since.date[:10]}: "
-        f"{since.subject}"
-    )
+    if since is not None:
+        lines.append(
+            f"    now {_verdict_text(current.verdict)} since {since.commit[:7]} "
+            f"{since.date[:10]}: {since.subject}"
+        )
+    elif cut is not None:  # the verdict reaches back to the cut: no claim past it
+        lines.append(
+            f"    now {_verdict_text(current.verdict)} at least since {cut.commit[:7]} "
+            f"{cut.date[:10]}: {cut.subject} (shallow clone: history before it is not available)"
+        )
     for entry in report.entries:
         lines.append(f"  {_entry_heading(entry)}")
         verdict = f"      vs contract: {_verdict_text(entry.verdict)}"
@@ -297,6 +322,7 @@ def history_to_json(report: HistoryReport) -> dict[str, Any]:
         "ref": report.ref,
         "verdict": report.current.verdict.value if report.current else None,
         "since": since.commit if since else None,
+        "shallow_cut": report.cut.commit if report.cut else None,
         "revisions": [_entry_json(entry) for entry in report.entries],
     }
 
