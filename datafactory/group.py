@@ -192,9 +192,9 @@ def split_rollout(
     * One record per branch: of the branch records and Layer 2 PPO records with the same
       ``branch_index``, a branch record is kept (the plugin derived its records from the
       branches), else the first in input order.
-    * One DPO pair per rollout: a rollout with branch records gets its pair from them, so
-      its Layer 2 DPO records are duplicates; of several Layer 2 DPO records, the first in
-      input order is kept.
+    * One DPO pair per rollout: of several Layer 2 DPO records, the first in input order is
+      kept (first among the Layer 2 records returned); the build stage drops it too when the
+      rollout's branch records give a pair.
     """
     branches: list[SpillEntry] = []
     layer2: list[SpillEntry] = []
@@ -213,9 +213,6 @@ def split_rollout(
         (branches if entry.kind == KIND_BRANCH else layer2).append(entry)
     if pairs:
         pairs.sort(key=lambda e: (e.chunk, e.line))  # input order
-        if branches:
-            duplicates.extend((branches[0], pair) for pair in pairs)
-        else:
-            duplicates.extend((pairs[0], pair) for pair in pairs[1:])
-            layer2.insert(0, pairs[0])  # DPO before PPO, as sorted
+        duplicates.extend((pairs[0], pair) for pair in pairs[1:])
+        layer2.insert(0, pairs[0])  # DPO before PPO, as sorted
     return branches, layer2, duplicates

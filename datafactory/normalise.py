@@ -24,6 +24,7 @@ Anything else that breaks the contract is rejected, never guessed at.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,7 +199,34 @@ def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
         if _at_non_finite(text, exc.pos):
             raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
         raise Reject("invalid-json", reason) from None
+    if _WIDE_RUN in raw.translate(_DIGITS_ONLY):
+        wide = _wide_integer(raw)
+        if wide is not None:
+            raise Reject("unsupported-value", f"integer {wide} does not fit in 64 bits")
     return normalise_value(value, validators)
+
+
+# orjson reads an integer beyond 64 bits as a float, which would change it silently. Such an
+# integer has at least 19 digits; a run that long is rare, so is the exact parse it triggers.
+_DIGITS_ONLY = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0", else " "
+_WIDE_RUN = b"0" * 19
+_INT64_RANGE = range(-(2**63), 2**64)  # what orjson reads as an integer
+
+
+def _wide_integer(raw: bytes) -> str | None:
+    """The first integer of the line that orjson cannot read exactly, as written, or None."""
+    wide: list[str] = []
+
+    def integer(token: str) -> int:
+        if int(token) not in _INT64_RANGE and not wide:
+            wide.append(token)
+        return 0
+
+    try:
+        json.loads(raw, parse_int=integer)
+    except (ValueError, RecursionError):  # what orjson read, the standard library may not
+        return None
+    return wide[0] if wide else None
 
 
 def _at_non_finite(text: str, pos: int) -> bool:

@@ -22,6 +22,7 @@ on which worker finished first.
 from __future__ import annotations
 
 import base64
+import codecs
 import multiprocessing
 import os
 import tempfile
@@ -265,6 +266,8 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
     for offset, raw in chunk_lines(chunk, source):
         number += 1
         line = raw[:-1] if raw.endswith(b"\n") else raw
+        if offset == 0 and line.startswith(codecs.BOM_UTF8):
+            line = line[3:]  # a byte-order mark opens the input: allowed, as validate does
         if not line.strip():
             acc.blank += 1
             continue
@@ -431,11 +434,16 @@ def _build_rollout(
     result: PartitionResult,
 ) -> None:
     acc = result.acc
-    if branches and "dpo" in ctx.formats:
-        pair = choose_pair(branches)
-        if isinstance(pair, str):
+    plugin_pair = layer2[0] if layer2 and layer2[0].kind == group.KIND_DPO else None
+    pair = choose_pair(branches) if branches and ("dpo" in ctx.formats or plugin_pair) else None
+    if isinstance(pair, tuple) and plugin_pair is not None:
+        # The branch records give the rollout's pair: the plugin's DPO record repeats it.
+        result.duplicates.append((pair[0], plugin_pair))
+        layer2 = layer2[1:]
+    if "dpo" in ctx.formats:
+        if isinstance(pair, str) and plugin_pair is None:
             acc.dpo_skipped[pair] += 1
-        else:
+        elif isinstance(pair, tuple):
             chosen, rejected = pair
             # The chosen branch's conversation: its own JSON, or the one inside its PPO line.
             messages = (

@@ -171,7 +171,7 @@ def test_missing_temp_dir(tmp_path: Path, run_cli: RunCli) -> None:
 
 @pytest.mark.parametrize("output_format", ["both", "dpo"])
 def test_branch_index_beyond_64_bits(tmp_path: Path, run_cli: RunCli, output_format: str) -> None:
-    # orjson reads 2**64 as a float; the contract's "integer" accepts a whole float.
+    # orjson reads 2**64 as a float, which the contract's "integer" accepts when whole.
     path = tmp_path / "in.jsonl"
     path.write_bytes(
         GOOD
@@ -186,7 +186,7 @@ def test_branch_index_beyond_64_bits(tmp_path: Path, run_cli: RunCli, output_for
     assert (reject["line"], reject["reason"], reject["detail"]) == (
         2,
         "unsupported-value",
-        "RolloutBranchRecord: branch index 1.8446744073709552e+19 does not fit in 64 bits",
+        "integer 18446744073709551616 does not fit in 64 bits",
     )
     assert run.manifest()["lines"] == {"read": 2, "accepted": 1, "rejected": 1, "blank": 0}
 
@@ -204,3 +204,55 @@ def test_tool_arguments_nested_too_deep_to_write(tmp_path: Path, run_cli: RunCli
         "unsupported-value",
         "RolloutBranchRecord: cannot be written: Recursion limit reached",
     )
+
+
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        (b"12345678901234567890123", False),
+        (b"-9223372036854775809", False),
+        (b"18446744073709551615", True),  # the largest integer orjson reads exactly
+        (b"-9223372036854775808", True),
+        (b"12345678901234567890.5", True),  # a float: JSON numbers are doubles
+    ],
+)
+def test_integers_orjson_would_change_are_rejected(
+    tmp_path: Path, run_cli: RunCli, written: bytes, kept: bool
+) -> None:
+    call = {"event": "tool_call", "data": {"name": "t", "args": {"id": "ID"}}}
+    line = orjson.dumps(branch("r", 1, tool_call_sequence=[call])).replace(b'"ID"', written)
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(GOOD + line + b"\n")
+    run = run_cli(path)
+    assert run.exit_code == 0, run.stderr
+    if kept:
+        assert run.rejects() == [] and len(run.ppo()) == 2
+        return
+    (reject,) = run.rejects()
+    assert (reject["line"], reject["reason"], reject["detail"]) == (
+        2,
+        "unsupported-value",
+        f"integer {written.decode()} does not fit in 64 bits",
+    )
+    assert reject["raw"] == line.decode()
+
+
+def test_a_long_run_of_digits_in_a_string_is_not_an_integer(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(
+        orjson.dumps(branch("r", 0, final_answer="id:123456789012345678901234")) + b"\n"
+    )
+    run = run_cli(path)
+    assert run.rejects() == []
+    assert [p["messages"][-1]["content"] for p in run.ppo()] == ["id:123456789012345678901234"]
+
+
+def test_a_byte_order_mark_may_open_an_input(tmp_path: Path, run_cli: RunCli) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD + b"\xef\xbb\xbf" + GOOD.replace(b'"r"', b'"s"'))
+    run = run_cli(path)
+    (reject,) = run.rejects()  # only at the start of the input
+    assert (reject["line"], reject["reason"]) == (2, "invalid-json")
+    assert [p["provenance"]["rollout_id"] for p in run.ppo()] == ["r"]

@@ -119,3 +119,28 @@ def test_branch_records_win_over_the_plugins_records(tmp_path: Path, run_cli: Ru
     assert (manifest["dpo"]["pairs"], manifest["dpo"]["from_layer2"]) == (1, 0)
     assert (manifest["ppo"]["records"], manifest["ppo"]["from_layer2"]) == (2, 1)
     assert manifest["rollouts"] == 1
+
+
+def test_the_plugins_pair_stands_when_the_branch_records_give_none(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    # One usable branch gives no pair of its own: the plugin's pair is the rollout's pair.
+    path = write_jsonl(tmp_path / "in.jsonl", [_branches()[0], _dpo2(), _dpo2(answer="other")])
+    run = run_cli(path)
+    assert run.exit_code == 0, run.stderr
+    assert [d["chosen"] for d in run.dpo()] == ["good"]
+    assert [(r["line"], r["reason"]) for r in run.rejects()] == [(3, "duplicate-pair")]
+    manifest = run.manifest()
+    assert (manifest["dpo"]["pairs"], manifest["dpo"]["from_layer2"]) == (0, 1)
+    assert manifest["dpo"]["skipped_rollouts"] == {}
+    assert manifest["lines"] == {"read": 3, "accepted": 2, "rejected": 1, "blank": 0}
+
+
+def test_which_pair_is_a_repeat_does_not_depend_on_the_format(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [*_branches(), _dpo2()])
+    for output_format in ("both", "dpo", "ppo"):
+        run = run_cli(path, args=("--format", output_format))
+        assert run.exit_code == 0, run.stderr
+        assert [(r["line"], r["reason"]) for r in run.rejects()] == [(3, "duplicate-pair")]
