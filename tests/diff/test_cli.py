@@ -230,13 +230,16 @@ def test_git_sources_read_without_touching_the_work_tree(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("{repo}@no-such-ref:schema.json", "{root}: unknown git ref 'no-such-ref'"),
+        (
+            "{repo}@no-such-ref:schema.json",
+            "{repo}@no-such-ref:schema.json: unknown git ref 'no-such-ref'",
+        ),
         (
             "{repo}@HEAD:missing.json",
             "{repo}@HEAD:missing.json: no file missing.json in the repository at HEAD",
         ),
         ("{repo}@HEAD:../x.json", "{repo}@HEAD:../x.json: ../x.json is outside the repository"),
-        ("{tmp}@HEAD:schema.json", "{tmp}: not a git repository"),
+        ("{tmp}@HEAD:schema.json", "{tmp}@HEAD:schema.json: {tmp} is not a git repository"),
         (
             "{tmp}/nope@HEAD:schema.json",
             "{tmp}/nope@HEAD:schema.json: no such file "
@@ -248,8 +251,22 @@ def test_bad_git_sources_exit_2(repo: Path, spec: str, message: str) -> None:
     outside = repo.parent / "plain"
     outside.mkdir(exist_ok=True)
     source = spec.format(repo=repo, tmp=outside)
-    expected = message.format(repo=repo, tmp=outside, root=repo.resolve())
+    expected = message.format(repo=repo, tmp=outside)
     assert run(source, str(repo / "schema.json")) == (2, "", f"wiregate: error: {expected}\n")
+
+
+def test_an_unknown_ref_names_the_source_as_typed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the absolute path of the repository that git resolved it to."""
+    (repo / "sub").mkdir()
+    _write(repo / "sub" / "s.json", OLD)
+    monkeypatch.chdir(repo)
+    assert run("sub@nope:s.json", "sub/s.json") == (
+        2,
+        "",
+        "wiregate: error: sub@nope:s.json: unknown git ref 'nope'\n",
+    )
 
 
 @pytest.fixture
