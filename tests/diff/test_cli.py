@@ -446,8 +446,45 @@ def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
     )
 
 
+REF_OLD = {
+    "$defs": {"Rec": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    "type": "object",
+}
+REF_NEW = {
+    "$defs": {
+        "Rec": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Str"}}},
+        "Str": {"type": "string"},
+    },
+    "type": "object",
+}
+
+
+def test_moving_a_schema_into_a_definition_another_one_references_exits_0(
+    tmp_path: Path,
+) -> None:
+    """``Str`` is referenced by ``Rec`` (itself a record type): a building block, not a
+    record type, so the refactor changes nothing either way."""
+    old = _write(tmp_path / "old.json", REF_OLD)
+    new = _write(tmp_path / "new.json", REF_NEW)
+    assert run(old, new, "--mode", "full") == (
+        0,
+        "info: definition-added at # -> #/$defs/Str: definition 'Str' added "
+        "(backward: yes, forward: yes)\n"
+        "compatible (full, strict): 1 change (1 info)\n",
+        "",
+    )
+    assert run(new, old, "--mode", "full") == (
+        0,
+        "info: definition-removed at #/$defs/Str -> #: definition 'Str' removed "
+        "(backward: yes, forward: yes)\n"
+        "compatible (full, strict): 1 change (1 info)\n",
+        "",
+    )
+
+
 def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> None:
-    """``Side`` is not referenced by the root: a record type of its own."""
+    """``Side`` is referenced by nothing (neither the root nor ``Rec``): a record type of its
+    own."""
     defs = {"Rec": {"type": "object"}, "Side": {"type": "integer"}}
     old = _write(tmp_path / "old.json", {"$defs": defs, "$ref": "#/$defs/Rec"})
     new = _write(tmp_path / "new.json", {"$defs": {"Rec": defs["Rec"]}, "$ref": "#/$defs/Rec"})
