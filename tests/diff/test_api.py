@@ -407,3 +407,103 @@ def test_adding_or_removing_a_referenced_definition_changes_nothing_by_itself() 
     assert [c.message for c in diff(inline, _without(RECORDS, "Side")).changes] == [
         "definition 'Rec' added"
     ]
+
+
+STR_REF = {"type": "object", "properties": {"a": {"$ref": "#/$defs/Str"}}}
+INLINE = {"$defs": {"Rec": {"type": "object", "properties": {"a": {"type": "string"}}}}}
+EXTRACTED = {"$defs": {"Rec": STR_REF, "Str": {"type": "string"}}}
+
+
+def test_a_definition_referenced_only_by_another_definition_is_a_building_block() -> None:
+    """Neither root references ``Rec`` nor ``Str``; ``Rec`` references ``Str``, so every
+    change ``Str`` makes shows up in ``Rec``: adding or removing it changes nothing by itself."""
+    assert _rows(INLINE, EXTRACTED, mode="full") == [
+        ("definition-added", "info", "#", "#/$defs/Str", True, True)
+    ]
+    assert [c.message for c in diff(INLINE, EXTRACTED).changes] == ["definition 'Str' added"]
+    assert _rows(EXTRACTED, INLINE, mode="full") == [
+        ("definition-removed", "info", "#/$defs/Str", "#", True, True)
+    ]
+    assert [c.message for c in diff(EXTRACTED, INLINE).changes] == ["definition 'Str' removed"]
+    assert diff(INLINE, EXTRACTED, mode="full").compatible
+    assert diff(EXTRACTED, INLINE, mode="full").compatible
+
+
+def test_a_building_block_reached_through_a_chain_of_definitions() -> None:
+    """``Rec`` -> ``Mid`` -> ``Str``: ``Str`` is referenced transitively; ``Mid`` and ``Str``
+    removed together change nothing by themselves, ``Rec`` carries the change."""
+    chain = {
+        "$defs": {
+            "Rec": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Mid"}}},
+            "Mid": {"$ref": "#/$defs/Str", "description": "a"},
+            "Str": {"type": "string"},
+        }
+    }
+    assert _rows(chain, INLINE, mode="full") == [
+        ("definition-removed", "info", "#/$defs/Mid", "#", True, True),
+        (
+            "description-changed",
+            "info",
+            "#/$defs/Mid/description",
+            "#/$defs/Rec/properties/a",
+            True,
+            True,
+        ),
+        ("definition-removed", "info", "#/$defs/Str", "#", True, True),
+    ]
+    assert diff(chain, INLINE, mode="full").compatible
+
+
+def test_a_reference_into_a_definition_references_the_definition() -> None:
+    """``Other`` now points inside ``Rec``: ``Rec`` is a building block, as is ``Str``."""
+    before = {"$defs": {"Other": {"type": "string"}}}
+    into = {"$defs": {**EXTRACTED["$defs"], "Other": {"$ref": "#/$defs/Rec/properties/a"}}}
+    assert _rows(before, into, mode="full") == [
+        ("definition-added", "info", "#", "#/$defs/Rec", True, True),
+        ("definition-added", "info", "#", "#/$defs/Str", True, True),
+    ]
+
+
+def test_a_definition_nothing_references_is_still_a_record_type() -> None:
+    """``Side`` is referenced by neither the root nor any other definition."""
+    with_side = {"$defs": {**EXTRACTED["$defs"], "Side": {"type": "integer"}}}
+    assert _rows(with_side, EXTRACTED) == [
+        ("definition-removed", "error", "#/$defs/Side", "#", False, True)
+    ]
+    assert not diff(with_side, EXTRACTED).compatible
+    assert _rows(EXTRACTED, with_side, mode="full") == [
+        ("definition-added", "error", "#", "#/$defs/Side", True, False)
+    ]
+    # Removing the record type ``Rec`` itself is an error; its building block ``Str``, gone
+    # with it, is not.
+    only_side = {"$defs": {"Side": {"type": "integer"}}}
+    assert _rows(with_side, only_side) == [
+        ("definition-removed", "error", "#/$defs/Rec", "#", False, True),
+        ("definition-removed", "info", "#/$defs/Str", "#", True, True),
+    ]
+
+
+def test_recursive_definitions_nothing_else_references_are_record_types() -> None:
+    """A definition referencing itself, and two referencing only each other, are still
+    referenced by nothing outside themselves: record types of their own."""
+    tree = {
+        "type": "object",
+        "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+    }
+    pair = {
+        "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+        "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}},
+    }
+    assert _rows({"$defs": {"Tree": tree}}, {}) == [
+        ("definition-removed", "error", "#/$defs/Tree", "#", False, True)
+    ]
+    assert _rows({}, {"$defs": pair}, mode="full") == [
+        ("definition-added", "error", "#", "#/$defs/A", True, False),
+        ("definition-added", "error", "#", "#/$defs/B", True, False),
+    ]
+    # Referenced from outside the pair, both are building blocks.
+    used = {"$defs": {**pair, "Rec": {"$ref": "#/$defs/A"}}}
+    assert _rows({"$defs": {"Rec": {"type": "object"}}}, used, mode="full")[1:] == [
+        ("definition-added", "info", "#", "#/$defs/A", True, True),
+        ("definition-added", "info", "#", "#/$defs/B", True, True),
+    ]

@@ -230,13 +230,16 @@ def test_git_sources_read_without_touching_the_work_tree(repo: Path) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("{repo}@no-such-ref:schema.json", "{root}: unknown git ref 'no-such-ref'"),
+        (
+            "{repo}@no-such-ref:schema.json",
+            "{repo}@no-such-ref:schema.json: unknown git ref 'no-such-ref'",
+        ),
         (
             "{repo}@HEAD:missing.json",
             "{repo}@HEAD:missing.json: no file missing.json in the repository at HEAD",
         ),
         ("{repo}@HEAD:../x.json", "{repo}@HEAD:../x.json: ../x.json is outside the repository"),
-        ("{tmp}@HEAD:schema.json", "{tmp}: not a git repository"),
+        ("{tmp}@HEAD:schema.json", "{tmp}@HEAD:schema.json: {tmp} is not a git repository"),
         (
             "{tmp}/nope@HEAD:schema.json",
             "{tmp}/nope@HEAD:schema.json: no such file "
@@ -248,8 +251,22 @@ def test_bad_git_sources_exit_2(repo: Path, spec: str, message: str) -> None:
     outside = repo.parent / "plain"
     outside.mkdir(exist_ok=True)
     source = spec.format(repo=repo, tmp=outside)
-    expected = message.format(repo=repo, tmp=outside, root=repo.resolve())
+    expected = message.format(repo=repo, tmp=outside)
     assert run(source, str(repo / "schema.json")) == (2, "", f"wiregate: error: {expected}\n")
+
+
+def test_an_unknown_ref_names_the_source_as_typed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the absolute path of the repository that git resolved it to."""
+    (repo / "sub").mkdir()
+    _write(repo / "sub" / "s.json", OLD)
+    monkeypatch.chdir(repo)
+    assert run("sub@nope:s.json", "sub/s.json") == (
+        2,
+        "",
+        "wiregate: error: sub@nope:s.json: unknown git ref 'nope'\n",
+    )
 
 
 @pytest.fixture
@@ -429,8 +446,45 @@ def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
     )
 
 
+REF_OLD = {
+    "$defs": {"Rec": {"type": "object", "properties": {"a": {"type": "string"}}}},
+    "type": "object",
+}
+REF_NEW = {
+    "$defs": {
+        "Rec": {"type": "object", "properties": {"a": {"$ref": "#/$defs/Str"}}},
+        "Str": {"type": "string"},
+    },
+    "type": "object",
+}
+
+
+def test_moving_a_schema_into_a_definition_another_one_references_exits_0(
+    tmp_path: Path,
+) -> None:
+    """``Str`` is referenced by ``Rec`` (itself a record type): a building block, not a
+    record type, so the refactor changes nothing either way."""
+    old = _write(tmp_path / "old.json", REF_OLD)
+    new = _write(tmp_path / "new.json", REF_NEW)
+    assert run(old, new, "--mode", "full") == (
+        0,
+        "info: definition-added at # -> #/$defs/Str: definition 'Str' added "
+        "(backward: yes, forward: yes)\n"
+        "compatible (full, strict): 1 change (1 info)\n",
+        "",
+    )
+    assert run(new, old, "--mode", "full") == (
+        0,
+        "info: definition-removed at #/$defs/Str -> #: definition 'Str' removed "
+        "(backward: yes, forward: yes)\n"
+        "compatible (full, strict): 1 change (1 info)\n",
+        "",
+    )
+
+
 def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> None:
-    """``Side`` is not referenced by the root: a record type of its own."""
+    """``Side`` is referenced by nothing (neither the root nor ``Rec``): a record type of its
+    own."""
     defs = {"Rec": {"type": "object"}, "Side": {"type": "integer"}}
     old = _write(tmp_path / "old.json", {"$defs": defs, "$ref": "#/$defs/Rec"})
     new = _write(tmp_path / "new.json", {"$defs": {"Rec": defs["Rec"]}, "$ref": "#/$defs/Rec"})

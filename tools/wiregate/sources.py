@@ -93,8 +93,15 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
     resolved as ``wiregate drift`` resolves a copy's path, without touching the work tree."""
     from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit  # slow
 
-    repo = open_repo(directory)
-    commit = resolve_commit(repo, ref)
+    # gitsource's messages name the repository; these name the source as it was typed.
+    try:
+        repo = open_repo(directory)
+    except UserError:
+        raise UserError(f"{spec}: {directory} is not a git repository") from None
+    try:
+        commit = resolve_commit(repo, ref)
+    except UserError:
+        raise UserError(f"{spec}: unknown git ref {ref!r}") from None
     try:
         in_repo = posixpath.normpath(path_in_repo(repo, directory, path))
     except ValueError:  # the directory is not inside the work tree (a .git folder, say)

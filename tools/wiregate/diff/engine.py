@@ -57,12 +57,12 @@ def diff(
         if not json_equal(old_schema.tree, new_schema.tree):
             raw += _judge(old_schema, new_schema)
         if at_roots:
-            # Pointers of every definition a root references: the others are record types
-            # of their own.
+            # Pointers of every schema either root reaches: the definitions among them are
+            # compared there; the others are compared on their own.
             reached = frozenset(old_schema.sources.values()) | frozenset(
                 new_schema.sources.values()
             )
-            raw += definitions.check(old_doc, new_doc, reached)
+            raw += definitions.check(old_doc, new_doc)
             raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
@@ -94,8 +94,9 @@ def _unreferenced_definitions(
     reached: Set[str],
     origins: tuple[str, str],
 ) -> Iterable[RawFinding]:
-    """A ``$defs`` entry that neither root reaches is a schema of its own (a record type
-    validated by name): compare it too, so no difference goes unexplained."""
+    """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
+    goes unexplained: a record type validated by name, or a building block of one (its
+    findings carry its own pointers either way, so they are reported once)."""
     old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
     new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
     for name in sorted(old_defs.keys() & new_defs.keys()):

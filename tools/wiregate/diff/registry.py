@@ -476,14 +476,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         definitions.DEFINITION_ADDED,
         "definitions",
-        "A $defs entry was added. One the root references is judged where the reference is (compatible both ways by itself); one the root does not reference is a new record type validated by name, which old readers reject (forward incompatible).",
+        "A $defs entry was added. One that something in the document references (the root or another entry, directly or through other entries) is a building block judged where the references are (compatible both ways by itself); one that nothing references is a new record type validated by name, which old readers reject (forward incompatible). Entries in a reference cycle that nothing outside the cycle references are record types too.",
         "yes",
         "depends",
     ),
     Rule(
         definitions.DEFINITION_REMOVED,
         "definitions",
-        "A $defs entry was removed. One the old root referenced was judged where the reference was (compatible both ways by itself); one it did not reference is a record type validated by name, so every record validated by that name is now rejected (backward incompatible), at least as breaking as changing it.",
+        "A $defs entry was removed. One that something in the old document referenced (the root or another entry, directly or through other entries) was a building block judged where the references were (compatible both ways by itself); one that nothing referenced is a record type validated by name, so every record validated by that name is now rejected (backward incompatible), at least as breaking as changing it. Entries in a reference cycle that nothing outside the cycle referenced were record types too.",
         "depends",
         "yes",
     ),

@@ -48,7 +48,8 @@ class DiffResult:
     @property
     def equivalent(self) -> bool:
         """The schemas accept the same values: only changes compatible both ways by set semantics
-        (annotations, defaults, an added or removed definition that a root references) remain."""
+        (annotations, defaults, an added or removed definition that something else references)
+        remain."""
         return all(c.backward and c.forward and c.tolerated_by is None for c in self.changes)
 
     @property
