@@ -5,16 +5,15 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any, TypeAlias
 
 import orjson
 
 from contracts import locate
-from datafactory.g3 import DEFAULT_NGRAM
 from datafactory.manifest import Accounting
 from datafactory.normalise import Reject, normalise_line
-from datafactory.pipeline import FORMATS, RunResult, Settings, run
+from datafactory.pipeline import RunResult, SettingNames, Settings, check_settings, run
 from datafactory.records import (
     DpoRecord,
     PpoRecord,
@@ -68,6 +67,13 @@ def load_rollouts(
 
 #: How the manifest and the rejects file name the records given to ``export`` (stdin is "-").
 RECORDS_NAME = "<records>"
+#: The records before they are staged to a file: no file yet, so nothing an output could be.
+_UNSTAGED = InputSource(RECORDS_NAME, "", False)
+#: What ``export``'s errors call the settings: its own parameters.
+PARAMETER_NAMES = SettingNames(
+    {setting.name: setting.name for setting in fields(Settings)} | {"inputs": "records"},
+    keywords=True,
+)
 
 
 def export(
@@ -84,49 +90,22 @@ def export(
     ``allow_missing_g3=True``. The records go through the same pipeline as files do; the
     manifest and the rejects file name them ``<records>``, line N being the Nth record.
     Raises ``UserError`` for bad arguments (checked before any record is read) or input."""
+    if not dpo_path and not ppo_path:
+        raise UserError("export needs dpo_path, ppo_path or both")
     output_format = options.pop("output_format", None) or (
         "both" if dpo_path and ppo_path else "dpo" if dpo_path else "ppo"
     )
-    _check_arguments(dpo_path, ppo_path, output_format, options)
-    temp_dir = options.get("temp_dir")
-    with tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=temp_dir) as tmp:
+    settings = Settings(
+        inputs=(_UNSTAGED,),
+        dpo_path=dpo_path,
+        ppo_path=ppo_path,
+        output_format=output_format,
+    )
+    settings = replace(settings, **options)
+    check_settings(settings, PARAMETER_NAMES)
+    with tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=settings.temp_dir) as tmp:
         staged = os.path.join(tmp, "records.jsonl")
         with open(staged, "wb") as handle:
             for record in records:
                 handle.write(orjson.dumps(to_wire(record)) + b"\n")
-        settings = Settings(
-            inputs=(InputSource(RECORDS_NAME, staged, False),),
-            dpo_path=dpo_path,
-            ppo_path=ppo_path,
-            output_format=output_format,
-        )
-        return run(replace(settings, **options))
-
-
-def _check_arguments(
-    dpo_path: str | None, ppo_path: str | None, output_format: str, options: dict[str, Any]
-) -> None:
-    """The run's own argument checks, worded for the API (the run's words are the command's
-    options: ``--output-ppo``, ``--eval-items``, ...)."""
-    if not dpo_path and not ppo_path:
-        raise UserError("export needs dpo_path, ppo_path or both")
-    if output_format not in FORMATS:
-        raise UserError(f"output_format must be one of {', '.join(FORMATS)}, got {output_format!r}")
-    paths = {"dpo": dpo_path, "ppo": ppo_path}
-    for name in sorted(FORMATS[output_format]):
-        if not paths[name]:
-            raise UserError(f"{name}_path is required with output_format={output_format!r}")
-    ngram = options.get("ngram", DEFAULT_NGRAM)
-    if ngram < 1:
-        raise UserError(f"ngram must be at least 1 (words per n-gram), got {ngram}")
-    eval_items = options.get("eval_items")
-    if eval_items is None and not options.get("allow_missing_g3"):
-        raise UserError(
-            "no eval_items given: the G3 contamination gate cannot run "
-            "(pass allow_missing_g3=True to export without it)"
-        )
-    if eval_items == "-":
-        raise UserError("eval_items must be a file (it is read twice), not stdin")
-    temp_dir = options.get("temp_dir")
-    if temp_dir is not None and not os.path.isdir(temp_dir):
-        raise UserError(f"temp_dir {temp_dir}: no such directory")
+        return run(replace(settings, inputs=(InputSource(RECORDS_NAME, staged, False),)))

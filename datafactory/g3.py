@@ -46,6 +46,7 @@ __all__ = [
     "EvalIndex",
     "EvalItem",
     "G3Report",
+    "check_ngram",
     "hash_grams",
     "n_gram_hash",
     "name_contaminations",
@@ -59,6 +60,17 @@ __all__ = [
 DEFAULT_NGRAM = 8
 #: Fields searched, in this order, for an eval item's text when --eval-field is not given.
 EVAL_TEXT_FIELDS = ("question", "prompt", "task", "text", "input")
+
+
+def check_ngram(
+    n: int, name: str, error: Callable[[str], Exception] = ValueError, *, explain: bool = True
+) -> None:
+    """Refuse an n-gram length below 1 in the caller's words: ``name`` is its parameter or
+    option, ``error`` what it raises. ``explain`` says what the number counts (an option
+    leaves that to its --help)."""
+    if n < 1:
+        unit = " (words per n-gram)" if explain else ""
+        raise error(f"{name} must be at least 1{unit}, got {n}")
 
 
 class _PunctuationTable(dict[int, "int | None"]):
@@ -183,8 +195,7 @@ class EvalIndex:
         n: int = DEFAULT_NGRAM,
         reread: Callable[[], Iterable[EvalItem]] | None = None,
     ) -> None:
-        if n < 1:
-            raise ValueError(f"n must be at least 1 (words per n-gram), got {n}")
+        check_ngram(n, "n")
         self.n = n
         self.items = 0
         materialised: list[EvalItem] | None = None
@@ -296,8 +307,7 @@ def validate_g3(
     """Check ``(rollout_id, task)`` pairs against an eval set (an ``EvalIndex`` or the
     items); one pass over each side. Each contaminated rollout is reported once. ``n`` (words
     per n-gram, at least 1) applies to items; an ``EvalIndex`` has its own."""
-    if n < 1:
-        raise ValueError(f"n must be at least 1 (words per n-gram), got {n}")
+    check_ngram(n, "n")
     index = eval_items if isinstance(eval_items, EvalIndex) else EvalIndex(eval_items, n)
     report = G3Report(ngram=index.n, eval_items=index.items)
     found: list[tuple[str, str]] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar, cast
 
 from datafactory.conversation import Conversation, build_messages
-from datafactory.g3 import DEFAULT_NGRAM, hash_grams, task_grams
+from datafactory.g3 import DEFAULT_NGRAM, check_ngram, hash_grams, task_grams
 from datafactory.rank import BranchScore, Ranked, rank_branches, reward, total_score
 from datafactory.records import (
     BranchJson,
@@ -202,11 +202,6 @@ def ppo_from_layer2(record: PpoRecordJson, hashes: tuple[str, str]) -> PpoTraini
 # The typed face of the rules, for the Python API.
 
 
-def _check_ngram(ngram: int) -> None:
-    if ngram < 1:
-        raise ValueError(f"ngram must be at least 1 (words per n-gram), got {ngram}")
-
-
 def _branch_json(branch: RolloutBranchRecord) -> BranchJson:
     # to_wire of a record is its JSON, which is what the TypedDict describes.
     return cast(BranchJson, to_wire(branch))
@@ -218,7 +213,7 @@ def to_dpo(
     """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``;
     no branches at all is ``fewer_than_two_usable_branches``, with an empty rollout id).
     ``ngram`` (words per n-gram, at least 1) is for the provenance's ``n_gram_hash``."""
-    _check_ngram(ngram)
+    check_ngram(ngram, "ngram")
     scored = [(BranchScore.of(wire), wire) for wire in map(_branch_json, branches)]
     pair = choose_pair([score for score, _ in scored])
     if isinstance(pair, str):
@@ -241,7 +236,7 @@ def to_ppo(
 ) -> list[PpoTrainingRecord]:
     """One PPO record per typed branch, in ``branch_index`` order; ``ngram`` as for
     ``to_dpo``."""
-    _check_ngram(ngram)
+    check_ngram(ngram, "ngram")
     records = []
     for branch in sorted(branches, key=lambda b: b.branch_index):
         wire = _branch_json(branch)

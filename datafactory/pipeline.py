@@ -40,6 +40,7 @@ from datafactory.g3 import (
     DEFAULT_NGRAM,
     Contamination,
     EvalIndex,
+    check_ngram,
     name_contaminations,
     normalise_words,
     word_grams,
@@ -88,10 +89,13 @@ from wiregate.record_validator import RecordValidator, ValidatorSet
 __all__ = [
     "DEFAULT_MAX_LINE_BYTES",
     "FORMATS",
+    "OPTION_NAMES",
     "OutputInvalidError",
     "ProgressCallback",
     "RunResult",
+    "SettingNames",
     "Settings",
+    "check_settings",
     "run",
 ]
 
@@ -608,26 +612,75 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
     return outputs
 
 
-def _check_settings(settings: Settings) -> None:
+@dataclass(frozen=True)
+class SettingNames:
+    """What the settings checks call each setting: the command's options or the Python
+    API's parameters."""
+
+    names: Mapping[str, str]  # Settings field -> the user's name for it
+    # Python keyword arguments (name=value), which have no --help: errors say what a
+    # number counts.
+    keywords: bool = False
+
+    def __getitem__(self, setting: str) -> str:
+        return self.names[setting]
+
+    def given(self, setting: str, value: object) -> str:
+        """A setting as the user gives it: ``--format both``, ``output_format='both'``."""
+        name = self.names[setting]
+        if self.keywords:
+            return f"{name}={value!r}"
+        return name if value is True else f"{name} {value}"
+
+
+#: The command's options: what ``run`` calls the settings in its errors.
+OPTION_NAMES = SettingNames(
+    {
+        "inputs": "--input",
+        "dpo_path": "--output-dpo",
+        "ppo_path": "--output-ppo",
+        "output_format": "--format",
+        "rejects_path": "--rejects",
+        "manifest_path": "--manifest",
+        "eval_items": "--eval-items",
+        "ngram": "--ngram",
+        "allow_missing_g3": "--allow-missing-g3",
+        "g3_report_path": "--g3-report",
+        "temp_dir": "--temp-dir",
+    }
+)
+
+
+def check_settings(settings: Settings, names: SettingNames = OPTION_NAMES) -> None:
+    """Refuse settings a run cannot use, before anything is read; the errors call the
+    settings by ``names``."""
     if not settings.inputs:
-        raise UserError("no input: give at least one --input")
-    if settings.ngram < 1:
-        raise UserError(f"--ngram must be at least 1, got {settings.ngram}")
+        raise UserError(f"no input: give at least one {names['inputs']}")
+    check_ngram(settings.ngram, names["ngram"], UserError, explain=names.keywords)
     if settings.output_format not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}")
+        raise UserError(
+            f"{names['output_format']} must be one of {', '.join(FORMATS)}, "
+            f"got {settings.output_format!r}"
+        )
+    for name in sorted(settings.formats):
+        if not getattr(settings, f"{name}_path"):
+            raise UserError(
+                f"{names[f'{name}_path']} is required with "
+                f"{names.given('output_format', settings.output_format)}"
+            )
     if settings.eval_items is None and not settings.allow_missing_g3:
         raise UserError(
-            "no --eval-items given: the G3 contamination gate cannot run "
-            "(pass --allow-missing-g3 to export without it)"
+            f"no {names['eval_items']} given: the G3 contamination gate cannot run "
+            f"(pass {names.given('allow_missing_g3', True)} to export without it)"
         )
     if settings.eval_items == "-":
-        raise UserError("--eval-items must be a file (it is read twice), not stdin")
+        raise UserError(f"{names['eval_items']} must be a file (it is read twice), not stdin")
     if settings.temp_dir is not None and not os.path.isdir(settings.temp_dir):
-        raise UserError(f"--temp-dir {settings.temp_dir}: no such directory")
-    _check_distinct_files(settings)
+        raise UserError(f"{names['temp_dir']} {settings.temp_dir}: no such directory")
+    _check_distinct_files(settings, names)
 
 
-def _check_distinct_files(settings: Settings) -> None:
+def _check_distinct_files(settings: Settings, names: SettingNames) -> None:
     """No output may be an input, the eval file or another output: the rename at the end
     would destroy it. Files compare as the file system sees them (symlinks followed, hard
     links alike); a path not there yet by its resolved name."""
@@ -639,33 +692,34 @@ def _check_distinct_files(settings: Settings) -> None:
             return os.path.realpath(path)
         return (facts.st_dev, facts.st_ino)
 
-    reads: list[tuple[str, str]] = []
+    reads: list[tuple[str, str, str]] = []  # (setting, name shown, path)
     for given in settings.inputs:
         try:  # a missing input is reported later, in its turn
-            reads += [("--input", s.display) for s in expand_inputs([given]) if not s.is_stdin]
+            sources = expand_inputs([given])
         except UserError:
             continue
+        # Not stdin, and there: the API's records are checked before they are staged.
+        reads += [
+            ("inputs", s.display, s.path)
+            for s in sources
+            if not s.is_stdin and os.path.exists(s.path)
+        ]
     if settings.eval_items:
-        reads.append(("--eval-items", settings.eval_items))
-    writes = [
-        (f"--output-{name}", getattr(settings, f"{name}_path")) for name in sorted(settings.formats)
-    ]
-    writes += [
-        ("--rejects", settings.rejects_path),
-        ("--manifest", settings.manifest_path),
-        ("--g3-report", settings.g3_report_path),
-    ]
+        reads.append(("eval_items", settings.eval_items, settings.eval_items))
+    writes = [f"{name}_path" for name in sorted(settings.formats)]
+    writes += ["rejects_path", "manifest_path", "g3_report_path"]
     seen: dict[tuple[int, int] | str, tuple[str, str]] = {}
-    for option, path in reads:
-        seen.setdefault(identity(path), (option, path))
-    for option, path in writes:
+    for setting, shown, path in reads:
+        seen.setdefault(identity(path), (names[setting], shown))
+    for setting in writes:
+        path = getattr(settings, setting)
         if not path:
-            continue  # not written (a missing --output-dpo/--output-ppo is reported later)
+            continue  # not written
         key = identity(path)
         if key in seen:
-            first_option, first_path = seen[key]
-            raise UserError(f"{option} {path} is the same file as {first_option} {first_path}")
-        seen[key] = (option, path)
+            first, first_path = seen[key]
+            raise UserError(f"{names[setting]} {path} is the same file as {first} {first_path}")
+        seen[key] = (names[setting], path)
 
 
 def run(settings: Settings) -> RunResult:
@@ -676,7 +730,7 @@ def run(settings: Settings) -> RunResult:
 
 def _run_settings(settings: Settings) -> RunResult:
     global _CTX
-    _check_settings(settings)
+    check_settings(settings)
     eval_index = (
         EvalIndex.from_file(settings.eval_items, settings.ngram, settings.eval_field)
         if settings.eval_items

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from wiregate.errors import UserError
-from wiregate.jsonl import open_binary
+from wiregate.jsonl import READ_ERRORS, open_binary
 
 __all__ = [
     "READ_ERRORS",
@@ -37,8 +37,6 @@ CHUNK_BYTES = 8 * 1024 * 1024
 # What reading a damaged gzip stream raises: a truncated stream (EOFError), a bad header or
 # CRC (BadGzipFile, an OSError), damaged deflate data (zlib.error).
 _GZIP_ERRORS = (EOFError, gzip.BadGzipFile, zlib.error)
-#: Everything a failed read of an input raises; ``read_error`` turns each into one line.
-READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 def read_error(display: str, exc: Exception) -> UserError:

@@ -169,6 +169,15 @@ def test_missing_temp_dir(tmp_path: Path, run_cli: RunCli) -> None:
     )
 
 
+def test_ngram_below_one(tmp_path: Path, run_cli: RunCli) -> None:
+    run = run_cli(write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--ngram", "0"))
+    assert (run.exit_code, run.stderr) == (
+        2,
+        "datafactory: error: --ngram must be at least 1, got 0\n",
+    )
+    assert list(run.out.iterdir()) == []
+
+
 @pytest.mark.parametrize("output_format", ["both", "dpo"])
 def test_branch_index_beyond_64_bits(tmp_path: Path, run_cli: RunCli, output_format: str) -> None:
     # orjson reads 2**64 as a float, which the contract's "integer" accepts when whole.

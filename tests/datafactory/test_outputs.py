@@ -9,7 +9,7 @@ import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 import datafactory.output
 from datafactory import export, load_rollouts
+from datafactory.api import InputRecord
 from datafactory.cli import main
 from tests.datafactory.helpers import branch, write_jsonl
 from wiregate.errors import UserError
@@ -150,19 +151,44 @@ def test_an_unused_output_of_the_other_format_is_ignored(
     assert after == before  # in.jsonl untouched
 
 
-def test_the_python_api_refuses_the_same_file_twice(tmp_path: Path) -> None:
+API_SAME_FILE = {
+    "dpo and ppo": (
+        {"dpo_path": "same.jsonl", "ppo_path": "same.jsonl", "allow_missing_g3": True},
+        "ppo_path same.jsonl is the same file as dpo_path same.jsonl",
+    ),
+    "rejects and dpo": (
+        {"dpo_path": "d.jsonl", "ppo_path": None, "allow_missing_g3": True,
+         "rejects_path": "d.jsonl"},
+        "rejects_path d.jsonl is the same file as dpo_path d.jsonl",
+    ),
+    "manifest and eval items": (
+        {"dpo_path": "d.jsonl", "ppo_path": None, "eval_items": "eval.jsonl",
+         "manifest_path": "eval.jsonl"},
+        "manifest_path eval.jsonl is the same file as eval_items eval.jsonl",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("options, message", API_SAME_FILE.values(), ids=API_SAME_FILE.keys())
+def test_the_python_api_refuses_the_same_file_twice_in_its_own_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, options: dict[str, Any], message: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(tmp_path / "eval.jsonl", EVAL)
     records = list(load_rollouts(str(write_jsonl(tmp_path / "in.jsonl", CLEAN))))
-    eval_items = write_jsonl(tmp_path / "eval.jsonl", EVAL)
-    same = str(tmp_path / "same.jsonl")
+    consumed = []
+
+    def given() -> Iterator[InputRecord]:
+        for record in records:
+            consumed.append(record)
+            yield record
+
+    before = _tree(tmp_path)
     with pytest.raises(UserError) as refused:
-        export(records, same, same, allow_missing_g3=True)
-    assert str(refused.value) == f"--output-ppo {same} is the same file as --output-dpo {same}"
-    with pytest.raises(UserError) as refused:
-        export(records, same, None, eval_items=str(eval_items), manifest_path=str(eval_items))
-    assert str(refused.value) == (
-        f"--manifest {eval_items} is the same file as --eval-items {eval_items}"
-    )
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.jsonl", "in.jsonl"]
+        export(given(), **options)
+    assert str(refused.value) == message
+    assert consumed == []  # refused before a record is read
+    assert _tree(tmp_path) == before
 
 
 def test_an_output_that_is_a_fifo_is_refused(work: Path) -> None:

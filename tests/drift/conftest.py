@@ -36,3 +36,18 @@ def replayed_copy(replayed: dict[str, Path], tmp_path: Path) -> Callable[[str], 
 @pytest.fixture(scope="session")
 def contract(repo_root: Path) -> Contract:
     return locate(repo_root)
+
+
+@pytest.fixture
+def wiregate_root(tmp_path: Path, repo_root: Path) -> Callable[[str], Path]:
+    """Builds a wiregate root holding our contract and the given mirrors.toml text."""
+
+    def make(mirrors: str) -> Path:
+        root = tmp_path / "wiregate"
+        (root / "contracts").mkdir(parents=True)
+        for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+            shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
+        (root / "contracts" / "mirrors.toml").write_text(mirrors, encoding="utf-8")
+        return root
+
+    return make

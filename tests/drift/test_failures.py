@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,14 +34,9 @@ def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def root(tmp_path: Path, repo_root: Path) -> Path:
+def root(wiregate_root: Callable[[str], Path]) -> Path:
     """A wiregate root holding our contract and a one-repository mirrors.toml."""
-    root = tmp_path / "wiregate"
-    (root / "contracts").mkdir(parents=True)
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
-        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
-    (root / "contracts" / "mirrors.toml").write_text(MIRRORS, encoding="utf-8")
-    return root
+    return wiregate_root(MIRRORS)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ visible commit is not where the copy was added, and no "since" is claimed past i
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +33,9 @@ CUT_HERE = "first visible commit (shallow clone: history is cut here)"
 
 
 @pytest.fixture
-def root(tmp_path: Path, repo_root: Path) -> Path:
-    root = tmp_path / "wiregate"
-    (root / "contracts").mkdir(parents=True)
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
-        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
-    (root / "contracts" / "mirrors.toml").write_text(MIRRORS, encoding="utf-8")
-    return root
+def root(wiregate_root: Callable[[str], Path]) -> Path:
+    """A wiregate root holding our contract and a one-repository mirrors.toml."""
+    return wiregate_root(MIRRORS)
 
 
 def _producer(directory: Path, repo_root: Path, caps: list[float | None]) -> list[str]:

@@ -13,6 +13,7 @@ from tests.validate.helpers import dpo_record, run
 
 BOM = b"\xef\xbb\xbf"
 ONE_VALID = "1 records in 1 files, 1 valid, 0 invalid, 0 broken lines (auto picked: DpoRecord 1)\n"
+TWO_VALID = "2 records in 1 files, 2 valid, 0 invalid, 0 broken lines (auto picked: DpoRecord 2)\n"
 MARK_LATER = "starts with a UTF-8 byte-order mark (accepted only at the start of the input)"
 
 
@@ -36,17 +37,18 @@ def test_a_file_may_start_with_a_byte_order_mark(tmp_path: Path, name: str, cont
     assert run("validate", str(path)) == (0, ONE_VALID, "")
 
 
+# Two records: a single line alone on stdin is read as one JSON document, not JSON Lines.
 @pytest.mark.parametrize(
-    "content",
+    ("content", "summary"),
     [
-        BOM + jsonl(dpo_record()),
-        BOM + json.dumps(dpo_record(), indent=2).encode(),
-        gzip.compress(BOM + jsonl(dpo_record())),
+        (BOM + jsonl(dpo_record(), dpo_record(prompt="again")), TWO_VALID),
+        (BOM + json.dumps(dpo_record(), indent=2).encode(), ONE_VALID),
+        (gzip.compress(BOM + jsonl(dpo_record(), dpo_record(prompt="again"))), TWO_VALID),
     ],
     ids=["jsonl", "pretty-json", "gzip"],
 )
-def test_stdin_may_start_with_a_byte_order_mark(content: bytes) -> None:
-    assert run("validate", "-", stdin=content) == (0, ONE_VALID, "")
+def test_stdin_may_start_with_a_byte_order_mark(content: bytes, summary: str) -> None:
+    assert run("validate", "-", stdin=content) == (0, summary, "")
 
 
 def test_line_numbers_are_unchanged_after_a_leading_mark(tmp_path: Path) -> None:

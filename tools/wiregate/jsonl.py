@@ -25,6 +25,7 @@ from wiregate.errors import UserError
 
 __all__ = [
     "BOM",
+    "READ_ERRORS",
     "Line",
     "RecordInput",
     "is_json_document",
@@ -35,9 +36,9 @@ __all__ = [
 _GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
 
-# What reading a possibly compressed stream raises on damaged input: a truncated gzip member
-# ends in EOFError, corrupt deflate data in zlib.error, a bad header or CRC in an OSError.
-_READ_ERRORS = (OSError, EOFError, zlib.error)
+#: What reading a possibly compressed stream raises on damaged input: a truncated gzip member
+#: ends in EOFError, corrupt deflate data in zlib.error, a bad header or CRC in an OSError.
+READ_ERRORS = (OSError, EOFError, zlib.error)
 
 
 @dataclass(frozen=True)
@@ -125,13 +126,13 @@ class _Reader:
     def readline(self) -> bytes:
         try:
             return self._first(self._handle.readline())
-        except _READ_ERRORS as exc:
+        except READ_ERRORS as exc:
             raise self._failed(exc) from None
 
     def read(self) -> bytes:
         try:
             return self._first(self._handle.read())
-        except _READ_ERRORS as exc:
+        except READ_ERRORS as exc:
             raise self._failed(exc) from None
 
     def lines(self) -> Iterator[bytes]:
@@ -142,7 +143,7 @@ class _Reader:
             yield first
         try:
             yield from self._handle
-        except _READ_ERRORS as exc:
+        except READ_ERRORS as exc:
             raise self._failed(exc) from None
 
 
