@@ -594,10 +594,7 @@ def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
     try:
         for name in sorted(settings.formats):
             path = wanted[name]
-            if path is None:
-                raise UserError(
-                    f"--output-{name} is required with --format {settings.output_format}"
-                )
+            assert path is not None, "check_settings requires the outputs of the format"
             outputs[name] = AtomicOutput(path)
         if settings.rejects_path:
             outputs["rejects"] = AtomicOutput(settings.rejects_path)
