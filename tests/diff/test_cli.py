@@ -164,7 +164,7 @@ def test_stdin_source(files: tuple[str, str]) -> None:
     ("content", "message"),
     [
         ("{not json", "not valid JSON"),
-        ("[1, 2]", "a schema document must be a JSON object"),
+        ("[1, 2]", "a schema document must be a JSON object or a boolean"),
         (
             json.dumps({"$defs": {"A": {"$ref": "#/$defs/A"}}, "$ref": "#/$defs/A"}),
             "#: cyclic $ref #/$defs/A -> #/$defs/A",
@@ -499,3 +499,39 @@ def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> Non
     assert run(old, new, "--mode", "forward")[0] == 0
     assert run(new, old, "--mode", "full")[0] == 1
     assert run(new, old)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            "true",
+            "false",
+            (
+                1,
+                "error: schema-rejects-all at #: the schema now rejects every value "
+                "(backward: no, forward: yes)\n"
+                "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
+                "",
+            ),
+        ),
+        ("true", "{}", (0, "compatible (backward, strict): no changes\n", "")),
+        (
+            '{"type": "string"}',
+            "true",
+            (
+                0,
+                "warning: type-widened at #/type -> #: type widened from string to any type "
+                "(backward: yes, forward: no)\n"
+                "compatible (backward, strict): 1 change (1 warning)\n",
+                "",
+            ),
+        ),
+    ],
+)
+def test_a_boolean_schema_document_is_compared_like_any_schema(
+    tmp_path: Path, old: str, new: str, expected: tuple[int, str, str]
+) -> None:
+    (tmp_path / "old.json").write_text(old)
+    (tmp_path / "new.json").write_text(new)
+    assert run(str(tmp_path / "old.json"), str(tmp_path / "new.json")) == expected

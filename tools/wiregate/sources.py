@@ -19,7 +19,7 @@ __all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec"]
 
 @dataclass(frozen=True)
 class LoadedSource:
-    document: dict[str, Any]
+    document: dict[str, Any] | bool  # JSON Schema allows ``true``/``false`` as a whole schema
     origin: str
 
 
@@ -69,7 +69,10 @@ def load_source(spec: str) -> LoadedSource:
     else:
         origin = spec
         data = _read_file(spec)
-    return LoadedSource(document=parse_document(data, origin), origin=origin)
+    document = _parse_json(data, origin)
+    if not isinstance(document, (dict, bool)):  # ``true``/``false`` are whole schemas too
+        raise UserError(f"{origin}: a schema document must be a JSON object or a boolean")
+    return LoadedSource(document=document, origin=origin)
 
 
 def _read_file(spec: str) -> bytes:
@@ -121,8 +124,15 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     The standard library parser keeps integers of any size exact (a bound such as
     ``18446744073709551616`` is compared, not rejected or rounded).
     """
+    document = _parse_json(data, origin)
+    if not isinstance(document, dict):
+        raise UserError(f"{origin}: a schema document must be a JSON object")
+    return document
+
+
+def _parse_json(data: bytes, origin: str) -> Any:
     try:
-        document = json.loads(data, parse_constant=_reject_constant)
+        return json.loads(data, parse_constant=_reject_constant)
     except UnicodeDecodeError:
         raise UserError(f"{origin}: not UTF-8 text") from None
     except ValueError as exc:
@@ -131,9 +141,6 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
         raise UserError(
             f"{origin}: nested too deeply to read (Python's recursion limit was reached)"
         ) from None
-    if not isinstance(document, dict):
-        raise UserError(f"{origin}: a schema document must be a JSON object")
-    return document
 
 
 def _reject_constant(name: str) -> NoReturn:
