@@ -101,20 +101,21 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
         repo = open_repo(directory)
     except UserError:
         raise UserError(f"{spec}: {directory} is not a git repository") from None
-    try:
-        commit = resolve_commit(repo, ref)
-    except UserError:
-        raise UserError(f"{spec}: unknown git ref {ref!r}") from None
-    try:
-        in_repo = posixpath.normpath(path_in_repo(repo, directory, path))
-    except ValueError:  # the directory is not inside the work tree (a .git folder, say)
-        raise UserError(f"{spec}: {directory} is not inside a git work tree") from None
-    if in_repo == ".." or in_repo.startswith("../"):
-        raise UserError(f"{spec}: {path} is outside the repository")
-    data = blob_at(commit, in_repo)
-    if data is None:
-        raise UserError(f"{spec}: no file {in_repo} in the repository at {ref}")
-    return data
+    with repo:  # closes GitPython's helper processes, on errors too
+        try:
+            commit = resolve_commit(repo, ref)
+        except UserError:
+            raise UserError(f"{spec}: unknown git ref {ref!r}") from None
+        try:
+            in_repo = posixpath.normpath(path_in_repo(repo, directory, path))
+        except ValueError:  # the directory is not inside the work tree (a .git folder, say)
+            raise UserError(f"{spec}: {directory} is not inside a git work tree") from None
+        if in_repo == ".." or in_repo.startswith("../"):
+            raise UserError(f"{spec}: {path} is outside the repository")
+        data = blob_at(commit, in_repo)
+        if data is None:
+            raise UserError(f"{spec}: no file {in_repo} in the repository at {ref}")
+        return data
 
 
 def parse_document(data: bytes, origin: str) -> dict[str, Any]:
