@@ -34,6 +34,7 @@ from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
     "BRANCH",
+    "INT64_RANGE",
     "LAYER2_DPO",
     "LAYER2_PPO",
     "TREE",
@@ -210,7 +211,7 @@ def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
 # integer has at least 19 digits; a run that long is rare, so is the exact parse it triggers.
 _DIGITS_ONLY = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0", else " "
 _WIDE_RUN = b"0" * 19
-_INT64_RANGE = range(-(2**63), 2**64)  # what orjson reads as an integer
+INT64_RANGE = range(-(2**63), 2**64)  # the integers orjson reads and writes exactly
 
 
 def _wide_integer(raw: bytes) -> str | None:
@@ -218,7 +219,7 @@ def _wide_integer(raw: bytes) -> str | None:
     wide: list[str] = []
 
     def integer(token: str) -> int:
-        if int(token) not in _INT64_RANGE and not wide:
+        if int(token) not in INT64_RANGE and not wide:
             wide.append(token)
         return 0
 

@@ -55,6 +55,7 @@ from datafactory.manifest import (
 )
 from datafactory.normalise import (
     BRANCH,
+    INT64_RANGE,
     LAYER2_DPO,
     LAYER2_PPO,
     TREE,
@@ -299,15 +300,10 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
     return ChunkResult(chunk, number, partitions, rejects, acc)
 
 
-# orjson writes integers of at most 64 bits (and reads larger ones as floats, which the
-# contract's "integer" accepts when they are whole).
-_INT_RANGE = range(-(2**63), 2**64)
-
-
 def _entry(ctx: _Context, record: Normalised, where: tuple[int, int, int, int]) -> group.SpillEntry:
     """The record's spill entry; ``Reject`` when it holds what no JSON output can carry."""
     for value in _branch_indexes(record):
-        if int(value) not in _INT_RANGE:
+        if int(value) not in INT64_RANGE:  # e.g. written as 1e300, whole
             raise Reject(
                 "unsupported-value",
                 f"{record.record_type}: branch index {value!r} does not fit in 64 bits",
@@ -540,32 +536,26 @@ _RECORD_TYPES = {group.KIND_BRANCH: BRANCH, group.KIND_DPO: LAYER2_DPO, group.KI
 
 
 def _duplicate_reason(
-    kept: group.SpillEntry, dropped: group.SpillEntry
-) -> tuple[str, Callable[[str], str]]:
-    """(reject code, detail given where ``kept`` is) of a record ``group.split_rollout`` found
-    to repeat another."""
+    kept: group.SpillEntry, dropped: group.SpillEntry, where: str
+) -> tuple[str, str]:
+    """(reject code, detail) of a record ``group.split_rollout`` found to repeat ``kept``,
+    which is at ``where``."""
     if dropped.kind == group.KIND_DPO:
         if kept.kind == group.KIND_BRANCH:
-            return (
-                DUPLICATE_PAIR,
-                lambda where: (
-                    f"a DPO record for rollout {dropped.rollout_id!r}, whose branch records give "
-                    f"its pair (branch {kept.branch_index} at {where})"
-                ),
+            return DUPLICATE_PAIR, (
+                f"a DPO record for rollout {dropped.rollout_id!r}, whose branch records give "
+                f"its pair (branch {kept.branch_index} at {where})"
             )
-        return (
-            DUPLICATE_PAIR,
-            lambda where: (
-                f"a second DPO record for rollout {dropped.rollout_id!r}; first seen at {where}"
-            ),
+        return DUPLICATE_PAIR, (
+            f"a second DPO record for rollout {dropped.rollout_id!r}; first seen at {where}"
         )
     key = f"(rollout_id, branch_index) = ({dropped.rollout_id!r}, {dropped.branch_index})"
     if kept.kind == group.KIND_BRANCH and dropped.kind == group.KIND_PPO:
         return (
             DUPLICATE_BRANCH,
-            lambda where: f"duplicate {key}; the branch record at {where} gives its PPO record",
+            f"duplicate {key}; the branch record at {where} gives its PPO record",
         )
-    return DUPLICATE_BRANCH, lambda where: f"duplicate {key}; first seen at {where}"
+    return DUPLICATE_BRANCH, f"duplicate {key}; first seen at {where}"
 
 
 def _g3_report(found: list[Contamination]) -> bytes:
@@ -823,15 +813,15 @@ def _run(
             pool.terminate()
             pool.join()
     for kept, dropped in duplicates:
-        code, detail = _duplicate_reason(kept, dropped)
+        where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
+        code, detail = _duplicate_reason(kept, dropped, where)
         acc.rejected[code] += 1
         acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
         if rejects is not None:
-            where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
             source = sources[dropped.source_index]
             raw = read_line_at(source, dropped.offset).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
-            rejects.write(_reject_line(source.display, number, code, detail(where), raw), 1)
+            rejects.write(_reject_line(source.display, number, code, detail, raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
     acc.contaminated_rollouts = len(named)
     report = outputs.get(G3_REPORT)
