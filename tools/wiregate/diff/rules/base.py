@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from wiregate.diff.load import ResolvedSchema, Schema, escape
+from wiregate.diff.containment import Containment
+from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema, escape
 from wiregate.diff.rules.schema import check_false, keyword_changed
 from wiregate.diff.values import json_equal
 
@@ -58,7 +59,9 @@ class RawFinding:
     """A finding before the policy and mode are applied.
 
     ``backward``/``forward`` are strict set semantics; ``lenient_backward``/``lenient_forward``
-    say the lenient policy tolerates that direction.
+    say the lenient policy tolerates that direction. ``root_old_pointer``/``root_new_pointer``
+    name where the edit behind the finding was made in each document (by default the
+    finding's own pointers); findings caused by one edit share them.
     """
 
     id: str
@@ -69,6 +72,14 @@ class RawFinding:
     forward: bool
     lenient_backward: bool = False
     lenient_forward: bool = False
+    root_old_pointer: str = ""
+    root_new_pointer: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.root_old_pointer:
+            object.__setattr__(self, "root_old_pointer", self.old_pointer)
+        if not self.root_new_pointer:
+            object.__setattr__(self, "root_new_pointer", self.new_pointer)
 
 
 class Family(Protocol):
@@ -94,6 +105,11 @@ class Comparison:
         # reused by a later temporary schema (``{**rest, **member}``) while the memo lives.
         self._visited: dict[tuple[int, int, bool], tuple[Schema, Schema]] = {}
         self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
+        self.containment = Containment(self._probe)
+        # The node pair being judged, where each was written, and the root edit (None while
+        # both sides are read from the same place).
+        self._frame: _Frame | None = None
+        self._constraints: dict[tuple[int, str], tuple[Schema, Schema]] = {}
 
     # -- pointers ---------------------------------------------------------------------------
     def old_ptr(self, node: Schema, *tokens: str | int) -> str:
@@ -127,10 +143,21 @@ class Comparison:
         forward: bool,
         lenient_backward: bool = False,
         lenient_forward: bool = False,
+        keyword: str | None = None,
     ) -> None:
+        """Record a finding. A direction the rule could not grant is granted when set
+        containment shows it in context: every value of the one node meets the other
+        node's ``keyword`` (a constraint of its own), or the whole other node."""
+        frame = self._frame
+        if frame is not None and not (backward and forward):
+            if not backward:
+                backward = self.implied(frame.old, frame.new, keyword)
+            if not forward:
+                forward = self.implied(frame.new, frame.old, keyword)
         if self.flipped:  # inside ``not``: accepting more means rejecting more
             backward, forward = forward, backward
             lenient_backward, lenient_forward = lenient_forward, lenient_backward
+        root = frame.root if frame is not None and frame.root else (old_pointer, new_pointer)
         self.findings.append(
             RawFinding(
                 rule_id,
@@ -141,8 +168,24 @@ class Comparison:
                 forward,
                 lenient_backward and not backward,
                 lenient_forward and not forward,
+                *root,
             )
         )
+
+    def implied(self, node: Schema, other: Schema, keyword: str | None = None) -> bool:
+        """Every value valid under ``node`` meets ``other``'s constraint ``keyword`` (one that
+        holds on its own: not one read together with siblings, like ``properties``), or, with
+        no such keyword, all of ``other``."""
+        # Objects and arrays are not judged structurally here: that is what the rules that
+        # called this are doing (asking them again would assume the answer).
+        if keyword is None or keyword not in STANDALONE_KEYWORDS:
+            return self.containment.contains(other, node, structural=False)
+        if keyword not in other:
+            return True
+        key = (id(other), keyword)
+        if key not in self._constraints:
+            self._constraints[key] = (other, {keyword: other[keyword]})
+        return self.containment.contains(self._constraints[key][1], node, structural=False)
 
     def emit_moved(
         self,
@@ -175,17 +218,37 @@ class Comparison:
         if key in self._visited:
             return  # shared definitions are compared once; recursion terminates
         self._visited[key] = (old, new)
-        old_false, new_false = is_false(old), is_false(new)
-        if old_false or new_false:
-            check_false(self, old, new, old_false, new_false)
-            return
-        for family in self.families:
-            family.check(self, old, new)
-        for keyword in sorted(set(old) | set(new)):
-            if keyword in self.handled or keyword.startswith("x-"):
-                continue
-            if not json_equal(old.get(keyword, _MISSING), new.get(keyword, _MISSING)):
-                keyword_changed(self, old, new, keyword)
+        outer = self._frame
+        self._frame = self._enter(outer, old, new)
+        try:
+            old_false, new_false = is_false(old), is_false(new)
+            if old_false or new_false:
+                check_false(self, old, new, old_false, new_false)
+                return
+            for family in self.families:
+                family.check(self, old, new)
+            for keyword in sorted(set(old) | set(new)):
+                if keyword in self.handled or keyword.startswith("x-"):
+                    continue
+                if not json_equal(old.get(keyword, _MISSING), new.get(keyword, _MISSING)):
+                    keyword_changed(self, old, new, keyword)
+        finally:
+            self._frame = outer
+
+    def _enter(self, outer: _Frame | None, old: Schema, new: Schema) -> _Frame:
+        """The frame of a node pair: where each node was written (its parent's place and the
+        keyword path to it), and the root edit. Two nodes read from different places (a
+        ``$ref`` retargeted, a reference replaced by a schema written inline) start a root
+        edit at the places that hold them; everything found below shares it."""
+        old_source, new_source = self.old.pointer(old), self.new.pointer(new)
+        if outer is None:
+            return _Frame(old, new, old_source, new_source, None)
+        old_at = _written(outer.old, outer.old_at, old) or old_source
+        new_at = _written(outer.new, outer.new_at, new) or new_source
+        root = outer.root
+        if root is None and old_source != new_source:
+            root = (old_at, new_at)
+        return _Frame(old, new, old_at, new_at, root)
 
     def compare_flipped(self, old: Schema, new: Schema) -> None:
         """Compare the operands of ``not``: the directions swap."""
@@ -197,7 +260,14 @@ class Comparison:
 
     def subsumes(self, sub: Schema, sup: Schema) -> bool:
         """Does every value valid under ``sub`` also validate under ``sup`` (strict semantics,
-        as far as the rules can tell)?"""
+        as far as set containment or the rules can tell)?"""
+        if json_equal(sub, sup) or is_false(sub) or is_true(sup):
+            return True
+        return self.containment.contains(sup, sub) or self._probe(sub, sup)
+
+    def _probe(self, sub: Schema, sup: Schema) -> bool:
+        """``subsumes`` judged by the rules: a silent comparison whose every finding is
+        backward compatible."""
         if json_equal(sub, sup) or is_false(sub) or is_true(sup):
             return True
         key = (id(sub), id(sup))
@@ -205,6 +275,8 @@ class Comparison:
             self._subsumes[key] = (True, sub, sup)  # assume yes while recursing (coinductive)
             probe = Comparison(self.old, self.new, self.families)
             probe._subsumes = self._subsumes
+            probe.containment = self.containment
+            probe._constraints = self._constraints
             probe.compare(sub, sup)
             self._subsumes[key] = (all(f.backward for f in probe.findings), sub, sup)
         return self._subsumes[key][0]
@@ -212,3 +284,60 @@ class Comparison:
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
     return base + "".join(f"/{escape(str(token))}" for token in tokens)
+
+
+@dataclass(frozen=True)
+class _Frame:
+    old: Schema
+    new: Schema
+    old_at: str
+    new_at: str
+    root: tuple[str, str] | None
+
+
+def _written(parent: Schema, parent_at: str, child: Schema) -> str | None:
+    """Where ``child`` (a subschema of ``parent``, found by identity) was written."""
+    for key, value in parent.items():
+        if value is child:
+            return _join(parent_at, (key,))
+        if isinstance(value, list):
+            for index, member in enumerate(value):
+                if member is child:
+                    return _join(parent_at, (key, index))
+        elif isinstance(value, dict) and key in SUBSCHEMA_MAP_KEYWORDS:
+            for name, member in value.items():
+                if member is child:
+                    return _join(parent_at, (key, name))
+    return None
+
+
+# Keywords whose constraint holds on its own, whatever the schema's other keywords say
+# (``{keyword: value}`` alone accepts exactly the values that the keyword lets through).
+STANDALONE_KEYWORDS = frozenset(
+    {
+        "type",
+        "enum",
+        "const",
+        "required",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "propertyNames",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+    }
+)
