@@ -89,6 +89,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": True,
                 "forward": False,
                 "tolerated_by": None,
+                "root": {
+                    "old_pointer": "#/$defs/Rec/properties/id/type",
+                    "new_pointer": "#/$defs/Rec/properties/id/type",
+                },
             },
             {
                 "id": "required-added",
@@ -99,6 +103,7 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": False,
                 "forward": True,
                 "tolerated_by": None,
+                "root": {"old_pointer": "#/$defs/Rec/required", "new_pointer": "#/$defs/Rec/required"},
             },
         ],
     }

@@ -42,6 +42,8 @@ EXPECTED_IDS = (
     "property-removed-from-open-model",
     "property-removed-from-closed-model",
     "property-removed-from-partially-open-model",
+    "property-widened",
+    "property-narrowed",
     "additional-properties-closed",
     "additional-properties-opened",
     "additional-properties-narrowed",
@@ -52,6 +54,8 @@ EXPECTED_IDS = (
     "property-names-removed",
     "items-added",
     "items-removed",
+    "items-widened",
+    "items-narrowed",
     "tuple-item-added",
     "tuple-item-removed",
     "contains-added",
@@ -146,7 +150,7 @@ EXPECTED_IDS = (
 
 
 def test_the_registry_holds_exactly_the_pinned_ids() -> None:
-    assert len(RULES) == 121
+    assert len(RULES) == 125
     assert tuple(rule.id for rule in RULES) == EXPECTED_IDS
     assert len(RULES_BY_ID) == len(RULES)
 

@@ -122,4 +122,6 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
         backward=backward,
         forward=forward,
         tolerated_by=policy if tolerated else None,
+        root_old_pointer=finding.root_old_pointer,
+        root_new_pointer=finding.root_new_pointer,
     )

@@ -17,7 +17,9 @@ class Change:
     ``backward``: the new schema still accepts every value the old one accepted (consumers can
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
-    compatible that strict set semantics would not.
+    compatible that strict set semantics would not. ``root_old_pointer``/``root_new_pointer``
+    name where the edit behind the change was made in each document (by default the change's
+    own pointers); changes caused by one edit share them.
     """
 
     id: str
@@ -28,6 +30,14 @@ class Change:
     backward: bool
     forward: bool
     tolerated_by: str | None = None
+    root_old_pointer: str = ""
+    root_new_pointer: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.root_old_pointer:
+            object.__setattr__(self, "root_old_pointer", self.old_pointer)
+        if not self.root_new_pointer:
+            object.__setattr__(self, "root_new_pointer", self.new_pointer)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)
