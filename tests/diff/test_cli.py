@@ -103,7 +103,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": False,
                 "forward": True,
                 "tolerated_by": None,
-                "root": {"old_pointer": "#/$defs/Rec/required", "new_pointer": "#/$defs/Rec/required"},
+                "root": {
+                    "old_pointer": "#/$defs/Rec/required",
+                    "new_pointer": "#/$defs/Rec/required",
+                },
             },
         ],
     }

@@ -111,7 +111,9 @@ def test_many_unions_in_one_diff_each_get_their_own_answer() -> None:
         },
     }
     # A union that provably accepts every old value is one property-widened finding.
-    judged = [row for row in _rows(base, revision) if row[0] in ("any-of-added", "property-widened")]
+    judged = [
+        row for row in _rows(base, revision) if row[0] in ("any-of-added", "property-widened")
+    ]
     assert judged == [
         ("property-widened", f"#/properties/{name}", f"#/properties/{name}", True, False)
         if i % 2 == 0

@@ -239,14 +239,17 @@ class Comparison:
         """The frame of a node pair: where each node was written (its parent's place and the
         keyword path to it), and the root edit. Two nodes read from different places (a
         ``$ref`` retargeted, a reference replaced by a schema written inline) start a root
-        edit at the places that hold them; everything found below shares it."""
+        edit at the places that hold them; everything found below shares it. A node whose
+        source differs from where it is written was read through a ``$ref``."""
         old_source, new_source = self.old.pointer(old), self.new.pointer(new)
         if outer is None:
             return _Frame(old, new, old_source, new_source, None)
         old_at = _written(outer.old, outer.old_at, old) or old_source
         new_at = _written(outer.new, outer.new_at, new) or new_source
         root = outer.root
-        if root is None and old_source != new_source:
+        # In step: both written where they are, or both read from one definition.
+        in_step = (old_at == old_source and new_at == new_source) or old_source == new_source
+        if root is None and not in_step:
             root = (old_at, new_at)
         return _Frame(old, new, old_at, new_at, root)
 
