@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from wiregate.errors import UserError
+from wiregate.exactjson import exact_integers, parse_float
 
 __all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec", "split_pointer"]
 
@@ -165,8 +166,9 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     """The bytes of a schema document as a JSON object; anything else is a one-line
     :class:`UserError` naming ``origin``.
 
-    The standard library parser keeps integers of any size exact (a bound such as
-    ``18446744073709551616`` is compared, not rejected or rounded).
+    Integers of any size stay exact (a bound such as ``18446744073709551616``, or one of
+    5,000 digits, is compared, not rejected or rounded); a number beyond double range is an
+    :class:`~wiregate.exactjson.ExactNumber`, never ``inf``.
     """
     document = _parse_json(data, origin)
     if not isinstance(document, dict):
@@ -174,9 +176,10 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     return document
 
 
+@exact_integers()
 def _parse_json(data: bytes, origin: str) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return json.loads(data, parse_constant=_reject_constant, parse_float=parse_float)
     except UnicodeDecodeError:
         raise UserError(f"{origin}: not UTF-8 text") from None
     except ValueError as exc:

@@ -20,11 +20,13 @@ from wiregate.diff.rules import FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
+from wiregate.exactjson import exact_integers
 from wiregate.pointer import fragment, join
 
 __all__ = ["diff"]
 
 
+@exact_integers()  # messages show integers of any size
 def diff(
     old: Mapping[str, Any] | bool,
     new: Mapping[str, Any] | bool,
