@@ -17,12 +17,12 @@ whole question undecided here).
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from wiregate.diff import regex
 from wiregate.diff.values import json_equal, json_key
 
 __all__ = ["Containment", "length_bounds"]
@@ -130,83 +130,23 @@ def _type_of(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-# -- regex questions: answered by the linear-time analysis when present ---------------------
-
-
-def _regex_module() -> Any:
-    try:
-        return importlib.import_module("wiregate.diff.regex")
-    except ImportError:
-        return None
+# -- regex questions: answered by the linear-time analysis (never by running Python's re) --
 
 
 def length_bounds(pattern: str) -> tuple[int, int | None] | None:
     """The least and greatest length of a string that ``pattern`` (an unanchored search)
-    accepts; None when unknown. Only the pattern is parsed, nothing is matched."""
-    module = _regex_module()
-    if module is not None and hasattr(module, "length_bounds"):
-        bounds: tuple[int, int | None] | None = module.length_bounds(pattern)
-    else:
-        bounds = _parsed_length_bounds(pattern)
-    if bounds is None:
-        return None
-    low, high = bounds
-    if high is None or not _anchored(pattern):
-        return (low, None)
-    # ``$`` also matches before a final newline under Python's reading (the reference
-    # validator's): one more character.
-    return (low, high + 1)
-
-
-def _anchored(pattern: str) -> bool:
-    """Starts with ``^`` and ends with an unescaped ``$``, with no top-level alternative and
-    no inline flags (``(?m)`` would let the anchors match at line breaks)."""
-    if not (pattern.startswith("^") and pattern.endswith("$")) or "(?" in pattern:
-        return False
-    depth, escaped, in_class = 0, False, False
-    for index, char in enumerate(pattern):
-        if escaped:
-            escaped = False
-            if index == len(pattern) - 1:
-                return False  # the final ``$`` is escaped
-        elif char == "\\":
-            escaped = True
-        elif in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            return False
-    return not in_class and depth == 0
-
-
-def _parsed_length_bounds(pattern: str) -> tuple[int, int | None] | None:
-    """Match length bounds from Python's regex parser (parsing only: nothing is matched)."""
-    sre_parse = importlib.import_module("re._parser")  # stdlib, but without type stubs
-    try:
-        low, high = sre_parse.parse(pattern).getwidth()
-    except Exception:  # any syntax Python's parser rejects, or a pattern too large: unknown
-        return None
-    return (low, None if high >= sre_parse.MAXREPEAT else high)
+    accepts; None when unknown."""
+    bounds = regex.length_bounds(pattern)
+    if bounds is None or bounds[1] is None:
+        return bounds
+    # Anchored at both ends. ``$`` may also match before a final newline where a validator
+    # reads patterns the Python way (as the reference validator does): one more character.
+    return (bounds[0], bounds[1] + 1)
 
 
 def _search(pattern: str, text: str) -> bool | None:
-    module = _regex_module()
-    if module is None or not hasattr(module, "translate"):
-        return None
-    compiled = module.translate(pattern)
-    return None if compiled is None else bool(compiled.search(text))
-
-
-def _matches_everything(pattern: str) -> bool:
-    module = _regex_module()
-    if module is not None and hasattr(module, "matches_everything"):
-        return bool(module.matches_everything(pattern))
-    return pattern in ("", "^", ".*", "^.*", "[\\s\\S]*", "^[\\s\\S]*")
+    compiled = regex.translate(pattern)
+    return None if compiled is None else compiled.search(text)
 
 
 # -- values inside atoms ---------------------------------------------------------------------
@@ -753,7 +693,7 @@ def _str_inside(sub: Str, sup: Str) -> bool:
         return False
     if not sup.formats <= sub.formats:
         return False
-    return all(p in sub.patterns or _matches_everything(p) for p in sup.patterns)
+    return all(p in sub.patterns or regex.matches_everything(p) for p in sup.patterns)
 
 
 def _str_value_in(value: str, sup: Str, sub: Str) -> bool:
@@ -765,7 +705,7 @@ def _str_value_in(value: str, sup: Str, sub: Str) -> bool:
     if not sup.formats <= sub.formats:
         return False
     for pattern in sup.patterns:
-        if pattern in sub.patterns or _matches_everything(pattern):
+        if pattern in sub.patterns or regex.matches_everything(pattern):
             continue
         if _search(pattern, value) is not True:
             return False

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from wiregate.diff.containment import Containment
-from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema, escape
+from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed
 from wiregate.diff.values import json_equal
+from wiregate.pointer import join
 
 _MISSING = object()
 
@@ -286,7 +287,7 @@ class Comparison:
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
-    return base + "".join(f"/{escape(str(token))}" for token in tokens)
+    return join(base, *tokens)
 
 
 @dataclass(frozen=True)
