@@ -61,6 +61,47 @@ ARRAY_KEYWORDS = frozenset(
 # Keywords that constrain values of every type in ways the normal form does not model.
 BEYOND = frozenset({"not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef"})
 _KINDS = {"object": OBJECT_KEYWORDS, "array": ARRAY_KEYWORDS}
+# Every keyword the normal form reads or knows to constrain nothing. Any other keyword on the
+# ``sup`` side leaves the question open (its meaning is not assumed).
+_KNOWN = (
+    OBJECT_KEYWORDS
+    | ARRAY_KEYWORDS
+    | BEYOND
+    | {
+        "type",
+        "enum",
+        "const",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "title",
+        "description",
+        "examples",
+        "$comment",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$defs",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+    }
+)
 # Beyond these many atoms of one type a union is not expanded (the question stays open).
 _MAX_ATOMS = 32
 # An integer range this small is checked value by value.
@@ -385,11 +426,40 @@ def _meet(a: Atom, b: Atom, sub: bool) -> Atom | None:
             return b
         if not b.schema:
             return a
-        clash = any(k in b.schema and not json_equal(a.schema[k], b.schema[k]) for k in a.schema)
-        if not clash:
-            return Other(a.kind, {**a.schema, **b.schema})
-        return Other(a.kind, {"allOf": [a.schema, b.schema]})
+        merged = _merge(a.schema, b.schema)
+        return Other(a.kind, merged if merged is not None else {"allOf": [a.schema, b.schema]})
     return None  # pragma: no cover - atoms of one type are always of one class
+
+
+def _merge(a: Schema, b: Schema) -> Schema | None:
+    """One schema for both (``allOf [a, b]``), when their keywords do not clash: ``required``
+    names are united, ``properties`` declared on one side only are taken as they are."""
+    out = dict(a)
+    for key, value in b.items():
+        if key not in out or json_equal(out[key], value):
+            out[key] = value
+        elif key == "required" and isinstance(value, list) and isinstance(out[key], list):
+            out[key] = sorted({*out[key], *value})
+        elif key == "properties" and isinstance(value, dict) and isinstance(out[key], dict):
+            shared = out[key].keys() & value.keys()
+            if any(not json_equal(out[key][n], value[n]) for n in shared):
+                return None
+            out[key] = {**out[key], **value}
+        else:
+            return None
+    for scoped in _SCOPED:
+        # additionalProperties reads its own schema's properties (items its prefixItems):
+        # merged, one side's would read the other's.
+        left, right = a.keys() & scoped, b.keys() & scoped
+        if left and right and not left == right == {"properties"}:
+            return None
+    return out
+
+
+_SCOPED = (
+    frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
+    frozenset({"prefixItems", "items", "unevaluatedItems"}),
+)
 
 
 def _rebind(
@@ -564,7 +634,9 @@ class Containment:
     def _normal_form(self, node: Schema, sub: bool) -> Union | None:
         if node.get("not") == {}:
             return {}
-        if not sub and any(k in node for k in BEYOND):
+        if not sub and any(
+            k in BEYOND or (k not in _KNOWN and not k.startswith("x-")) for k in node
+        ):
             return None
         union = _base(node, sub)
         if union is None:

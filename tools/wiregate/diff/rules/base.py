@@ -151,10 +151,12 @@ class Comparison:
         node's ``keyword`` (a constraint of its own), or the whole other node."""
         frame = self._frame
         if frame is not None and not (backward and forward):
-            if not backward:
-                backward = self.implied(frame.old, frame.new, keyword)
-            if not forward:
-                forward = self.implied(frame.new, frame.old, keyword)
+            if not backward and self.implied(frame.old, frame.new, keyword):
+                backward = True
+                message += "; every value the old schema accepts already meets it"
+            if not forward and self.implied(frame.new, frame.old, keyword):
+                forward = True
+                message += "; every value the new schema accepts still meets the old one"
         if self.flipped:  # inside ``not``: accepting more means rejecting more
             backward, forward = forward, backward
             lenient_backward, lenient_forward = lenient_forward, lenient_backward
