@@ -409,7 +409,7 @@ def test_the_engine_is_sound_on_random_pairs(
 def test_containment_answers_yes_where_it_should() -> None:
     """The property tests only check the yes answers: these pin that there are some."""
     contains = Containment(_never).contains
-    yes = [
+    yes: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({"type": "string", "minLength": 1}, HEX16),
         ({"anyOf": STRING_OR_INTEGER}, {"oneOf": STRING_OR_INTEGER}),
         ({"oneOf": STRING_OR_INTEGER}, {"anyOf": STRING_OR_INTEGER}),
@@ -424,7 +424,7 @@ def test_containment_answers_yes_where_it_should() -> None:
         ({"not": {}}, {"not": {}}),
         ({"type": "null"}, {"enum": [None]}),
     ]
-    no = [
+    no: list[tuple[dict[str, Any], dict[str, Any]]] = [
         ({"type": "string", "maxLength": 16}, HEX16),
         ({"oneOf": [{"type": "integer"}, {"minimum": 0}]}, {"type": "integer"}),
         ({"enum": [0, 1, 2]}, {"type": "integer", "minimum": 0, "maximum": 3}),
