@@ -245,16 +245,14 @@ class Comparison:
         edit at the places that hold them; everything found below shares it. A node whose
         source differs from where it is written was read through a ``$ref``."""
         old_source, new_source = self.old.pointer(old), self.new.pointer(new)
-        if outer is None:
-            return _Frame(old, new, old_source, new_source, None)
-        old_at = _written(outer.old, outer.old_at, old) or old_source
-        new_at = _written(outer.new, outer.new_at, new) or new_source
-        root = outer.root
-        # In step: both written where they are, or both read from one definition.
-        in_step = (old_at == old_source and new_at == new_source) or old_source == new_source
-        if root is None and not in_step:
-            root = (old_at, new_at)
-        return _Frame(old, new, old_at, new_at, root)
+        frame = _Frame(old, new, old_source, new_source, outer, outer.root if outer else None)
+        # In step: both read from one place (the same definition, or the same position in
+        # both documents), or both written where they are read from.
+        if frame.root is None and old_source != new_source:
+            old_at, new_at = frame.written()
+            if old_at != old_source or new_at != new_source:
+                frame.root = (old_at, new_at)
+        return frame
 
     def compare_flipped(self, old: Schema, new: Schema) -> None:
         """Compare the operands of ``not``: the directions swap."""
@@ -292,13 +290,29 @@ def _join(base: str, tokens: tuple[Any, ...]) -> str:
     return join(base, *tokens)
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Frame:
     old: Schema
     new: Schema
-    old_at: str
-    new_at: str
+    old_source: str
+    new_source: str
+    parent: _Frame | None
     root: tuple[str, str] | None
+    _at: tuple[str, str] | None = None
+
+    def written(self) -> tuple[str, str]:
+        """Where each node was written: its parent's place and the keyword path to it (a
+        node read through a ``$ref`` is written at the reference, not at its target)."""
+        if self._at is None:
+            if self.parent is None:
+                self._at = (self.old_source, self.new_source)
+            else:
+                old_at, new_at = self.parent.written()
+                self._at = (
+                    _written(self.parent.old, old_at, self.old) or self.old_source,
+                    _written(self.parent.new, new_at, self.new) or self.new_source,
+                )
+        return self._at
 
 
 def _written(parent: Schema, parent_at: str, child: Schema) -> str | None:
