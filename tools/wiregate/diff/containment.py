@@ -688,8 +688,7 @@ class Containment:
             return any(
                 isinstance(other, Other)
                 and (
-                    not other.schema
-                    or json_equal(atom.schema, other.schema)
+                    _keywords_imply(atom.schema, other.schema)
                     or (structural and self.fallback(atom.schema, other.schema))
                 )
                 for other in atoms
@@ -709,6 +708,31 @@ class Containment:
                 for v in atom.values
             )
         return False  # pragma: no cover
+
+
+def _keywords_imply(sub: Schema, sup: Schema) -> bool:
+    """Every constraint of ``sup`` is one of ``sub``'s (its ``required`` names among
+    ``sub``'s): a syntactic check, so it never needs to judge subschemas. Keywords that read
+    one another (``additionalProperties`` and ``properties``, ``items`` and ``prefixItems``)
+    must agree as a group."""
+    if json_equal(sub, sup):
+        return True
+    if "unevaluatedProperties" in sup or "unevaluatedItems" in sup:
+        return False  # they read what every other keyword of sub evaluated
+    for key, value in sup.items():
+        if key == "required" and isinstance(value, list):
+            if not set(value) <= set(sub.get("required") or ()):
+                return False
+        elif key not in sub or not json_equal(sub[key], value):
+            return False
+    for scoped in _SCOPED:
+        # Alone, properties (prefixItems) constrain what they name; with the others of their
+        # group, the group reads as one constraint.
+        if sup.keys() & scoped - {"properties", "prefixItems"} and any(
+            not json_equal(sub.get(k), sup.get(k)) for k in scoped
+        ):
+            return False
+    return True
 
 
 def _num_value_in(value: int | float, atom: Num) -> bool:

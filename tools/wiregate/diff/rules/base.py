@@ -151,6 +151,8 @@ class Comparison:
         node's ``keyword`` (a constraint of its own), or the whole other node."""
         frame = self._frame
         if frame is not None and not (backward and forward):
+            if keyword is None:
+                keyword = self._keyword_at(frame, old_pointer, new_pointer)
             if not backward and self.implied(frame.old, frame.new, keyword):
                 backward = True
                 message += "; every value the old schema accepts already meets it"
@@ -175,16 +177,25 @@ class Comparison:
             )
         )
 
+    def _keyword_at(self, frame: _Frame, old_pointer: str, new_pointer: str) -> str | None:
+        """The keyword of the judged node pair that a finding points at, if any."""
+        for pointer, source in ((new_pointer, frame.new_source), (old_pointer, frame.old_source)):
+            keyword = pointer.rsplit("/", 1)[-1]
+            if keyword in STANDALONE_KEYWORDS and pointer == _join(source, (keyword,)):
+                return keyword
+        return None
+
     def implied(self, node: Schema, other: Schema, keyword: str | None = None) -> bool:
         """Every value valid under ``node`` meets ``other``'s constraint ``keyword`` (one that
         holds on its own: not one read together with siblings, like ``properties``), or, with
         no such keyword, all of ``other``."""
         # Objects and arrays are not judged structurally here: that is what the rules that
         # called this are doing (asking them again would assume the answer).
-        if keyword is None or keyword not in STANDALONE_KEYWORDS:
+        # A keyword ``other`` lacks is no constraint to meet: the whole schemas are compared
+        # (what the finding's rule weighed, say the members of an added anyOf against the
+        # constraints they replace).
+        if keyword is None or keyword not in STANDALONE_KEYWORDS or keyword not in other:
             return self.containment.contains(other, node, structural=False)
-        if keyword not in other:
-            return True
         key = (id(other), keyword)
         if key not in self._constraints:
             self._constraints[key] = (other, {keyword: other[keyword]})
