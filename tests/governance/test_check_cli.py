@@ -36,7 +36,7 @@ def test_fresh_repository_passes(wiregate_repo: git.Repo) -> None:
         "codegen   passed   generated code is fresh",
         "breaking  passed   no breaking change since HEAD",
     ]
-    assert lines[3] == "drift     skipped  2 copies: 2 skipped"
+    assert lines[3] == "drift     skipped  2 copies: 2 skipped (strict)"
     assert lines[-1] == "check passed: 3 passed, 1 skipped"
 
 
@@ -101,7 +101,7 @@ def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path
             "contract  passed   2 schemas valid, 49 fixtures as labelled",
             "codegen   passed   generated code is fresh",
             f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
-            "drift     skipped  7 copies: 7 skipped",
+            "drift     skipped  7 copies: 7 skipped (strict)",
             "check passed: 2 passed, 2 skipped",
         ],
         "",
@@ -114,7 +114,7 @@ def test_a_source_tree_without_git_has_no_previous_version(repo_root: Path, tmp_
     assert (code, stderr) == (0, "")
     assert lines[2:] == [
         f"breaking  skipped  no previous version to compare ({root}: not a git repository)",
-        "drift     skipped  7 copies: 7 skipped",
+        "drift     skipped  7 copies: 7 skipped (strict)",
         "check passed: 2 passed, 2 skipped",
     ]
 
@@ -144,7 +144,7 @@ def test_missing_named_checkout_exits_2_naming_the_path(
     code, lines, stderr = run_check(root_of(wiregate_repo), "--repo", f"trace-pipeline={absent}")
     assert (code, lines[3:]) == (
         2,
-        ["drift     error    3 copies: 3 error", "check could not run: 3 passed, 1 error"],
+        ["drift     error    3 copies: 3 error (strict)", "check could not run: 3 passed, 1 error"],
     )
     # One line for the one problem, however many copies the checkout holds.
     assert stderr == (

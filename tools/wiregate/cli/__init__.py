@@ -10,6 +10,7 @@ import click
 
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
+from wiregate.cli.signals import InterruptibleGroup
 
 __all__ = ["fail", "main", "pass_contract"]
 
@@ -20,7 +21,8 @@ def fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# Ctrl-C exits 130 and SIGTERM 143, one line, after cleaning up (wiregate.cli.signals).
+@click.group(cls=InterruptibleGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wiregate")
 @click.option(
     "--root",
