@@ -445,6 +445,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "failed",
         "breaks",
         "message",
+        "optional",
         "changes",
     ]
     assert first["changes"][11] == {
