@@ -302,7 +302,10 @@ def test_an_unparsable_revision_is_reported_and_skipped(
         ("property-added-to-open-model", "#/$defs/DpoTrainingRecord/properties/prompt_messages"),
         ("property-added-to-open-model", "#/$defs/Provenance/properties/task_hash"),
     ]
-    assert report.since is not None and report.since.commit == entries[0].commit
+    # The run of breaking revisions started at 842dfa5 ("fix+feat"): the unreadable revision
+    # in between is listed and skipped, it does not restart the run at the repair.
+    assert report.since is not None and report.since.commit == entries[3].commit
+    assert report.unreadable_in_run == (entries[1],)
 
 
 def test_a_copy_moved_then_dropped_for_the_published_package(
@@ -383,7 +386,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
     )
     assert lines[18] == "    and 36 info-level changes (annotations; --format json lists them)"
     assert lines[19].startswith("trace-pipeline dpo-training-record (producer, ")
-    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift"
+    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
@@ -442,6 +445,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "failed",
         "breaks",
         "message",
+        "optional",
         "changes",
     ]
     assert first["changes"][11] == {

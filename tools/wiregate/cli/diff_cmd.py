@@ -9,6 +9,7 @@ import click
 from wiregate.cli import fail, main
 from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 
 # The diff engine is imported when the command runs (or its help is printed), so other
@@ -52,7 +53,7 @@ def _formats() -> list[str]:
 @click.option(
     "--policy",
     type=LazyChoice(_policies),
-    default="strict",
+    default=DEFAULT_POLICY,
     show_default=True,
     help="lenient tolerates typed optional properties added to open models and "
     "closing additionalProperties.",
