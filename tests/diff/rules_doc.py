@@ -72,7 +72,9 @@ change is the annotation `unknown-keyword-changed`, shown with its raw differenc
 misspelt keyword constrains nothing, which the message makes visible). Nothing is "assumed
 incompatible": a construct beyond the engine (a changed `if`, `unevaluatedProperties` next to
 `allOf`/`anyOf`/`oneOf`/`if`, `contains` changed under `maxContains`, a recursive or dynamic
-reference that differs) is a finding of level **unknown**.
+reference that differs) is a finding of level **unknown**. The id that used to say so,
+`keyword-changed`, is retired (it stays below, replaced by `unknown-keyword-changed`; undecided
+references are `ref-changed`), because its published meaning was "incompatible both ways".
 
 ## Levels
 
@@ -81,8 +83,8 @@ change is incompatible in a direction the mode requires, **warning** when it is 
 under the mode but not in the other direction (or only because the lenient policy tolerates
 it), **unknown** when the engine cannot decide it (its `backward`/`forward` are `true`, so it
 never fails the verdict; the message says what is undecided), **info** when it is compatible
-both ways. The default level below is the level under the
-defaults (`--mode backward --policy strict`).
+both ways. The default level below is the level under the defaults (`--mode backward
+--policy strict`).
 
 ## Policies
 
@@ -98,7 +100,7 @@ defaults (`--mode backward --policy strict`).
 Grammar: `<subject>-<event>[-<qualifier>]`, lower-case kebab-case (`^[a-z]+(-[a-z]+)*$`).
 The subject is a JSON Schema keyword in kebab-case (`minLength` -> `min-length`, `oneOf` ->
 `one-of`) or a named concept (`property`, `tuple-item`, `nullable`, `definition`, `schema`,
-`keyword`). The event is one of: @EVENTS@. The qualifier narrows the context
+`keyword`, `unknown-keyword`, `ref`; `dependent-schema` is one `dependentSchemas` entry). The event is one of: @EVENTS@. The qualifier narrows the context
 (`to-open-model`, `from-closed-model`). A published id keeps its meaning and is never reused;
 a retired id stays in the registry as deprecated, naming its replacement.
 
