@@ -184,7 +184,7 @@ def test_unevaluated_properties_behind_additional_properties_has_no_effect() -> 
 
 
 def test_unevaluated_properties_next_to_all_of_is_undecided() -> None:
-    old = {"allOf": [{"properties": {"a": {}}}]}
+    old: dict[str, Any] = {"allOf": [{"properties": {"a": {}}}]}
     new = {**old, "unevaluatedProperties": False}
     assert _rows(old, new) == [
         ("unevaluated-properties-added", "unknown", "#", "#/unevaluatedProperties", True, True),
