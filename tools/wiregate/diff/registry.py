@@ -355,7 +355,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         arrays.CONTAINS_ADDED,
         "arrays",
-        "Arrays must now contain an item matching contains (unless minContains is 0 and there is no maxContains).",
+        "Arrays must now contain an item matching contains (with the minContains/maxContains next to it; compatible backward only when minContains is 0 and there is no maxContains).",
         "depends",
         "yes",
     ),

@@ -77,6 +77,11 @@ def _vacuous(node: Schema) -> bool:
     return node.get("minContains") == 0 and "maxContains" not in node
 
 
+def _counted(node: Schema) -> str:
+    bounds = [f"{k} {node[k]}" for k in ("minContains", "maxContains") if k in node]
+    return f" ({', '.join(bounds)})" if bounds else ""
+
+
 def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("contains"), new.get("contains")
     if json_equal(before, after):
@@ -99,7 +104,7 @@ def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
         cmp.emit(
             CONTAINS_ADDED,
             *cmp.keyword_ptrs(old, new, "contains"),
-            "arrays must now contain a matching item",
+            "arrays must now contain a matching item" + _counted(new),
             backward=_vacuous(new),
             forward=True,
         )
@@ -107,7 +112,7 @@ def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
         cmp.emit(
             CONTAINS_REMOVED,
             *cmp.keyword_ptrs(old, new, "contains"),
-            "arrays no longer have to contain a matching item",
+            "arrays no longer have to contain a matching item" + _counted(old),
             backward=True,
             forward=_vacuous(old),
         )

@@ -110,6 +110,10 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             after is not None and not _number(after)
         ):
             continue  # a non-numeric bound is left to keyword-changed
+        if keyword in ("minContains", "maxContains") and not (
+            "contains" in old and "contains" in new
+        ):
+            continue  # part of contains being added or removed (arrays judges that)
         _bound(cmp, old, new, keyword, before, after, lower=keyword in LOWER_BOUNDS)
     _multiple_of(cmp, old, new)
     _unique(cmp, old, new)
