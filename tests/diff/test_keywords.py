@@ -222,6 +222,22 @@ def test_min_contains_zero_removed_tightens() -> None:
     ]
 
 
+# -- propertyNames -------------------------------------------------------------------------
+
+
+def test_property_names_that_every_string_meets_constrain_nothing() -> None:
+    old = {"type": "object"}
+    assert _rows(old, {**old, "propertyNames": {"type": "string"}}, mode="full") == [
+        ("property-names-added", "info", "#", "#/propertyNames", True, True)
+    ]
+    assert _rows(old, {**old, "propertyNames": {"maxLength": 3}}, mode="full") == [
+        ("property-names-added", "error", "#", "#/propertyNames", False, True)
+    ]
+    assert _rows({**old, "propertyNames": {"pattern": "^[a-z]+$"}}, old) == [
+        ("property-names-removed", "warning", "#/propertyNames", "#", True, False)
+    ]
+
+
 # -- format and annotations ----------------------------------------------------------------
 
 
@@ -310,4 +326,11 @@ def test_an_undecided_member_is_not_proof_of_containment() -> None:
     new = {"anyOf": [member, changed]}
     assert _rows(old, new, mode="full") == [
         ("any-of-member-added", "error", "#/anyOf", "#/anyOf/1", True, False),
+    ]
+
+
+def test_a_schema_holding_only_annotations_and_extensions_accepts_everything() -> None:
+    new = {"type": "object", "properties": {"a": {"description": "any", "x-order": 1}}}
+    assert _rows({"type": "object"}, new, mode="full") == [
+        ("property-added-to-open-model", "info", "#", "#/properties/a", True, True)
     ]

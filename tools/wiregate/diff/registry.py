@@ -312,16 +312,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         properties.PROPERTY_NAMES_ADDED,
         "properties",
-        "propertyNames now constrains the keys of an object.",
-        "no",
+        "propertyNames now constrains the keys of an object (compatible when every string meets it; a changed propertyNames is compared in depth).",
+        "depends",
         "yes",
     ),
     Rule(
         properties.PROPERTY_NAMES_REMOVED,
         "properties",
-        "propertyNames no longer constrains the keys of an object.",
+        "propertyNames no longer constrains the keys of an object (compatible forward when every string met it).",
         "yes",
-        "no",
+        "depends",
     ),
     # arrays
     Rule(

@@ -30,7 +30,7 @@ def is_false(node: Schema) -> bool:
 
 def is_true(node: Schema) -> bool:
     """The schema accepts every value (annotations aside)."""
-    return all(key in ANNOTATION_KEYWORDS for key in node)
+    return all(key in ANNOTATION_KEYWORDS or key.startswith("x-") for key in node)
 
 
 ANNOTATION_KEYWORDS = frozenset(

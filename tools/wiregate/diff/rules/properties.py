@@ -30,6 +30,8 @@ PROPERTY_NAMES_REMOVED = "property-names-removed"
 
 KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties", "propertyNames"})
 OPEN: Schema = {}
+# Property names are strings: a propertyNames schema every string meets constrains nothing.
+NAMES: Schema = {"type": ["string"]}
 
 
 def undeclared_schema(node: Schema, key: str) -> Schema:
@@ -224,7 +226,7 @@ def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
             cmp.old_ptr(old),
             cmp.new_ptr(new, "propertyNames"),
             "property names are now constrained",
-            backward=False,
+            backward=cmp.subsumes(NAMES, after),
             forward=True,
         )
     else:
@@ -234,5 +236,5 @@ def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
             cmp.new_ptr(new),
             "property names are no longer constrained",
             backward=True,
-            forward=False,
+            forward=cmp.subsumes(NAMES, before),
         )
