@@ -229,7 +229,7 @@ def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
             backward=cmp.subsumes(NAMES, after),
             forward=True,
         )
-    else:
+    elif before is not None:
         cmp.emit(
             PROPERTY_NAMES_REMOVED,
             cmp.old_ptr(old, "propertyNames"),
