@@ -109,6 +109,8 @@ def render_text(report: DriftReport) -> str:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
             lines.extend(_change_lines(result.changes))
+        if result.reproduce:
+            lines.append(f"    reproduce: {result.reproduce}")
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
@@ -139,6 +141,7 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "breaks": list(result.breaks),
         "message": result.message,
         "changes": [_change_json(change, result.failed) for change in result.changes],
+        "reproduce": result.reproduce,
     }
 
 
