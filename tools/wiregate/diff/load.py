@@ -24,11 +24,11 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
 from wiregate.pointer import PointerError, escape, join, split
@@ -172,7 +172,7 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
             out[key] = value.replace("#/definitions/", "#/$defs/")
         else:
             out[key] = value
-    if isinstance(out.get("pattern"), str) and _matches_everything(out["pattern"]):
+    if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
         del out["pattern"]
     if out.get("uniqueItems") is False:
         del out["uniqueItems"]
@@ -200,19 +200,6 @@ def _split_dependencies(raw: Schema, dependencies: Any) -> None:
         raw["dependentRequired"] = required
     if schemas:
         raw["dependentSchemas"] = schemas
-
-
-_PROBES = ("", "x", "\x00\n\u2603 A9/")
-
-
-def _matches_everything(pattern: str) -> bool:
-    """A pattern that matches the empty string at the start of any string (``a*``, ``^``,
-    ``.*``) accepts every string, like no pattern at all."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error:
-        return False
-    return all(compiled.match(probe) for probe in _PROBES)
 
 
 @dataclass(frozen=True)
