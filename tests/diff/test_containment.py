@@ -145,8 +145,32 @@ def test_all_of_and_its_merged_schema_are_equivalent() -> None:
     assert diff(merged, split, mode="full").equivalent
 
 
-def test_an_unknown_keyword_is_never_assumed_to_constrain_nothing() -> None:
-    assert _rows({"foo": 1}, {"foo": 2}) == [("keyword-changed", "#/foo", "#/foo", False, False)]
+def test_keywords_beyond_the_normal_form_are_never_assumed_to_hold() -> None:
+    contains = Containment(_never).contains
+    conditional = {"if": {"minimum": 0}, "then": {"maximum": 5}}
+    assert not contains(_tree(conditional), _tree({"type": "integer", "minimum": 7}))
+    assert not contains(_tree({"not": {"type": "string"}}), _tree({"type": "integer"}))
+    # A keyword JSON Schema does not define constrains nothing: the same set.
+    assert contains(_tree({"vendor": 1}), _tree({"type": "string"}))
+
+
+def test_keywords_that_read_one_another_are_compared_as_a_group() -> None:
+    contains = Containment(_never).contains
+    rest = {"type": "array", "contains": {"type": "string"}}
+    # minContains 0 makes contains accept every array: not inside contains alone.
+    assert not contains(_tree(rest), _tree({**rest, "minContains": 0}))
+    closed = {"type": "object", "additionalProperties": False}
+    assert not contains(_tree(closed), _tree({**closed, "properties": {"v": {}}}))
+    assert contains(
+        _tree({"type": "object", "required": ["a"]}), _tree({**closed, "required": ["a", "b"]})
+    )
+
+
+def test_format_is_a_constraint_only_when_asserted() -> None:
+    date, text = _tree({"type": "string", "format": "date"}), _tree({"type": "string"})
+    assert Containment(_never).contains(date, text)
+    assert not Containment(_never, formats=True).contains(date, text)
+    assert Containment(_never, formats=True).contains(text, date)
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import git
+import pytest
 from click.testing import CliRunner
 
 from contracts import Contract
@@ -140,7 +141,31 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_rea
         f"{record}/required",
         f"{record}/required",
     ]
-    assert [len(_breaking(copies[key])) for key in copies] == [33, 24, 0, 41, 38]
+    # Each training-record copy drops the contract's two dependentRequired entries: one
+    # dependent-required-removed per trigger property (a loosening: backward yes, forward no,
+    # so a break for a producer).
+    assert [len(_breaking(copies[key])) for key in copies] == [33, 25, 0, 42, 39]
+    provenance = "#/$defs/Provenance"
+    assert [
+        c
+        for c in _breaking(copies["trace-pipeline", "dpo-training-record"])
+        if c[0] == "dependent-required-removed"
+    ] == [
+        (
+            "dependent-required-removed",
+            f"{provenance}/dependentRequired/chosen_branch",
+            provenance,
+            True,
+            False,
+        ),
+        (
+            "dependent-required-removed",
+            f"{provenance}/dependentRequired/rejected_branch",
+            provenance,
+            True,
+            False,
+        ),
+    ]
 
 
 def test_ref_reads_an_older_state_without_touching_the_work_tree(
@@ -299,7 +324,10 @@ def test_an_unparsable_revision_is_reported_and_skipped(
         ("property-added-to-open-model", "#/$defs/DpoTrainingRecord/properties/prompt_messages"),
         ("property-added-to-open-model", "#/$defs/Provenance/properties/task_hash"),
     ]
-    assert report.since is not None and report.since.commit == entries[0].commit
+    # The run of breaking revisions started at 842dfa5 ("fix+feat"): the unreadable revision
+    # in between is listed and skipped, it does not restart the run at the repair.
+    assert report.since is not None and report.since.commit == entries[3].commit
+    assert report.unreadable_in_run == (entries[1],)
 
 
 def test_a_copy_moved_then_dropped_for_the_published_package(
@@ -350,7 +378,11 @@ def test_a_copy_moved_then_dropped_for_the_published_package(
     )
 
 
-def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path]) -> None:
+def test_cli_formats_on_the_real_state(
+    repo_root: Path, replayed: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo_root)
+
     def drift(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(
             main,
@@ -381,8 +413,14 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
     )
     assert lines[9] == f"    warning: {widened}"
     assert lines[13] == "    and 35 info-level changes (annotations; --format json lists them)"
-    assert lines[14].startswith("trace-pipeline dpo-training-record (producer, ")
-    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift"
+    assert lines[14] == (
+        "    reproduce: wiregate diff "
+        "'contracts/rollout-wire.schema.json#/$defs/RolloutBranchRecord' "
+        f"{replayed['trace-pipeline']}/schemas/rollout-wire.schema.json "
+        "--mode backward --policy strict"
+    )
+    assert lines[15].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
@@ -392,9 +430,9 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         f"title=wiregate drift trace-pipeline rollout-wire%3A items-widened::{widened}"
     )
     # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 12;
-    # the two training-record copies: 41 + 1 and 38 + 1).
+    # the two training-record copies: 42 + 1 and 39 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
-        "::error": 41 + 38,
+        "::error": 42 + 39,
         "::warning": 12 + 1 + 1,
     }
 
@@ -439,7 +477,9 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "failed",
         "breaks",
         "message",
+        "optional",
         "changes",
+        "reproduce",
     ]
     assert first["changes"][8] == {
         "id": "items-widened",

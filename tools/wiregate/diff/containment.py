@@ -61,47 +61,10 @@ ARRAY_KEYWORDS = frozenset(
 # Keywords that constrain values of every type in ways the normal form does not model.
 BEYOND = frozenset({"not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef"})
 _KINDS = {"object": OBJECT_KEYWORDS, "array": ARRAY_KEYWORDS}
-# Every keyword the normal form reads or knows to constrain nothing. Any other keyword on the
-# ``sup`` side leaves the question open (its meaning is not assumed).
-_KNOWN = (
-    OBJECT_KEYWORDS
-    | ARRAY_KEYWORDS
-    | BEYOND
-    | {
-        "type",
-        "enum",
-        "const",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "format",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "title",
-        "description",
-        "examples",
-        "$comment",
-        "default",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-        "$schema",
-        "$id",
-        "$anchor",
-        "$dynamicAnchor",
-        "$vocabulary",
-        "$defs",
-        "contentMediaType",
-        "contentEncoding",
-        "contentSchema",
-    }
-)
+# Keywords JSON Schema defines that constrain values of any type in ways the normal form does
+# not model; on the ``sup`` side they leave the question open. (Keywords JSON Schema does not
+# define are annotations: they constrain nothing.)
+_UNMODELLED = frozenset({"dependencies", "additionalItems", "$recursiveAnchor"})
 # Beyond these many atoms of one type a union is not expanded (the question stays open).
 _MAX_ATOMS = 32
 # An integer range this small is checked value by value.
@@ -243,7 +206,7 @@ def _filter(
 # -- the normal form -------------------------------------------------------------------------
 
 
-def _base(node: Schema, sub: bool) -> Union | None:
+def _base(node: Schema, sub: bool, formats: bool) -> Union | None:
     """The atoms of ``node``'s own keywords (composition is applied by the caller)."""
     declared = node.get("type")
     if isinstance(declared, list):
@@ -263,7 +226,7 @@ def _base(node: Schema, sub: bool) -> Union | None:
             return None
         out["number"] = [atom]
     if "string" in names:
-        atom_s = _str_atom(node, sub=sub)
+        atom_s = _str_atom(node, sub=sub, asserted=formats)
         if atom_s is None:
             return None
         out["string"] = [atom_s]
@@ -327,7 +290,7 @@ def _tighter_hi(atom: Num, value: int | float, excl: bool) -> Num:
     return atom
 
 
-def _str_atom(node: Schema, *, sub: bool) -> Str | None:
+def _str_atom(node: Schema, *, sub: bool, asserted: bool) -> Str | None:
     low, high = 0, None
     for keyword in ("minLength", "maxLength"):
         value = node.get(keyword)
@@ -348,7 +311,7 @@ def _str_atom(node: Schema, *, sub: bool) -> Str | None:
     if isinstance(node.get("pattern"), str):
         patterns = frozenset({node["pattern"]})
     formats: frozenset[str] = frozenset()
-    if isinstance(node.get("format"), str):
+    if asserted and isinstance(node.get("format"), str):
         formats = frozenset({node["format"]})
     return Str(low, high, patterns, formats)
 
@@ -459,6 +422,7 @@ def _merge(a: Schema, b: Schema) -> Schema | None:
 _SCOPED = (
     frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
     frozenset({"prefixItems", "items", "unevaluatedItems"}),
+    frozenset({"contains", "minContains", "maxContains"}),  # minContains 0 voids contains
 )
 
 
@@ -569,10 +533,13 @@ class Containment:
 
     ``fallback(sub, sup)`` judges object and array atoms structurally; without
     ``structural``, such an atom is only inside one that is the same or unconstrained.
+    ``formats``: ``format`` is a constraint (else an annotation, as draft 2020-12 reads it
+    without the format-assertion vocabulary).
     """
 
-    def __init__(self, fallback: Fallback) -> None:
+    def __init__(self, fallback: Fallback, *, formats: bool = False) -> None:
         self.fallback = fallback
+        self.formats = formats
         self._forms: dict[tuple[int, bool], tuple[Schema, Union | None]] = {}
         self._answers: dict[tuple[int, int, bool], tuple[bool, Schema, Schema]] = {}
         self._depth = 0
@@ -634,11 +601,9 @@ class Containment:
     def _normal_form(self, node: Schema, sub: bool) -> Union | None:
         if node.get("not") == {}:
             return {}
-        if not sub and any(
-            k in BEYOND or (k not in _KNOWN and not k.startswith("x-")) for k in node
-        ):
+        if not sub and any(k in BEYOND or k in _UNMODELLED for k in node):
             return None
-        union = _base(node, sub)
+        union = _base(node, sub, self.formats)
         if union is None:
             return None
         for member in node.get("allOf") or ():

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 __all__ = ["LEVELS", "Change"]
 
-# Most severe first; the order of sorting and of reports.
-LEVELS = ("error", "warning", "info")
+# Most severe first; the order of sorting and of reports. ``unknown``: a construct beyond the
+# engine, reported as such and never counted against the verdict.
+LEVELS = ("error", "warning", "unknown", "info")
 
 
 @dataclass(frozen=True)
@@ -17,9 +18,11 @@ class Change:
     ``backward``: the new schema still accepts every value the old one accepted (consumers can
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
-    compatible that strict set semantics would not. ``root_old_pointer``/``root_new_pointer``
-    name where the edit behind the change was made in each document (by default the change's
-    own pointers); changes caused by one edit share them.
+    compatible that strict set semantics would not. A change the engine cannot decide has
+    level ``unknown`` and both directions true: it never fails the verdict.
+    ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
+    each document (by default the change's own pointers); changes caused by one edit share
+    them.
     """
 
     id: str

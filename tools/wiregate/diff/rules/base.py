@@ -2,9 +2,10 @@
 
 A :class:`Comparison` walks two resolved schemas in parallel. At each pair of schema nodes
 that differ, every rule family looks at the keywords it owns and emits findings; a keyword
-no family owns is reported as ``keyword-changed``. Families recurse into subschemas through
-:meth:`Comparison.compare`, and ask set questions ("does every value of A satisfy B?")
-through :meth:`Comparison.subsumes`, which runs a silent comparison.
+no family owns is an annotation (``unknown-keyword-changed``), and a recursive reference the
+walk cannot follow is undecided (``ref-changed``, level ``unknown``). Families recurse into
+subschemas through :meth:`Comparison.compare`, and ask set questions ("does every value of A
+satisfy B?") through :meth:`Comparison.subsumes`, which runs a silent comparison.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Protocol
 
 from wiregate.diff.containment import Containment
 from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema
-from wiregate.diff.rules.schema import check_false, keyword_changed
+from wiregate.diff.rules.schema import check_false, keyword_changed, ref_changed
 from wiregate.diff.values import json_equal
 from wiregate.pointer import join
 
@@ -31,7 +32,7 @@ def is_false(node: Schema) -> bool:
 
 def is_true(node: Schema) -> bool:
     """The schema accepts every value (annotations aside)."""
-    return all(key in ANNOTATION_KEYWORDS for key in node)
+    return all(key in ANNOTATION_KEYWORDS or key.startswith("x-") for key in node)
 
 
 ANNOTATION_KEYWORDS = frozenset(
@@ -51,6 +52,8 @@ ANNOTATION_KEYWORDS = frozenset(
         "$vocabulary",
         "contentMediaType",
         "contentEncoding",
+        "contentSchema",
+        "$recursiveAnchor",
     }
 )
 
@@ -60,9 +63,11 @@ class RawFinding:
     """A finding before the policy and mode are applied.
 
     ``backward``/``forward`` are strict set semantics; ``lenient_backward``/``lenient_forward``
-    say the lenient policy tolerates that direction. ``root_old_pointer``/``root_new_pointer``
-    name where the edit behind the finding was made in each document (by default the
-    finding's own pointers); findings caused by one edit share them.
+    say the lenient policy tolerates that direction. ``undecided``: beyond the engine (both
+    directions are false here, so containment questions stay unproven; the verdict counts it
+    as compatible and reports it at level ``unknown``). ``root_old_pointer``/
+    ``root_new_pointer`` name where the edit behind the finding was made in each document (by
+    default the finding's own pointers); findings caused by one edit share them.
     """
 
     id: str
@@ -73,6 +78,7 @@ class RawFinding:
     forward: bool
     lenient_backward: bool = False
     lenient_forward: bool = False
+    undecided: bool = False
     root_old_pointer: str = ""
     root_new_pointer: str = ""
 
@@ -106,7 +112,8 @@ class Comparison:
         # reused by a later temporary schema (``{**rest, **member}``) while the memo lives.
         self._visited: dict[tuple[int, int, bool], tuple[Schema, Schema]] = {}
         self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
-        self.containment = Containment(self._probe)
+        asserts_format = any(getattr(f, "ASSERTS_FORMAT", False) for f in self.families)
+        self.containment = Containment(self._probe, formats=asserts_format)
         # The node pair being judged, where each was written, and the root edit (None while
         # both sides are read from the same place).
         self._frame: _Frame | None = None
@@ -144,13 +151,16 @@ class Comparison:
         forward: bool,
         lenient_backward: bool = False,
         lenient_forward: bool = False,
+        undecided: bool = False,
         keyword: str | None = None,
     ) -> None:
         """Record a finding. A direction the rule could not grant is granted when set
         containment shows it in context: every value of the one node meets the other
         node's ``keyword`` (a constraint of its own), or the whole other node."""
         frame = self._frame
-        if frame is not None and not (backward and forward):
+        if undecided:
+            backward = forward = lenient_backward = lenient_forward = False
+        elif frame is not None and not (backward and forward):
             if keyword is None:
                 keyword = self._keyword_at(frame, old_pointer, new_pointer)
             if not backward and self.implied(frame.old, frame.new, keyword):
@@ -173,6 +183,7 @@ class Comparison:
                 forward,
                 lenient_backward and not backward,
                 lenient_forward and not forward,
+                undecided,
                 *root,
             )
         )
@@ -235,6 +246,9 @@ class Comparison:
         outer = self._frame
         self._frame = self._enter(outer, old, new)
         try:
+            if "$ref" in old or "$ref" in new:  # a recursive reference kept as a marker
+                ref_changed(self, old, new)
+                return
             old_false, new_false = is_false(old), is_false(new)
             if old_false or new_false:
                 check_false(self, old, new, old_false, new_false)
