@@ -1,4 +1,4 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format ...]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode|--policy|--draft|--format ...]``."""
 
 from __future__ import annotations
 
@@ -23,6 +23,12 @@ def _policies() -> tuple[str, ...]:
     from wiregate.diff import POLICIES
 
     return POLICIES
+
+
+def _drafts() -> list[str]:
+    from wiregate.diff.drafts import ALIASES
+
+    return list(ALIASES)
 
 
 def _formats() -> list[str]:
@@ -58,10 +64,23 @@ def _formats() -> list[str]:
     "closing additionalProperties.",
 )
 @click.option(
+    "--draft",
+    type=LazyChoice(_drafts),
+    default=None,
+    help="Read both schemas under this JSON Schema draft (default: each one's $schema, else "
+    "the draft its keywords show, else 2020-12).",
+)
+@click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
 def diff_command(
-    old: str, new: str, definition: str | None, mode: str, policy: str, output_format: str
+    old: str,
+    new: str,
+    definition: str | None,
+    mode: str,
+    policy: str,
+    draft: str | None,
+    output_format: str,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
@@ -90,6 +109,7 @@ def diff_command(
             new_at=pointer,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            draft=draft,
         )
     except UserError as exc:
         fail(str(exc))

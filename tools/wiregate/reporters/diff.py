@@ -13,6 +13,7 @@ __all__ = [
     "DIFF_REPORTERS",
     "change_to_json",
     "change_to_text",
+    "draft_lines",
     "github_annotation",
     "markdown_table",
     "summary",
@@ -102,8 +103,25 @@ def summary(result: DiffResult) -> str:
     return f"{verdict} ({result.mode}, {result.policy}): {detail}"
 
 
+def draft_lines(result: DiffResult) -> list[str]:
+    """``old: draft-07 (detected: array-form items at #/items)`` and the same for new."""
+    if result.drafts is None:
+        return []
+    return [f"old: {result.drafts.old.describe()}", f"new: {result.drafts.new.describe()}"]
+
+
+def _drafts_to_json(result: DiffResult) -> dict[str, Any] | None:
+    if result.drafts is None:
+        return None
+    return {
+        side: {"draft": choice.draft, "how": choice.how, "evidence": choice.evidence}
+        for side, choice in (("old", result.drafts.old), ("new", result.drafts.new))
+    }
+
+
 def render_text(result: DiffResult) -> str:
-    lines = [change_to_text(change) for change in result.changes]
+    lines = draft_lines(result)
+    lines += [change_to_text(change) for change in result.changes]
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
@@ -113,6 +131,7 @@ def render_json(result: DiffResult) -> str:
         "compatible": result.compatible,
         "mode": result.mode,
         "policy": result.policy,
+        "drafts": _drafts_to_json(result),
         "backward_compatible": result.backward_compatible,
         "forward_compatible": result.forward_compatible,
         "changes": [change_to_json(change) for change in result.changes],
