@@ -7,6 +7,7 @@ each stating the set semantics the engine follows instead. Every other case must
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,24 @@ def test_at_most_five_documented_reasons() -> None:
 def test_corpus_size(karapace_cases: list[dict[str, Any]]) -> None:
     assert len(karapace_cases) == 321
     assert [case["id"] for case in karapace_cases] == list(range(321))
+
+
+def test_each_schema_is_read_under_the_draft_its_keywords_show(
+    karapace_cases: list[dict[str, Any]],
+) -> None:
+    """No case names its draft: the tuple cases (array-form items) are read as draft-07,
+    the rest as 2020-12, and none is refused."""
+    drafts: Counter[tuple[str, str]] = Counter()
+    for case in karapace_cases:
+        result = diff(case["writer_schema"], case["reader_schema"])
+        assert result.drafts is not None
+        for choice in (result.drafts.old, result.drafts.new):
+            drafts[choice.draft, choice.how] += 1
+    assert drafts == {
+        ("2020-12", "default"): 608,
+        ("draft-07", "detected"): 29,
+        ("2020-12", "detected"): 5,
+    }
 
 
 def test_every_case_outside_the_reasons_agrees(karapace_cases: list[dict[str, Any]]) -> None:

@@ -19,6 +19,7 @@ __all__ = [
     "METASCHEMAS",
     "MetaschemaViolation",
     "draft_of_dialect",
+    "validator_class",
     "violation",
 ]
 
@@ -76,7 +77,7 @@ def violation(document: Mapping[str, Any], draft: str) -> MetaschemaViolation | 
     from jsonschema.exceptions import SchemaError
 
     try:
-        _reference_class(draft).check_schema(schema)
+        validator_class(draft).check_schema(schema)
     except SchemaError as exc:
         message = " ".join(exc.message.split())
         if len(message) > MESSAGE_LIMIT:
@@ -90,10 +91,15 @@ def _compiled(draft: str) -> Any:
     # Imported here: start-up stays light for commands that never check a schema.
     import jsonschema_rs
 
-    return jsonschema_rs.validator_for(_reference_class(draft).META_SCHEMA, validate_formats=True)
+    # The metaschema by reference: jsonschema_rs ships every draft's, and importing jsonschema
+    # for its copy would cost more than the whole check.
+    uri = METASCHEMAS[draft]
+    return jsonschema_rs.validator_for({"$schema": uri, "$ref": uri}, validate_formats=True)
 
 
-def _reference_class(draft: str) -> Any:
+def validator_class(draft: str) -> Any:
+    """The reference validator (jsonschema) of ``draft``: what a document read under that
+    draft means."""
     from jsonschema import validators
 
     return {

@@ -102,11 +102,6 @@ class DraftChoice:
     how: str
     evidence: str
 
-    def describe(self) -> str:
-        """``draft-07 (detected: array-form items at #/items)``."""
-        why = f"{self.how}: {self.evidence}" if self.evidence else self.how
-        return f"{self.draft} ({why})"
-
 
 @dataclass(frozen=True)
 class Drafts:
@@ -160,31 +155,46 @@ def _family(signal: str) -> str:
 
 def _signals(document: Mapping[str, Any]) -> dict[str, str]:
     """Each draft-specific form in ``document`` -> the pointer of its first use, in document
-    order. Iterative: a deeply nested document is the engine's error to report, not this."""
+    order. Iterative: a deeply nested document is the engine's error to report, not this.
+    Paths are linked tuples ``(parent, token)``, spelled as pointers only for a signal."""
     found: dict[str, str] = {}
-    stack: list[tuple[Any, str]] = [(document, "#")]
+    # Tasks in document order: (signal, path) to record, or (None, (node, path)) to walk.
+    stack: list[tuple[str | None, Any]] = [(None, (document, None))]
     while stack:
-        node, pointer = stack.pop()
+        signal, task = stack.pop()
+        if signal is not None:
+            if signal not in found:
+                found[signal] = _spell(task)
+            continue
+        node, path = task
         if not isinstance(node, Mapping):
             continue
-        children: list[tuple[Any, str]] = []
+        tasks: list[tuple[str | None, Any]] = []
         for key, value in node.items():
-            here = f"{pointer}/{_escape(str(key))}"
+            here = (path, key)
             signal = _signal(key, value)
             if signal is not None:
-                found.setdefault(signal, here)
+                tasks.append((signal, here))
             if key in _SCHEMA_LIST and isinstance(value, list):
-                children += [(sub, f"{here}/{index}") for index, sub in enumerate(value)]
+                tasks += [(None, (sub, (here, index))) for index, sub in enumerate(value)]
             elif key in _SCHEMA:
-                children.append((value, here))
+                tasks.append((None, (value, here)))
             elif key in _SCHEMA_MAP and isinstance(value, Mapping):
-                children += [
-                    (sub, f"{here}/{_escape(str(name))}")
+                tasks += [
+                    (None, (sub, (here, name)))
                     for name, sub in value.items()
                     if not isinstance(sub, list)  # dependencies' array form names properties
                 ]
-        stack += reversed(children)
+        stack += reversed(tasks)
     return found
+
+
+def _spell(path: Any) -> str:
+    tokens: list[str] = []
+    while path is not None:
+        path, token = path
+        tokens.append(_escape(str(token)))
+    return "#" + "".join("/" + token for token in reversed(tokens))
 
 
 def _signal(key: str, value: Any) -> str | None:

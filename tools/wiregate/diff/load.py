@@ -97,7 +97,7 @@ def normalise_document(
     if draft is None:
         draft = choose_draft(document).draft
     check_document(document, origin=origin, draft=draft)
-    reading = _Reading(origin, draft, _has_nested_id(document))
+    reading = _Reading(origin, draft, draft == "2019-09" and _has_nested_id(document))
     # $schema has done its work (the draft is chosen, and reported with the result).
     return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
 
@@ -117,7 +117,7 @@ def check_document(document: Mapping[str, Any], *, origin: str = "schema", draft
 class _Reading:
     origin: str
     draft: str
-    nested_id: bool  # a subschema has its own $id (a resource of its own)
+    nested_id: bool  # 2019-09: a subschema has its own $id (a resource of its own)
 
     @property
     def up_to_07(self) -> bool:

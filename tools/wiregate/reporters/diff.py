@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from wiregate.diff import Change, DiffResult
+from wiregate.diff import Change, DiffResult, DraftChoice
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -103,11 +103,19 @@ def summary(result: DiffResult) -> str:
     return f"{verdict} ({result.mode}, {result.policy}): {detail}"
 
 
+def _draft_to_text(choice: DraftChoice) -> str:
+    why = f"{choice.how}: {choice.evidence}" if choice.evidence else choice.how
+    return f"{choice.draft} ({why})"
+
+
 def draft_lines(result: DiffResult) -> list[str]:
     """``old: draft-07 (detected: array-form items at #/items)`` and the same for new."""
     if result.drafts is None:
         return []
-    return [f"old: {result.drafts.old.describe()}", f"new: {result.drafts.new.describe()}"]
+    return [
+        f"old: {_draft_to_text(result.drafts.old)}",
+        f"new: {_draft_to_text(result.drafts.new)}",
+    ]
 
 
 def _drafts_to_json(result: DiffResult) -> dict[str, Any] | None:
