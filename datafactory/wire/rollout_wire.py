@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=f64306fad2f058d50bac9797d8e1bd83a5627b4192bbd2413f8aa8cb352c72b8
+# generator: sha256=6618c4e34688acf829d8fb9891e590305bc8285e95f02c3b2d0196a0c957dcfc
 # body: sha256=34c462d9f1906e78d3d233a5908082b4dce459420059217a107caee49de5e3fd
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from wiregate.pointer import join
+
 __all__ = [
     "DRAFTS",
     "METASCHEMAS",
@@ -56,9 +58,7 @@ class MetaschemaViolation:
     @property
     def pointer(self) -> str:
         """The JSON pointer of the offending keyword (``""`` for the document itself)."""
-        return "".join(
-            "/" + str(token).replace("~", "~0").replace("/", "~1") for token in self.path
-        )
+        return join("", *self.path)
 
     @property
     def metaschema(self) -> str:
@@ -72,8 +72,11 @@ def violation(document: Mapping[str, Any], draft: str) -> MetaschemaViolation | 
     if draft not in METASCHEMAS:
         raise ValueError(f"unknown draft {draft!r}; expected one of {', '.join(DRAFTS)}")
     schema = dict(document)  # both validators take a dict (a shallow copy is cheap)
-    if _compiled(draft).is_valid(schema):
-        return None
+    try:
+        if _compiled(draft).is_valid(schema):
+            return None
+    except UnicodeEncodeError:
+        pass  # a lone surrogate in a key, which the compiled validator cannot take
     from jsonschema.exceptions import SchemaError
 
     try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wiregate.metaschema import DRAFTS, METASCHEMAS, draft_of_dialect
+from wiregate.pointer import join
 
 __all__ = ["DEFAULT_DRAFT", "DRAFTS", "DraftChoice", "Drafts", "choose_draft", "parse_draft"]
 
@@ -193,8 +194,8 @@ def _spell(path: Any) -> str:
     tokens: list[str] = []
     while path is not None:
         path, token = path
-        tokens.append(_escape(str(token)))
-    return "#" + "".join("/" + token for token in reversed(tokens))
+        tokens.append(str(token))
+    return join("#", *reversed(tokens))
 
 
 def _signal(key: str, value: Any) -> str | None:
@@ -205,7 +206,3 @@ def _signal(key: str, value: Any) -> str | None:
     if key in _SIGNALS:
         return key
     return None
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from wiregate.diff.load import ResolvedSchema, Schema, escape
+from wiregate.diff.load import ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed
 from wiregate.diff.values import json_equal
+from wiregate.pointer import join
 
 _MISSING = object()
 
@@ -211,4 +212,4 @@ class Comparison:
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
-    return base + "".join(f"/{escape(str(token))}" for token in tokens)
+    return join(base, *tokens)
