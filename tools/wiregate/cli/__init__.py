@@ -13,6 +13,7 @@ import click
 
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
+from wiregate.cli.signals import InterruptibleGroup
 
 __all__ = ["fail", "internal_errors", "main", "pass_contract"]
 
@@ -44,7 +45,8 @@ def internal_errors(function: Callable[..., T], *args: Any) -> T:
         sys.exit(3)
 
 
-class _Main(click.Group):
+class _Main(InterruptibleGroup):
+    # Ctrl-C exits 130 and SIGTERM 143 (wiregate.cli.signals); any other exception is a bug.
     def invoke(self, ctx: click.Context) -> Any:
         return internal_errors(super().invoke, ctx)
 

@@ -1,4 +1,5 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode|--policy|--draft|--format ...]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--draft ...]
+[--format-assertion] [--format ...]``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import click
 from wiregate.cli import fail, main
 from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 
 # The diff engine is imported when the command runs (or its help is printed), so other
@@ -58,7 +60,7 @@ def _formats() -> list[str]:
 @click.option(
     "--policy",
     type=LazyChoice(_policies),
-    default="strict",
+    default=DEFAULT_POLICY,
     show_default=True,
     help="lenient tolerates typed optional properties added to open models and "
     "closing additionalProperties.",
@@ -71,6 +73,12 @@ def _formats() -> list[str]:
     "the draft its keywords show, else 2020-12).",
 )
 @click.option(
+    "--format-assertion",
+    is_flag=True,
+    help="Judge format as a constraint (as with the format-assertion vocabulary); by default "
+    "it is an annotation and its changes are info.",
+)
+@click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
 def diff_command(
@@ -80,6 +88,7 @@ def diff_command(
     mode: str,
     policy: str,
     draft: str | None,
+    format_assertion: bool,
     output_format: str,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
@@ -88,7 +97,8 @@ def diff_command(
     git without touching the work tree (REF: any form git accepts), each optionally followed by
     #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
     schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
-    load error, 3 on an internal error (a bug).
+    load error, 3 on an internal error (a bug). Changes the engine cannot decide are reported at
+    level unknown and never fail the verdict.
     """
     from wiregate.diff import diff
     from wiregate.pointer import fragment
@@ -117,6 +127,7 @@ def diff_command(
             old_origin=old_source.origin,
             new_origin=new_source.origin,
             draft=draft,
+            format_assertion=format_assertion,
         )
     except UserError as exc:
         fail(str(exc))

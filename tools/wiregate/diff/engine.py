@@ -17,8 +17,8 @@ from wiregate.diff.load import (
     normalise_document,
     resolve,
 )
-from wiregate.diff.rules import FAMILIES, definitions
-from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.rules import FAMILIES, FORMAT_ASSERTION_FAMILIES, definitions
+from wiregate.diff.rules.base import Comparison, Family, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.exactjson import exact_integers
@@ -39,6 +39,7 @@ def diff(
     old_origin: str = "old schema",
     new_origin: str = "new schema",
     draft: str | None = None,
+    format_assertion: bool = False,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
@@ -47,7 +48,9 @@ def diff(
     the recursive walk is one) and :class:`ValueError` for an unknown mode, policy or draft.
     Each document is read under its own draft (``$schema``, else detected from its keywords),
     or both under ``draft`` when given (``draft-07``, ``7``, ``2019-09``, ``2020-12``...); the
-    result says which (:attr:`DiffResult.drafts`).
+    result says which (:attr:`DiffResult.drafts`). ``format_assertion`` judges ``format`` as a
+    constraint (by default it is an annotation, as in draft 2020-12 without the
+    format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -61,10 +64,11 @@ def diff(
         new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
+    families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
     with _nesting_limit(old_origin, new_origin):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema)
+            raw += _judge(old_schema, new_schema, families)
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
@@ -72,7 +76,9 @@ def diff(
                 new_schema.sources.values()
             )
             raw += definitions.check(old_doc, new_doc)
-            raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
+            raw += _unreferenced_definitions(
+                old_doc, new_doc, reached, (old_origin, new_origin), families
+            )
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)), drafts)
 
@@ -91,8 +97,10 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
         ) from None
 
 
-def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
-    comparison = Comparison(old, new, FAMILIES)
+def _judge(
+    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...]
+) -> list[RawFinding]:
+    comparison = Comparison(old, new, families)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -102,6 +110,7 @@ def _unreferenced_definitions(
     new_doc: Schema,
     reached: Set[str],
     origins: tuple[str, str],
+    families: tuple[Family, ...],
 ) -> Iterable[RawFinding]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
@@ -113,10 +122,20 @@ def _unreferenced_definitions(
             continue
         old_schema = resolve(old_doc, fragment("$defs", name), origin=origins[0])
         new_schema = resolve(new_doc, fragment("$defs", name), origin=origins[1])
-        yield from _judge(old_schema, new_schema)
+        yield from _judge(old_schema, new_schema, families)
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
+    if finding.undecided:  # beyond the engine: reported as such, never against the verdict
+        return Change(
+            id=finding.id,
+            level=level_for(True, True, mode, False, undecided=True),
+            old_pointer=finding.old_pointer,
+            new_pointer=finding.new_pointer,
+            message=finding.message,
+            backward=True,
+            forward=True,
+        )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
     forward = finding.forward or (lenient and finding.lenient_forward)

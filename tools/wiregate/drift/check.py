@@ -77,32 +77,35 @@ def run_drift(
     strict: bool = False,
     *,
     repositories: Collection[str] | None = None,
+    copies: Collection[str] | None = None,
     config: MirrorsConfig | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> DriftReport:
     """Check the copies in ``contracts/mirrors.toml`` against ``contract``.
 
     ``overrides`` maps repository names to checkouts (``--repo NAME=PATH``; None keeps the
-    configured place); ``repositories`` limits the check to those names (default: all). A
-    copy that cannot be read becomes an ``error`` result, so one bad repository never hides
-    the others; a bad config or an unknown repository name raises UserError.
+    configured place); ``repositories`` and ``copies`` (copy ids) limit the check to those
+    names (default: all). A copy that cannot be read becomes an ``error`` result, so one bad
+    repository never hides the others; a bad config or an unknown name raises UserError.
     """
     config = config or load_mirrors(contract)
     overrides = dict(overrides or {})
-    for name in [*overrides, *(repositories or ())]:
+    for name in overrides:
         config.repository(name)  # an unknown name is a usage error
     results: list[CopyResult] = []
-    for repository in config.repositories:
-        if repositories is not None and repository.name not in repositories:
-            continue
+    for repository, specs in config.select(repositories, copies):
         checkout, explicit = config.checkout(repository, overrides, environ)
-        results.extend(_check_repository(contract, repository, checkout, explicit, ref))
+        results.extend(
+            _check_repository(contract, config, repository, specs, checkout, explicit, ref)
+        )
     return DriftReport(results=tuple(results), ref=ref, strict=strict)
 
 
 def _check_repository(
     contract: Contract,
+    config: MirrorsConfig,
     repository: RepositorySpec,
+    specs: tuple[CopySpec, ...],
     checkout: Path,
     explicit: bool,
     ref: str | None,
@@ -113,35 +116,36 @@ def _check_repository(
             copy_at=spec.copy_at,
             verdict=verdict,
             tried=spec.paths,
+            optional=spec.optional,
             **fields,
         )
 
     if not checkout.is_dir():
         if explicit:
             message = f"{checkout}: checkout of {repository.name!r} not found: no such directory"
-            return [result(spec, Verdict.ERROR, message=message) for spec in repository.copies]
+            return [result(spec, Verdict.ERROR, message=message) for spec in specs]
         message = (
             f"{checkout}: no checkout of {repository.name!r} "
             f"(set --repo {repository.name}=PATH or {env_var_name(repository.name)})"
         )
-        return [result(spec, Verdict.SKIPPED, message=message) for spec in repository.copies]
+        return [result(spec, Verdict.SKIPPED, message=message) for spec in specs]
 
     source: CopySource
     commit: str | None = None
     try:
         if ref is None:
-            source = WorkTree(checkout)
+            source = WorkTree(checkout, config.max_file_bytes, str(config.path))
         else:
             tree = GitTree(checkout, ref)
             source, commit = tree, tree.commit
     except UserError as exc:
-        return [result(spec, Verdict.ERROR, message=str(exc)) for spec in repository.copies]
+        return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
     results = []
     try:
-        for spec in repository.copies:
+        for spec in specs:
             try:
-                found = source.find(spec.paths)
+                found = source.find(spec)
                 if found is None:
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
