@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import git
+import pytest
 from click.testing import CliRunner
 
 from contracts import Contract
@@ -380,7 +381,11 @@ def test_a_copy_moved_then_dropped_for_the_published_package(
     )
 
 
-def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path]) -> None:
+def test_cli_formats_on_the_real_state(
+    repo_root: Path, replayed: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo_root)
+
     def drift(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(
             main,
@@ -409,7 +414,13 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "(backward: yes, forward: no)"
     )
     assert lines[18] == "    and 35 info-level changes (annotations; --format json lists them)"
-    assert lines[19].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[19] == (
+        "    reproduce: wiregate diff "
+        "'contracts/rollout-wire.schema.json#/$defs/RolloutBranchRecord' "
+        f"{replayed['trace-pipeline']}/schemas/rollout-wire.schema.json "
+        "--mode backward --policy strict"
+    )
+    assert lines[20].startswith("trace-pipeline dpo-training-record (producer, ")
     assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
 
     code, github = drift("--format", "github")
@@ -471,6 +482,7 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "message",
         "optional",
         "changes",
+        "reproduce",
     ]
     assert first["changes"][11] == {
         "id": "any-of-added",

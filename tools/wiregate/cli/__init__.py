@@ -62,7 +62,10 @@ class _Main(InterruptibleGroup):
 )
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
-    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift."""
+    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift.
+
+    Every command exits 3 on an internal error (a bug), with one line on stderr.
+    """
     ctx.obj = root
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from wiregate.drift.result import CopyResult, DriftReport, Verdict
 from wiregate.errors import UserError
 from wiregate.sources import parse_document
 
-__all__ = ["Judgement", "judge", "run_drift"]
+__all__ = ["Judgement", "judge", "reproduce_command", "run_drift"]
 
 #: (verdict, changes, required directions that fail)
 Judgement = tuple[Verdict, tuple[Change, ...], tuple[str, ...]]
@@ -68,6 +70,33 @@ def judge(
         failed.append("backward")
     verdict = Verdict.BREAKING if failed else Verdict.COMPATIBLE
     return verdict, result.changes, tuple(failed)
+
+
+def reproduce_command(
+    contract: Contract,
+    spec: CopySpec,
+    policy: str,
+    checkout: Path,
+    path: str,
+    commit: str | None = None,
+) -> str:
+    """The ``wiregate diff`` command (shell-quoted) that compares the canonical definition with
+    the copy at ``path`` in ``checkout`` (at ``commit``: a ``REPO_DIR@REF:PATH`` source) as
+    the gate did: same pointers, mode and policy, so it reports the same changes."""
+    canonical = _shown(contract.schema_path(spec.schema))
+    old = canonical if spec.canonical_at == "#" else canonical + spec.canonical_at
+    new = f"{_shown(checkout)}@{commit}:{path}" if commit else _shown(checkout / path)
+    new = new if spec.copy_at == "#" else new + spec.copy_at
+    return shlex.join(["wiregate", "diff", old, new, "--mode", spec.direction, "--policy", policy])
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when inside it, else absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(os.path.abspath(Path.cwd())).as_posix()
+    except ValueError:
+        return str(absolute)
 
 
 def run_drift(
@@ -158,6 +187,11 @@ def _check_repository(
             except UserError as exc:
                 results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
                 continue
+            command = None
+            if changes:
+                command = reproduce_command(
+                    contract, spec, repository.policy, checkout, found.path, commit
+                )
             results.append(
                 result(
                     spec,
@@ -166,6 +200,7 @@ def _check_repository(
                     commit=commit,
                     changes=changes,
                     failed=failed,
+                    reproduce=command,
                 )
             )
     finally:

@@ -75,6 +75,7 @@ class CopyResult:
     changes: tuple[Change, ...] = ()
     failed: tuple[str, ...] = ()  # required directions that fail: "forward" and/or "backward"
     message: str | None = None  # why it was skipped, not found or unreadable
+    reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
 
     @property

@@ -123,6 +123,8 @@ def render_text(report: DriftReport) -> str:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
             lines.extend(_change_lines(result.changes))
+        if result.reproduce:
+            lines.append(f"    reproduce: {result.reproduce}")
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
@@ -154,6 +156,7 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "message": result.message,
         "optional": result.optional,
         "changes": [_change_json(change, result.failed) for change in result.changes],
+        "reproduce": result.reproduce,
     }
 
 
