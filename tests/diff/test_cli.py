@@ -134,6 +134,9 @@ def test_markdown_format(files: tuple[str, str]) -> None:
     assert out.splitlines() == [
         "### Schema diff: **incompatible** (backward, policy strict)",
         "",
+        "- old: **2020-12** (detected: `$defs at #/$defs`)",
+        "- new: **2020-12** (detected: `$defs at #/$defs`)",
+        "",
         "| Level | Rule | Old pointer | New pointer | Message | Backward | Forward |",
         "| --- | --- | --- | --- | --- | --- | --- |",
         "| error | `required-added` | `#/$defs/Rec/required` | `#/$defs/Rec/required` | "

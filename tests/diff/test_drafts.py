@@ -365,6 +365,21 @@ def test_json_report_says_each_draft(tmp_path: Path) -> None:
     }
 
 
+def test_markdown_report_says_each_draft(tmp_path: Path) -> None:
+    old = _write(tmp_path / "copy.json", COPY_07)
+    new = _write(tmp_path / "contract.json", CONTRACT_2020)
+    assert run(old, new, "--format", "markdown") == (
+        0,
+        "### Schema diff: compatible (backward, policy strict)\n"
+        "\n"
+        f"- old: **draft-07** (detected: `{COPY_07_EVIDENCE}`)\n"
+        f"- new: **2020-12** ($schema: `{DRAFT_2020}`)\n"
+        "\n"
+        "No changes.\n",
+        "",
+    )
+
+
 def test_draft_option_forces_both_documents(tmp_path: Path) -> None:
     tuple_07 = {"type": "object", "properties": {"v": {"items": [{"type": "string"}]}}}
     old = _write(tmp_path / "old.json", tuple_07)

@@ -159,9 +159,17 @@ def render_github(result: DiffResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _draft_to_markdown(side: str, choice: DraftChoice) -> str:
+    why = f"{choice.how}: `{choice.evidence}`" if choice.evidence else choice.how
+    return f"- {side}: **{choice.draft}** ({_cell(why)})\n"
+
+
 def render_markdown(result: DiffResult) -> str:
     verdict = "compatible" if result.compatible else "**incompatible**"
     head = f"### Schema diff: {verdict} ({result.mode}, policy {result.policy})\n"
+    if result.drafts is not None:
+        head += "\n" + _draft_to_markdown("old", result.drafts.old)
+        head += _draft_to_markdown("new", result.drafts.new)
     if result.identical:
         return head + "\nNo changes.\n"
     return head + "\n" + markdown_table(result.changes) + "\n"
