@@ -1,5 +1,5 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format-assertion]
-[--format ...]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--draft ...]
+[--format-assertion] [--format ...]``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,12 @@ def _policies() -> tuple[str, ...]:
     from wiregate.diff import POLICIES
 
     return POLICIES
+
+
+def _drafts() -> list[str]:
+    from wiregate.diff.drafts import ALIASES
+
+    return list(ALIASES)
 
 
 def _formats() -> list[str]:
@@ -60,6 +66,13 @@ def _formats() -> list[str]:
     "closing additionalProperties.",
 )
 @click.option(
+    "--draft",
+    type=LazyChoice(_drafts),
+    default=None,
+    help="Read both schemas under this JSON Schema draft (default: each one's $schema, else "
+    "the draft its keywords show, else 2020-12).",
+)
+@click.option(
     "--format-assertion",
     is_flag=True,
     help="Judge format as a constraint (as with the format-assertion vocabulary); by default "
@@ -74,6 +87,7 @@ def diff_command(
     definition: str | None,
     mode: str,
     policy: str,
+    draft: str | None,
     format_assertion: bool,
     output_format: str,
 ) -> None:
@@ -112,6 +126,7 @@ def diff_command(
             new_at=new_at,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            draft=draft,
             format_assertion=format_assertion,
         )
     except UserError as exc:

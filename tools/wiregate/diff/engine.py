@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from typing import Any
 
+from wiregate.diff.drafts import Drafts, choose_draft
 from wiregate.diff.findings import Change
 from wiregate.diff.load import (
     ResolvedSchema,
@@ -37,25 +38,30 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    draft: str | None = None,
     format_assertion: bool = False,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
     (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
-    the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
-    ``format_assertion`` judges ``format`` as a constraint (by default it is an annotation, as
-    in draft 2020-12 without the format-assertion vocabulary).
+    the recursive walk is one) and :class:`ValueError` for an unknown mode, policy or draft.
+    Each document is read under its own draft (``$schema``, else detected from its keywords),
+    or both under ``draft`` when given (``draft-07``, ``7``, ``2019-09``, ``2020-12``...); the
+    result says which (:attr:`DiffResult.drafts`). ``format_assertion`` judges ``format`` as a
+    constraint (by default it is an annotation, as in draft 2020-12 without the
+    format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
+    drafts = Drafts(choose_draft(old, draft), choose_draft(new, draft))
     with _nesting_limit(old_origin):
-        old_doc = normalise_document(old, origin=old_origin)
+        old_doc = normalise_document(old, origin=old_origin, draft=drafts.old.draft)
         old_schema = resolve(old_doc, old_at, origin=old_origin)
     with _nesting_limit(new_origin):
-        new_doc = normalise_document(new, origin=new_origin)
+        new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
@@ -74,7 +80,7 @@ def diff(
                 old_doc, new_doc, reached, (old_origin, new_origin), families
             )
     changes = {_apply(finding, mode, policy) for finding in raw}
-    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
+    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)), drafts)
 
 
 @contextmanager
