@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -312,3 +313,23 @@ def test_history_reports_a_rename_off_the_configured_paths(
         "      vs contract: renamed away",
         "      renamed to moved/wire.json (not a configured path)",
     ]
+
+
+def test_a_copy_too_costly_to_compare_is_one_error_line_fast(run: Run, tmp_path: Path) -> None:
+    # Every level an anyOf of three references to the level below: 3**30 paths in 3 KB.
+    defs: dict[str, object] = {"L0": {"type": "integer"}}
+    for level in range(1, 31):
+        defs[f"L{level}"] = {
+            "anyOf": [{"$ref": f"#/$defs/L{level - 1}", "title": f"m{i}"} for i in range(3)]
+        }
+    copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps({"$defs": defs, "$ref": "#/$defs/L30"}), encoding="utf-8")
+    start = time.monotonic()
+    result = run("--repo", f"producer={tmp_path / 'producer'}")
+    assert time.monotonic() - start < 2
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{copy}: canonical contract vs copy: comparison exceeded its budget of 200,000 schema "
+        "nodes (schemas too large or too recursive to compare)"
+    )

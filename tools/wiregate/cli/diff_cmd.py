@@ -60,16 +60,31 @@ def _formats() -> list[str]:
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 200,000 "
+    "compared schema nodes, the schemas are refused (exit 2).",
+)
 def diff_command(
-    old: str, new: str, definition: str | None, mode: str, policy: str, output_format: str
+    old: str,
+    new: str,
+    definition: str | None,
+    mode: str,
+    policy: str,
+    output_format: str,
+    time_limit: float | None,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
     OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH (PATH inside REPO_DIR) read from
     git without touching the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a
-    usage or load error.
+    usage or load error (a pair too large or too recursive to compare within the limits
+    included).
     """
-    from wiregate.diff import diff
+    from wiregate.diff import TIME_LIMIT, diff
     from wiregate.reporters.diff import DIFF_REPORTERS
     from wiregate.sources import load_source
 
@@ -90,6 +105,7 @@ def diff_command(
             new_at=pointer,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            time_limit=TIME_LIMIT if time_limit is None else time_limit,
         )
     except UserError as exc:
         fail(str(exc))

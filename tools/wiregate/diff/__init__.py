@@ -10,6 +10,16 @@ from __future__ import annotations
 from wiregate.diff.engine import diff
 from wiregate.diff.findings import Change
 from wiregate.diff.load import SchemaLoadError
+from wiregate.diff.rules.base import NODE_BUDGET, TIME_LIMIT
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult
 
-__all__ = ["MODES", "POLICIES", "Change", "DiffResult", "SchemaLoadError", "diff"]
+__all__ = [
+    "MODES",
+    "NODE_BUDGET",
+    "POLICIES",
+    "TIME_LIMIT",
+    "Change",
+    "DiffResult",
+    "SchemaLoadError",
+    "diff",
+]

@@ -17,7 +17,14 @@ from wiregate.diff.load import (
     resolve,
 )
 from wiregate.diff.rules import FAMILIES, definitions
-from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.rules.base import (
+    NODE_BUDGET,
+    TIME_LIMIT,
+    Budget,
+    BudgetExceeded,
+    Comparison,
+    RawFinding,
+)
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 
@@ -34,12 +41,16 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    node_budget: int = NODE_BUDGET,
+    time_limit: float | None = TIME_LIMIT,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
     (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
-    the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
+    the recursive walk is one, and so is a pair whose comparison exceeds ``node_budget``
+    compared schema nodes or ``time_limit`` seconds, None: no time limit) and
+    :class:`ValueError` for an unknown mode or policy.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -53,9 +64,14 @@ def diff(
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
-    with _nesting_limit(old_origin, new_origin):
+    budget = Budget(node_budget, time_limit)
+    with (
+        _nesting_limit(old_origin, new_origin),
+        _within_budget(old_origin, new_origin),
+        budget.active(),
+    ):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema)
+            raw += _judge(old_schema, new_schema, budget)
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
@@ -63,7 +79,9 @@ def diff(
                 new_schema.sources.values()
             )
             raw += definitions.check(old_doc, new_doc)
-            raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
+            raw += _unreferenced_definitions(
+                old_doc, new_doc, reached, (old_origin, new_origin), budget
+            )
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
 
@@ -82,8 +100,21 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
         ) from None
 
 
-def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
-    comparison = Comparison(old, new, FAMILIES)
+@contextmanager
+def _within_budget(old_origin: str, new_origin: str) -> Iterator[None]:
+    """A comparison that outgrows its budget is a load error naming both documents, never a
+    hang."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise SchemaLoadError(
+            f"{old_origin} vs {new_origin}: comparison exceeded {exc.limit} "
+            "(schemas too large or too recursive to compare)"
+        ) from None
+
+
+def _judge(old: ResolvedSchema, new: ResolvedSchema, budget: Budget) -> list[RawFinding]:
+    comparison = Comparison(old, new, FAMILIES, budget)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -93,6 +124,7 @@ def _unreferenced_definitions(
     new_doc: Schema,
     reached: Set[str],
     origins: tuple[str, str],
+    budget: Budget,
 ) -> Iterable[RawFinding]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
@@ -105,7 +137,7 @@ def _unreferenced_definitions(
             continue
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])
-        yield from _judge(old_schema, new_schema)
+        yield from _judge(old_schema, new_schema, budget)
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:

@@ -9,7 +9,10 @@ through :meth:`Comparison.subsumes`, which runs a silent comparison.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,7 +22,77 @@ from wiregate.diff.values import json_equal
 
 _MISSING = object()
 
-__all__ = ["Comparison", "Family", "RawFinding", "is_false", "is_true"]
+__all__ = [
+    "NODE_BUDGET",
+    "TIME_LIMIT",
+    "Budget",
+    "BudgetExceeded",
+    "Comparison",
+    "Family",
+    "RawFinding",
+    "charge",
+    "is_false",
+    "is_true",
+]
+
+# Compared node pairs (each ``compare`` call and each ``subsumes`` probe) allowed in one diff:
+# the largest real schemas need a few thousand; hostile ones (composition nested under
+# composition, compared member by member) grow exponentially and stop here.
+NODE_BUDGET = 200_000
+TIME_LIMIT = 10.0  # seconds of wall clock per diff
+_CLOCK_EVERY = 1_000  # nodes between two looks at the clock
+
+
+class BudgetExceeded(Exception):
+    """A comparison took more schema nodes or more time than its :class:`Budget` allows;
+    ``limit`` says which (the engine turns it into a load error naming both documents)."""
+
+    def __init__(self, limit: str) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+class Budget:
+    """Schema nodes and wall-clock time that one diff may spend (shared by all of its
+    comparisons and probes). ``time_limit`` None: no clock."""
+
+    def __init__(self, nodes: int = NODE_BUDGET, time_limit: float | None = TIME_LIMIT) -> None:
+        self.nodes = nodes
+        self.time_limit = time_limit
+        self.used = 0
+        self._deadline = None if time_limit is None else time.monotonic() + time_limit
+
+    def spend(self) -> None:
+        self.used += 1
+        if self.used > self.nodes:
+            raise BudgetExceeded(f"its budget of {self.nodes:,} schema nodes")
+        if (
+            self._deadline is not None
+            and self.used % _CLOCK_EVERY == 0
+            and time.monotonic() > self._deadline
+        ):
+            raise BudgetExceeded(f"its time limit of {self.time_limit:g} s")
+
+    @contextmanager
+    def active(self) -> Iterator[Budget]:
+        """Make this the budget that :func:`charge` spends from."""
+        token = _ACTIVE.set(self)
+        try:
+            yield self
+        finally:
+            _ACTIVE.reset(token)
+
+
+_ACTIVE: ContextVar[Budget | None] = ContextVar("wiregate_diff_budget", default=None)
+
+
+def charge() -> None:
+    """Count one schema node visited by a helper walk (``effective_types``, ``disjoint``...)
+    against the running diff's budget: such walks expand shared ``$ref`` targets, which can be
+    exponential."""
+    budget = _ACTIVE.get()
+    if budget is not None:
+        budget.spend()
 
 
 def is_false(node: Schema) -> bool:
@@ -83,10 +156,12 @@ class Comparison:
         old: ResolvedSchema,
         new: ResolvedSchema,
         families: Iterable[Family],
+        budget: Budget | None = None,
     ) -> None:
         self.old = old
         self.new = new
         self.families = tuple(families)
+        self.budget = budget or Budget()
         self.handled = frozenset().union(*(f.KEYWORDS for f in self.families))
         self.findings: list[RawFinding] = []
         self.flipped = False
@@ -169,6 +244,7 @@ class Comparison:
     # -- the walk ---------------------------------------------------------------------------
     def compare(self, old: Schema, new: Schema) -> None:
         """Report every difference between two schema nodes (and their subschemas)."""
+        self.budget.spend()
         if json_equal(old, new):
             return
         key = (id(old), id(new), self.flipped)
@@ -203,7 +279,8 @@ class Comparison:
         key = (id(sub), id(sup))
         if key not in self._subsumes:
             self._subsumes[key] = (True, sub, sup)  # assume yes while recursing (coinductive)
-            probe = Comparison(self.old, self.new, self.families)
+            self.budget.spend()
+            probe = Comparison(self.old, self.new, self.families, self.budget)
             probe._subsumes = self._subsumes
             probe.compare(sub, sup)
             self._subsumes[key] = (all(f.backward for f in probe.findings), sub, sup)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.regex import translate
-from wiregate.diff.rules.base import is_false
+from wiregate.diff.rules.base import charge, is_false
 from wiregate.diff.rules.enums import allowed_values
 from wiregate.diff.rules.types import effective_types
 
@@ -20,6 +20,7 @@ __all__ = ["disjoint"]
 
 
 def disjoint(a: Schema, b: Schema, *, closed_world: bool = False, depth: int = 0) -> bool:
+    charge()
     if is_false(a) or is_false(b):
         return True
     if depth > 8:

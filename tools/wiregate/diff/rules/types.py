@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from wiregate.diff.load import Schema
-from wiregate.diff.rules.base import Comparison
+from wiregate.diff.rules.base import Comparison, charge
 from wiregate.diff.values import json_equal
 
 TYPE_WIDENED = "type-widened"
@@ -34,6 +34,7 @@ def _type_of(value: Any) -> str:
 
 def effective_types(node: Schema) -> frozenset[str]:
     """The JSON types a schema can accept, from ``type``, ``enum``/``const`` and composition."""
+    charge()
     types = set(ALL_TYPES)
     if isinstance(node.get("type"), list):
         types &= _expand(node["type"])
