@@ -106,3 +106,48 @@ def test_shared_definitions_compare_in_linear_time() -> None:
         ("max-length-added", "#/$defs/L0", "#/$defs/L0/maxLength")
     ]
     assert time.monotonic() - start < 2
+
+
+def test_mutually_recursive_definitions_stop_at_the_budget_while_resolving() -> None:
+    # Twelve definitions, each with a property referencing every one: resolving inlines each
+    # definition once per path of references (about 12! paths) before any comparison starts.
+    defs = {
+        f"D{i}": {
+            "type": "object",
+            "properties": {f"p{j}": {"$ref": f"#/$defs/D{j}"} for j in range(12)},
+        }
+        for i in range(12)
+    }
+    start = time.monotonic()
+    with pytest.raises(SchemaLoadError) as raised:
+        diff(
+            {"$defs": defs, "$ref": "#/$defs/D0"},
+            {},
+            old_origin="a.json",
+            new_origin="b.json",
+            node_budget=20_000,
+        )
+    assert time.monotonic() - start < 2
+    assert str(raised.value) == (
+        "a.json: comparison exceeded its budget of 20,000 schema nodes "
+        "(schemas too large or too recursive to compare)"
+    )
+
+
+def test_reference_with_a_clashing_sibling_over_shared_definitions() -> None:
+    # ``$ref`` beside ``anyOf``: both apply (an allOf of the two). The target shares each
+    # definition below it 2**30 times over; building the allOf never expands it.
+    defs: dict[str, Any] = {"L0": {"type": "integer"}}
+    for level in range(1, 31):
+        below = {"$ref": f"#/$defs/L{level - 1}"}
+        defs[f"L{level}"] = {"anyOf": [below, dict(below), {"type": "null", "title": f"t{level}"}]}
+    document = {"$defs": defs, "$ref": "#/$defs/L30", "anyOf": [{"type": "string"}]}
+    start = time.monotonic()
+    with pytest.raises(SchemaLoadError) as raised:
+        diff(document, {"type": "string"})
+    assert time.monotonic() - start < 2
+    assert str(raised.value) == (
+        "old schema vs new schema: comparison exceeded its budget of 200,000 schema nodes "
+        "(schemas too large or too recursive to compare)"
+    )
+    assert diff(document, document).identical

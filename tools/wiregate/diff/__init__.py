@@ -7,10 +7,10 @@ Pipeline (one module per stage): ``load`` (normalise, resolve local references) 
 
 from __future__ import annotations
 
+from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT
 from wiregate.diff.engine import diff
 from wiregate.diff.findings import Change
 from wiregate.diff.load import SchemaLoadError
-from wiregate.diff.rules.base import NODE_BUDGET, TIME_LIMIT
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult
 
 __all__ = [

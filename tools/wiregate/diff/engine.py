@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from typing import Any
 
+from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT, Budget, BudgetExceeded
 from wiregate.diff.findings import Change
 from wiregate.diff.load import (
     ResolvedSchema,
@@ -17,14 +18,7 @@ from wiregate.diff.load import (
     resolve,
 )
 from wiregate.diff.rules import FAMILIES, definitions
-from wiregate.diff.rules.base import (
-    NODE_BUDGET,
-    TIME_LIMIT,
-    Budget,
-    BudgetExceeded,
-    Comparison,
-    RawFinding,
-)
+from wiregate.diff.rules.base import Comparison, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 
@@ -56,15 +50,15 @@ def diff(
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
-    with _nesting_limit(old_origin):
+    budget = Budget(node_budget, time_limit)
+    with _nesting_limit(old_origin), _within_budget(old_origin), budget.active():
         old_doc = normalise_document(old, origin=old_origin)
         old_schema = resolve(old_doc, old_at, origin=old_origin)
-    with _nesting_limit(new_origin):
+    with _nesting_limit(new_origin), _within_budget(new_origin), budget.active():
         new_doc = normalise_document(new, origin=new_origin)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     at_roots = old_at == "#" and new_at == "#"
-    budget = Budget(node_budget, time_limit)
     with (
         _nesting_limit(old_origin, new_origin),
         _within_budget(old_origin, new_origin),
@@ -101,14 +95,14 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
 
 
 @contextmanager
-def _within_budget(old_origin: str, new_origin: str) -> Iterator[None]:
-    """A comparison that outgrows its budget is a load error naming both documents, never a
-    hang."""
+def _within_budget(*origins: str) -> Iterator[None]:
+    """A diff that outgrows its budget is a load error naming the documents at work (one
+    while its references are resolved, both while they are compared), never a hang."""
     try:
         yield
     except BudgetExceeded as exc:
         raise SchemaLoadError(
-            f"{old_origin} vs {new_origin}: comparison exceeded {exc.limit} "
+            f"{' vs '.join(origins)}: comparison exceeded {exc.limit} "
             "(schemas too large or too recursive to compare)"
         ) from None
 

@@ -9,90 +9,18 @@ through :meth:`Comparison.subsumes`, which runs a silent comparison.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from wiregate.diff.budget import Budget
 from wiregate.diff.load import ResolvedSchema, Schema, escape
 from wiregate.diff.rules.schema import check_false, keyword_changed
 from wiregate.diff.values import json_equal
 
 _MISSING = object()
 
-__all__ = [
-    "NODE_BUDGET",
-    "TIME_LIMIT",
-    "Budget",
-    "BudgetExceeded",
-    "Comparison",
-    "Family",
-    "RawFinding",
-    "charge",
-    "is_false",
-    "is_true",
-]
-
-# Compared node pairs (each ``compare`` call and each ``subsumes`` probe) allowed in one diff:
-# the largest real schemas need a few thousand; hostile ones (composition nested under
-# composition, compared member by member) grow exponentially and stop here.
-NODE_BUDGET = 200_000
-TIME_LIMIT = 10.0  # seconds of wall clock per diff
-_CLOCK_EVERY = 1_000  # nodes between two looks at the clock
-
-
-class BudgetExceeded(Exception):
-    """A comparison took more schema nodes or more time than its :class:`Budget` allows;
-    ``limit`` says which (the engine turns it into a load error naming both documents)."""
-
-    def __init__(self, limit: str) -> None:
-        super().__init__(limit)
-        self.limit = limit
-
-
-class Budget:
-    """Schema nodes and wall-clock time that one diff may spend (shared by all of its
-    comparisons and probes). ``time_limit`` None: no clock."""
-
-    def __init__(self, nodes: int = NODE_BUDGET, time_limit: float | None = TIME_LIMIT) -> None:
-        self.nodes = nodes
-        self.time_limit = time_limit
-        self.used = 0
-        self._deadline = None if time_limit is None else time.monotonic() + time_limit
-
-    def spend(self) -> None:
-        self.used += 1
-        if self.used > self.nodes:
-            raise BudgetExceeded(f"its budget of {self.nodes:,} schema nodes")
-        if (
-            self._deadline is not None
-            and self.used % _CLOCK_EVERY == 0
-            and time.monotonic() > self._deadline
-        ):
-            raise BudgetExceeded(f"its time limit of {self.time_limit:g} s")
-
-    @contextmanager
-    def active(self) -> Iterator[Budget]:
-        """Make this the budget that :func:`charge` spends from."""
-        token = _ACTIVE.set(self)
-        try:
-            yield self
-        finally:
-            _ACTIVE.reset(token)
-
-
-_ACTIVE: ContextVar[Budget | None] = ContextVar("wiregate_diff_budget", default=None)
-
-
-def charge() -> None:
-    """Count one schema node visited by a helper walk (``effective_types``, ``disjoint``...)
-    against the running diff's budget: such walks expand shared ``$ref`` targets, which can be
-    exponential."""
-    budget = _ACTIVE.get()
-    if budget is not None:
-        budget.spend()
+__all__ = ["Comparison", "Family", "RawFinding", "is_false", "is_true"]
 
 
 def is_false(node: Schema) -> bool:

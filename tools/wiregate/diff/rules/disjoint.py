@@ -10,9 +10,10 @@ assumption that records carry no undeclared keys), open models are treated as cl
 
 from __future__ import annotations
 
+from wiregate.diff.budget import charge
 from wiregate.diff.load import Schema
 from wiregate.diff.regex import translate
-from wiregate.diff.rules.base import charge, is_false
+from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.enums import allowed_values
 from wiregate.diff.rules.types import effective_types
 

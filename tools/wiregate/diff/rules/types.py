@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from wiregate.diff.budget import charge
 from wiregate.diff.load import Schema
-from wiregate.diff.rules.base import Comparison, charge
+from wiregate.diff.rules.base import Comparison
 from wiregate.diff.values import json_equal
 
 TYPE_WIDENED = "type-widened"
