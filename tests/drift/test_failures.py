@@ -333,3 +333,34 @@ def test_a_copy_too_costly_to_compare_is_one_error_line_fast(run: Run, tmp_path:
         f"{copy}: canonical contract vs copy: comparison exceeded its budget of 200,000 schema "
         "nodes (schemas too large or too recursive to compare)"
     )
+
+
+def test_a_copy_with_catastrophic_regexes_is_judged_fast(
+    run: Run, tmp_path: Path, repo_root: Path
+) -> None:
+    # A mirror copy with ``^(.*){16}X$`` as a pattern and as a patternProperties key that the
+    # name of a removed property (``objective_score``) is matched against: Python's re
+    # backtracks for many minutes on each.
+    copy_doc = json.loads((repo_root / "contracts/rollout-wire.schema.json").read_text())
+    branch = copy_doc["$defs"]["ForkBranch"]
+    del branch["properties"]["objective_score"]
+    branch["patternProperties"] = {"^(.*){16}X$": {"type": "string"}}
+    branch["properties"]["final_answer"]["pattern"] = "^(.*){16}X$"
+    copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps(copy_doc), encoding="utf-8")
+    start = time.monotonic()
+    result = run("--repo", f"producer={tmp_path / 'producer'}", "--format", "json")
+    assert time.monotonic() - start < 2
+    (copy_result,) = json.loads(result.stdout)["copies"]
+    assert (result.exit_code, copy_result["verdict"]) == (1, "breaking-drift")
+    # ``objective_score`` has no X: the open model, not the pattern's schema, checks it now.
+    assert [(c["id"], c["level"], c["new_pointer"]) for c in copy_result["changes"]] == [
+        ("property-removed-from-open-model", "error", "#/$defs/ForkBranch"),
+        (
+            "pattern-property-added",
+            "warning",
+            "#/$defs/ForkBranch/patternProperties/^(.*){16}X$",
+        ),
+        ("pattern-added", "warning", "#/$defs/ForkBranch/properties/final_answer/pattern"),
+    ]

@@ -18,7 +18,7 @@ __all__ = ["NODE_BUDGET", "TIME_LIMIT", "Budget", "BudgetExceeded", "charge"]
 
 # Schema nodes one diff may visit: each node inlined while resolving references, each compared
 # pair of nodes, each ``subsumes`` probe and each node a helper walk looks at. The largest real
-# schemas need a few thousand (two 200 KB documents: about 7,000); hostile ones grow
+# schemas need a few thousand (two 200 KB documents: about 4,000); hostile ones grow
 # exponentially and stop here.
 NODE_BUDGET = 200_000
 TIME_LIMIT = 10.0  # seconds of wall clock per diff
