@@ -43,7 +43,7 @@ MAX_CODE_POINT = 0x10FFFF
 _MAX_DEPTH = 100
 # RE2's own limit on the memory of one compiled program (its default, said explicitly).
 _MAX_MEM = 8 << 20
-_MAX_CANDIDATES = 64
+_MAX_CANDIDATES = 32
 
 Range = tuple[int, int]
 
@@ -697,7 +697,8 @@ def _member_test(chars: Chars) -> re2._Regexp:
     return re2.compile("\\A" + _emit(chars) + "\\z", _OPTIONS)
 
 
-def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> tuple[str, ...]:
     """Up to ``limit`` characters inside (or outside) the set, preferred ones first."""
     test = _member_test(chars)
     ranges = _ranges_of(chars) if not chars.props else chars.ranges
@@ -711,13 +712,13 @@ def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> list[str]:
             found.append(ch)
             if len(found) == limit:
                 break
-    return found
+    return tuple(found)
 
 
 def _candidates(node: Node) -> list[str]:
     """A few short strings ``node`` might match (to be checked: assertions are ignored)."""
     if isinstance(node, Chars):
-        return _chars_in(node, inside=True)
+        return list(_chars_in(node, inside=True))
     if isinstance(node, (Assert, Look, Backref)):
         return [""]
     if isinstance(node, Group):
@@ -728,16 +729,17 @@ def _candidates(node: Node) -> list[str]:
         return _product([_candidates(item) for item in node.items])
     counts = [node.lo] if node.hi == node.lo else [node.lo, node.lo + 1]
     inner = _candidates(node.item)
-    out: list[str] = []
-    for count in counts:
-        out += _product([inner] * count)
-    return out[:_MAX_CANDIDATES]
+    # The same choice repeated, then mixed choices (cheap for counts in the hundreds).
+    out = [candidate * count for count in counts for candidate in inner]
+    if counts[0] > 1 and len(inner) > 1:
+        out += _product([inner] * counts[0])
+    return list(dict.fromkeys(out))[:_MAX_CANDIDATES]
 
 
 def _product(parts: list[list[str]]) -> list[str]:
     out = [""]
     for part in parts:
-        out = [a + b for a in out for b in part][:_MAX_CANDIDATES]
+        out = list(itertools.islice((a + b for a in out for b in part), _MAX_CANDIDATES))
         if not out:
             break
     return out
@@ -776,12 +778,19 @@ def sample_not(pattern: str) -> str | None:
     tree = _parse(pattern)
     if regex is None or tree is None:
         return None
-    accepted = sample(pattern) or ""
-    candidates: list[str] = ["", *_PREFERRED[:12], "aa", "\n"]
-    for chars in itertools.islice(_classes(tree), 32):
-        for ch in _chars_in(chars, inside=False, limit=1):
-            candidates += [ch, ch * 2, accepted + ch, ch + accepted]
-    for candidate in sorted(candidates, key=len):
+    # Short strings first; strings built around an accepted one only when those fail.
+    outside = [
+        ch
+        for chars in itertools.islice(_classes(tree), 32)
+        for ch in _chars_in(chars, inside=False, limit=1)
+    ]
+    short: list[str] = ["", *_PREFERRED[:12], "aa", "\n", *outside, *(ch * 2 for ch in outside)]
+    for candidate in sorted(dict.fromkeys(short), key=len):
         if not regex.search(candidate):
             return candidate
+    accepted = sample(pattern) or ""
+    for ch in outside:
+        for candidate in (accepted + ch, ch + accepted):
+            if not regex.search(candidate):
+                return candidate
     return None
