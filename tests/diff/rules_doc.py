@@ -65,9 +65,9 @@ a backtracking engine: they are translated to RE2 and run in linear time, so `^(
 against a key `aaa...ab` is answered at once. Constructs RE2 lacks (lookahead, lookbehind,
 backreferences) cannot be evaluated here: whether such a `patternProperties` key matches a
 property name is not decided, and the finding claims neither direction. Every diff has a
-budget of 200,000 schema nodes (resolving references, comparing, probing containment) and a
+budget of 50,000 schema nodes (resolving references, comparing, probing containment) and a
 time limit of 10 s (`--time-limit`); a pair beyond either is a load error naming the
-documents (`<old> vs <new>: comparison exceeded its budget of 200,000 schema nodes (schemas
+documents (`<old> vs <new>: comparison exceeded its budget of 50,000 schema nodes (schemas
 too large or too recursive to compare)`).
 
 ## Levels

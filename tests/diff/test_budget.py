@@ -38,10 +38,10 @@ def test_node_budget_is_a_load_error_naming_both_documents() -> None:
         diff({"type": "string"}, exploding(20), old_origin="a.json", new_origin="b.json")
     assert time.monotonic() - start < 2
     assert str(raised.value) == (
-        "a.json vs b.json: comparison exceeded its budget of 200,000 schema nodes "
+        "a.json vs b.json: comparison exceeded its budget of 50,000 schema nodes "
         "(schemas too large or too recursive to compare)"
     )
-    assert NODE_BUDGET == 200_000
+    assert NODE_BUDGET == 50_000
 
 
 def test_node_budget_is_an_argument() -> None:
@@ -64,7 +64,7 @@ def test_exploding_pair_from_the_cli_is_one_exit_2_line(tmp_path: Path) -> None:
     assert time.monotonic() - start < 2
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"wiregate: error: {old} vs {new}: comparison exceeded its budget of 200,000 schema "
+        f"wiregate: error: {old} vs {new}: comparison exceeded its budget of 50,000 schema "
         "nodes (schemas too large or too recursive to compare)\n"
     )
 
@@ -147,7 +147,7 @@ def test_reference_with_a_clashing_sibling_over_shared_definitions() -> None:
         diff(document, {"type": "string"})
     assert time.monotonic() - start < 2
     assert str(raised.value) == (
-        "old schema vs new schema: comparison exceeded its budget of 200,000 schema nodes "
+        "old schema vs new schema: comparison exceeded its budget of 50,000 schema nodes "
         "(schemas too large or too recursive to compare)"
     )
     assert diff(document, document).identical

@@ -330,7 +330,7 @@ def test_a_copy_too_costly_to_compare_is_one_error_line_fast(run: Run, tmp_path:
     assert time.monotonic() - start < 2
     assert result.exit_code == 2
     assert _one_error_line(result) == (
-        f"{copy}: canonical contract vs copy: comparison exceeded its budget of 200,000 schema "
+        f"{copy}: canonical contract vs copy: comparison exceeded its budget of 50,000 schema "
         "nodes (schemas too large or too recursive to compare)"
     )
 

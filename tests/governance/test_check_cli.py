@@ -323,5 +323,5 @@ def test_copy_too_costly_to_compare_exits_2_naming_it(
     )
     assert stderr == (
         f"wiregate: error: drift: {copy}: canonical contract vs copy: comparison exceeded its "
-        "budget of 200,000 schema nodes (schemas too large or too recursive to compare)\n"
+        "budget of 50,000 schema nodes (schemas too large or too recursive to compare)\n"
     )

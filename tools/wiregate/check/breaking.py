@@ -15,7 +15,7 @@ from typing import Any
 from contracts import SCHEMA_FILES, Contract
 from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.errors import UserError
-from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit
+from wiregate.gitsource import file_at, open_repo, path_in_repo, resolve_commit
 from wiregate.sources import parse_document
 
 STEP = "breaking"
@@ -173,7 +173,7 @@ def _previous_versions(root: Path, against: str | None) -> dict[str, bytes | Non
             return _error(str(exc))
         # git speaks of paths from its root, which may hold the wiregate folder further down.
         return {
-            name: blob_at(commit, path_in_repo(repo, root, f"contracts/{file_name}"))
+            name: file_at(repo, commit, path_in_repo(repo, root, f"contracts/{file_name}"))
             for name, file_name in SCHEMA_FILES.items()
         }
 

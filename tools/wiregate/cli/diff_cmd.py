@@ -40,7 +40,7 @@ def _formats() -> list[str]:
     metavar="NAME",
     default=None,
     help="Compare the $defs (or definitions) entry NAME, with everything it references, "
-    "instead of the root schema.",
+    "instead of the root schema: the same as OLD#/$defs/NAME NEW#/$defs/NAME.",
 )
 @click.option(
     "--mode",
@@ -65,7 +65,7 @@ def _formats() -> list[str]:
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 200,000 "
+    help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 50,000 "
     "compared schema nodes, the schemas are refused (exit 2).",
 )
 def diff_command(
@@ -80,29 +80,36 @@ def diff_command(
     """Compare two JSON Schemas and judge every change.
 
     OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH (PATH inside REPO_DIR) read from
-    git without touching the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a
-    usage or load error (a pair too large or too recursive to compare within the limits
-    included).
+    git without touching the work tree (REF: any form git accepts), each optionally followed by
+    #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
+    schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
+    load error (a pair too large or too recursive to compare within the limits included), 3 on
+    an internal error (a bug).
     """
     from wiregate.diff import TIME_LIMIT, diff
+    from wiregate.pointer import fragment
     from wiregate.reporters.diff import DIFF_REPORTERS
-    from wiregate.sources import load_source
+    from wiregate.sources import load_source, split_pointer
 
-    if old == "-" and new == "-":
+    if split_pointer(old)[0] == "-" and split_pointer(new)[0] == "-":
         fail("OLD and NEW cannot both be stdin")
-    pointer = (
-        "#" if definition is None else "#/$defs/" + definition.replace("~", "~0").replace("/", "~1")
-    )
     try:
         old_source = load_source(old)
         new_source = load_source(new)
+        if definition is not None and (old_source.pointer or new_source.pointer) is not None:
+            typed = old if old_source.pointer is not None else new
+            raise UserError(f"--def {definition} cannot be combined with a #POINTER ({typed})")
+        if definition is not None:
+            old_at = new_at = fragment("$defs", definition)
+        else:
+            old_at, new_at = old_source.pointer or "#", new_source.pointer or "#"
         result = diff(
             old_source.document,
             new_source.document,
             mode=mode,
             policy=policy,
-            old_at=pointer,
-            new_at=pointer,
+            old_at=old_at,
+            new_at=new_at,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
             time_limit=TIME_LIMIT if time_limit is None else time_limit,

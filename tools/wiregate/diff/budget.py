@@ -13,14 +13,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any
 
-__all__ = ["NODE_BUDGET", "TIME_LIMIT", "Budget", "BudgetExceeded", "charge"]
+__all__ = ["NODE_BUDGET", "TIME_LIMIT", "Budget", "BudgetExceeded", "charge", "memo"]
 
 # Schema nodes one diff may visit: each node inlined while resolving references, each compared
-# pair of nodes, each ``subsumes`` probe and each node a helper walk looks at. The largest real
-# schemas need a few thousand (two 200 KB documents: about 4,000); hostile ones grow
-# exponentially and stop here.
-NODE_BUDGET = 200_000
+# pair of nodes, each ``subsumes`` probe, each finding (a probe over a wide schema emits one per
+# property) and each node a helper walk looks at. Two 200 KB documents need about 4,000, so
+# documents of about a megabyte each fit; hostile ones grow exponentially and stop here within
+# about a second (a unit costs up to some tens of microseconds).
+NODE_BUDGET = 50_000
 TIME_LIMIT = 10.0  # seconds of wall clock per diff
 _CLOCK_EVERY = 1_000  # nodes between two looks at the clock
 
@@ -42,6 +44,9 @@ class Budget:
         self.nodes = nodes
         self.time_limit = time_limit
         self.used = 0
+        # Per-diff memos of helper walks, by name: id(node) -> (node, answer). Holding the node
+        # keeps its id from being reused by a later temporary schema while the diff runs.
+        self.memos: dict[str, dict[int, tuple[Any, Any]]] = {}
         self._deadline = None if time_limit is None else time.monotonic() + time_limit
 
     def spend(self) -> None:
@@ -74,3 +79,11 @@ def charge() -> None:
     budget = _ACTIVE.get()
     if budget is not None:
         budget.spend()
+
+
+def memo(name: str) -> dict[int, tuple[Any, Any]] | None:
+    """The running diff's memo called ``name`` (created empty), None outside a diff: a helper
+    walk that answers the same question for a node shared by many paths (a ``$ref`` target)
+    answers it once."""
+    budget = _ACTIVE.get()
+    return None if budget is None else budget.memos.setdefault(name, {})

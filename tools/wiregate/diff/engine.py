@@ -21,10 +21,13 @@ from wiregate.diff.rules import FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
+from wiregate.exactjson import exact_integers
+from wiregate.pointer import fragment, join
 
 __all__ = ["diff"]
 
 
+@exact_integers()  # messages show integers of any size
 def diff(
     old: Mapping[str, Any] | bool,
     new: Mapping[str, Any] | bool,
@@ -126,11 +129,10 @@ def _unreferenced_definitions(
     old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
     new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
     for name in sorted(old_defs.keys() & new_defs.keys()):
-        pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
-        if pointer in reached or json_equal(old_defs[name], new_defs[name]):
+        if join("#", "$defs", name) in reached or json_equal(old_defs[name], new_defs[name]):
             continue
-        old_schema = resolve(old_doc, pointer, origin=origins[0])
-        new_schema = resolve(new_doc, pointer, origin=origins[1])
+        old_schema = resolve(old_doc, fragment("$defs", name), origin=origins[0])
+        new_schema = resolve(new_doc, fragment("$defs", name), origin=origins[1])
         yield from _judge(old_schema, new_schema, budget)
 
 

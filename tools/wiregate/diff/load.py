@@ -32,6 +32,7 @@ from wiregate.diff.budget import charge
 from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
+from wiregate.pointer import PointerError, escape, join, split
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
 
@@ -64,15 +65,6 @@ FALSE_SCHEMA: Schema = {"not": {}}
 
 class SchemaLoadError(UserError):
     """A schema document that cannot be compared: the message names the source and location."""
-
-
-def escape(token: str) -> str:
-    """Escape one JSON pointer reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
@@ -112,7 +104,7 @@ def check_document(document: Mapping[str, Any], *, origin: str = "schema") -> No
     try:
         validator.check_schema(schema)
     except SchemaError as exc:
-        pointer = "#" + "".join(f"/{escape(str(token))}" for token in exc.absolute_path)
+        pointer = join("#", *exc.absolute_path)
         message = " ".join(exc.message.split())
         if len(message) > _MESSAGE_LIMIT:
             message = message[: _MESSAGE_LIMIT - 3] + "..."
@@ -237,31 +229,34 @@ class ResolvedSchema:
         return written[index]
 
 
-def _lookup(document: Schema, pointer: str, origin: str, what: str) -> Any:
-    if pointer == "#" or pointer == "":
-        return document
-    if not pointer.startswith("#/"):
+def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str, Any]:
+    """The location ``pointer`` (a URI fragment, as ``$ref`` writes it) names in a normalised
+    document: its pointer as shown (``#`` and the unencoded JSON pointer) and its value."""
+    if not pointer.startswith("#"):
         raise SchemaLoadError(f"{origin}: {what} {pointer!r} is not a local JSON pointer")
+    try:
+        tokens = split(pointer)
+    except PointerError as exc:
+        raise SchemaLoadError(f"{origin}: {what} {exc}") from None
     node: Any = document
-    for raw_token in pointer[2:].split("/"):
-        token = _unescape(raw_token)
+    for index, token in enumerate(tokens):
         if token == "definitions" and isinstance(node, dict) and "definitions" not in node:
-            token = "$defs"
+            tokens[index] = token = "$defs"  # draft-07 spelling of a normalised $defs
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
             raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
-    return node
+    return join("#", *tokens), node
 
 
 def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> ResolvedSchema:
     """Inline the local references of the schema at ``at`` in a normalised ``document``."""
-    at = at.replace("#/definitions/", "#/$defs/")
-    selected = _lookup(document, at, origin, "schema location")
+    written = at
+    at, selected = _lookup(document, at, origin, "schema location")
     if not isinstance(selected, dict):
-        raise SchemaLoadError(f"{origin}: {at!r} is not a schema")
+        raise SchemaLoadError(f"{origin}: {written!r} is not a schema")
     sources: dict[int, str] = {}
     positions: dict[int, list[str]] = {}
     done: dict[str, Schema] = {}
@@ -269,24 +264,23 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
 
     def target_of(ref: str, where: str) -> tuple[str, Schema]:
         """Follow a chain of bare references to a schema that has content."""
-        seen = [ref]
+        seen: list[str] = []
         while True:
             if not ref.startswith("#"):
                 raise SchemaLoadError(
                     f"{origin}: {where}: remote $ref {ref!r} is not fetched; "
                     "bundle it into the document"
                 )
-            node = _lookup(document, ref, origin, "$ref")
+            shown, node = _lookup(document, ref, origin, "$ref")
+            if shown in seen:
+                chain = " -> ".join([*seen, shown])
+                raise SchemaLoadError(f"{origin}: {where}: cyclic $ref {chain}")
+            seen.append(shown)
             if not isinstance(node, dict):
                 raise SchemaLoadError(f"{origin}: {where}: $ref {ref!r} is not a schema")
             nxt = node.get("$ref")
             if not isinstance(nxt, str) or len(node) > 1:
-                return ref.replace("#/definitions/", "#/$defs/"), node
-            nxt = nxt.replace("#/definitions/", "#/$defs/")
-            if nxt in seen:
-                chain = " -> ".join([*seen, nxt])
-                raise SchemaLoadError(f"{origin}: {where}: cyclic $ref {chain}")
-            seen.append(nxt)
+                return shown, node
             ref = nxt
 
     def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:

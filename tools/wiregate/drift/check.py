@@ -133,7 +133,7 @@ def _check_repository(
             source = WorkTree(checkout)
         else:
             tree = GitTree(checkout, ref)
-            source, commit = tree, tree.commit.hexsha
+            source, commit = tree, tree.commit
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in repository.copies]
 

@@ -18,6 +18,7 @@ from typing import Any, TypedDict
 import jsonschema_rs
 
 from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
+from wiregate import pointer as json_pointer
 from wiregate.errors import UserError
 
 if sys.version_info >= (3, 11):
@@ -207,18 +208,12 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
     return MirrorsConfig(path=path, base_dir=base_dir, repositories=tuple(repositories))
 
 
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """The value at a ``#/a/b`` JSON pointer, or None when there is none."""
-    node = document
-    for raw in pointer.removeprefix("#").split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
+def resolve_pointer(document: Any, at: str) -> Any:
+    """The value at a ``#/a/b`` JSON pointer, or None when there is none (or it is malformed)."""
+    try:
+        return json_pointer.resolve(document, at)
+    except json_pointer.PointerError:
+        return None
 
 
 class CopyIdentity(TypedDict):

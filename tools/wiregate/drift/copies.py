@@ -71,16 +71,17 @@ class GitTree:
         self.ref = ref
         self.repo: git.Repo = open_repo(checkout)
         try:
-            self.commit: git.Commit = resolve_commit(self.repo, ref)
+            self.commit = resolve_commit(self.repo, ref)
         except UserError:
             self.repo.close()
             raise
 
     def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
-        from wiregate.gitsource import blob_at, path_in_repo
+        from wiregate.gitsource import file_at, path_in_repo
 
         for candidate in candidates:
-            data = blob_at(self.commit, path_in_repo(self.repo, self.checkout, candidate))
+            path = path_in_repo(self.repo, self.checkout, candidate)
+            data = file_at(self.repo, self.commit, path)
             if data is not None:
                 return FoundCopy(candidate, data, f"{self.checkout}@{self.ref}:{candidate}")
         return None

@@ -17,6 +17,7 @@ from typing import Any
 from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import load_mirrors
 from wiregate.errors import UserError
+from wiregate.pointer import fragment
 from wiregate.sources import parse_document
 
 __all__ = ["Candidate", "RepositoryCandidates", "discover", "discover_repositories"]
@@ -119,7 +120,7 @@ class _Fingerprints:
             reasons.append("title")
         elif title is not None and title in self.defs:
             schema = schema or self.defs[title]
-            canonical_at = f"#/$defs/{title}"
+            canonical_at = fragment("$defs", title)
             reasons.append(f"title names $defs/{title}")
         if by_name is not None:
             schema = schema or by_name

@@ -74,7 +74,7 @@ def _entries(
     repo: git.Repo,
 ) -> list[HistoryEntry]:
     """The judged revisions of a copy, oldest first."""
-    from wiregate.gitsource import blob_at, file_history, path_in_repo, shallow_boundary
+    from wiregate.gitsource import file_at, file_history, path_in_repo, shallow_boundary
 
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
@@ -98,7 +98,7 @@ def _entries(
             entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
             previous = None
             continue
-        data = blob_at(repo.commit(revision.commit), revision.path) or b""
+        data = file_at(repo, revision.commit, revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
             document = parse_document(data, label)

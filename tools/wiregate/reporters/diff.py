@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from wiregate.diff import Change, DiffResult
+from wiregate.exactjson import dumps
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -117,7 +116,7 @@ def render_json(result: DiffResult) -> str:
         "forward_compatible": result.forward_compatible,
         "changes": [change_to_json(change) for change in result.changes],
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps(document, indent=True) + "\n"
 
 
 def render_github(result: DiffResult) -> str:

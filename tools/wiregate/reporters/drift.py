@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import orjson
-
 from wiregate.diff import Change
 from wiregate.drift.discovery import RepositoryCandidates
 from wiregate.drift.result import (
@@ -22,6 +20,7 @@ from wiregate.drift.result import (
     Verdict,
     is_breaking,
 )
+from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
@@ -52,7 +51,7 @@ _REQUIRED = {
 
 
 def _dumps(document: Any) -> str:
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps(document, indent=True) + "\n"
 
 
 def _verdict_text(verdict: Verdict) -> str:

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from wiregate.diff.budget import Budget
-from wiregate.diff.load import ResolvedSchema, Schema, escape
+from wiregate.diff.load import ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed
 from wiregate.diff.values import json_equal
+from wiregate.pointer import join
 
 _MISSING = object()
 
@@ -131,6 +132,7 @@ class Comparison:
         lenient_backward: bool = False,
         lenient_forward: bool = False,
     ) -> None:
+        self.budget.spend()  # a probe may emit one finding per property of a wide schema
         if self.flipped:  # inside ``not``: accepting more means rejecting more
             backward, forward = forward, backward
             lenient_backward, lenient_forward = lenient_forward, lenient_backward
@@ -216,4 +218,4 @@ class Comparison:
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
-    return base + "".join(f"/{escape(str(token))}" for token in tokens)
+    return join(base, *tokens)

@@ -6,6 +6,7 @@ Each bound keyword has four ids: ``<keyword>-added`` / ``-removed`` / ``-tighten
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +99,7 @@ KEYWORDS = frozenset({*LOWER_BOUNDS, *UPPER_BOUNDS, "multipleOf", "uniqueItems"}
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
 
 
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
-from wiregate.diff.budget import charge
+from wiregate.diff.budget import charge, memo
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
 from wiregate.diff.values import json_equal
@@ -28,6 +29,8 @@ def _type_of(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
+    if isinstance(value, Decimal):  # beyond double range (wiregate.exactjson.ExactNumber)
+        return "integer" if value == value.to_integral_value() else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
@@ -35,7 +38,17 @@ def _type_of(value: Any) -> str:
 
 def effective_types(node: Schema) -> frozenset[str]:
     """The JSON types a schema can accept, from ``type``, ``enum``/``const`` and composition."""
+    known = memo("effective_types")
+    if known is not None and id(node) in known:
+        return known[id(node)][1]  # type: ignore[no-any-return]
     charge()
+    answer = _effective_types(node)
+    if known is not None:
+        known[id(node)] = (node, answer)
+    return answer
+
+
+def _effective_types(node: Schema) -> frozenset[str]:
     types = set(ALL_TYPES)
     if isinstance(node.get("type"), list):
         types &= _expand(node["type"])
