@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from wiregate.diff import DiffResult, diff
 from wiregate.diff.regex import (
+    UndecidableRegex,
     length_bounds,
     matches_everything,
+    reference_validator,
     sample,
     sample_not,
     translate,
@@ -377,3 +379,78 @@ def test_translation_agrees_with_python_re_on_the_common_fragment(
         if reference.search(text):
             assert len(text) >= bounds[0], (pattern, text)
             assert bounds[1] is None or len(text) <= bounds[1], (pattern, text)
+
+
+# -- the reference validator with its regexes on RE2 ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "valid"),
+    [
+        ({"pattern": "^(a+)+$"}, "a" * 40 + "b", False),
+        ({"pattern": "^(a+)+$"}, "a" * 40, True),
+        ({"pattern": "^(.*){16}X$"}, "objective_score", False),
+        ({"pattern": "^\\d+$"}, 7, True),  # not a string: pattern does not apply
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}, "additionalProperties": False},
+            {LONG_KEY: "x"},
+            False,
+        ),
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}, "additionalProperties": False},
+            {"a" * 40: "x"},
+            True,
+        ),
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}},
+            {"a" * 40: 1},
+            False,
+        ),
+        (
+            {"patternProperties": {"^x-": {}}, "additionalProperties": {"type": "integer"}},
+            {"x-a": "s", "b": 1},
+            True,
+        ),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"id": {"type": "integer"}},
+                "additionalProperties": False,
+            },
+            {"id": 1, "other": 2},
+            False,
+        ),
+        ({"properties": {"n": {"pattern": "^\\w+$"}}}, {"n": "\u00e9"}, False),  # ECMA \w
+    ],
+)
+def test_reference_validator_runs_regexes_on_re2(
+    schema: dict[str, Any], instance: Any, valid: bool
+) -> None:
+    start = time.monotonic()
+    assert reference_validator(schema).is_valid(instance) is valid
+    assert time.monotonic() - start < 1
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"pattern": "^(?!x)(a+)+$"}, "a" * 40 + "b"),
+        ({"patternProperties": {"(a)\\1": {}}}, {"aa": 1}),
+        (
+            {"patternProperties": {"^x-": {}}, "unevaluatedProperties": False},
+            {"x-a": 1},
+        ),
+    ],
+)
+def test_reference_validator_refuses_what_it_cannot_run_in_linear_time(
+    schema: dict[str, Any], instance: Any
+) -> None:
+    with pytest.raises(UndecidableRegex):
+        reference_validator(schema).is_valid(instance)
+
+
+def test_reference_validator_keeps_unevaluated_properties_without_patterns() -> None:
+    schema = {"properties": {"a": {}}, "unevaluatedProperties": False}
+    validator = reference_validator(schema)
+    assert validator.is_valid({"a": 1}) is True
+    assert validator.is_valid({"a": 1, "b": 2}) is False
