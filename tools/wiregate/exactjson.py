@@ -1,9 +1,11 @@
 """JSON values that Python's defaults do not keep exactly, kept exactly.
 
 - Integers of any size: CPython refuses to convert integers of more than 4,300 digits to or
-  from text (``sys.set_int_max_str_digits``). :func:`exact_integers` lifts that limit for the
-  duration of a parse, a comparison or a report, and puts the caller's limit back after, so
-  a program that uses wiregate as a library keeps its own setting.
+  from text (``sys.set_int_max_str_digits``), because the conversion takes quadratic time.
+  :func:`parse_int` reads a longer one as an :class:`ExactNumber` (linear time, exact,
+  shown as written). :func:`exact_integers` lifts the limit for the duration of a comparison
+  or a report on values a caller built, and puts the caller's limit back after, so a program
+  that uses wiregate as a library keeps its own setting.
 - Numbers beyond double range (``1e400``, ``1e-400``): a float would turn them into ``inf``
   or ``0.0``. :func:`parse_float` keeps them as an :class:`ExactNumber`, a
   :class:`~decimal.Decimal` (compared by mathematical value with ints and floats) that shows
@@ -27,7 +29,15 @@ from typing import Any
 
 import orjson
 
-__all__ = ["ExactNumber", "dumps", "escape_surrogates", "exact_integers", "parse_float"]
+__all__ = [
+    "INT_DIGITS",
+    "ExactNumber",
+    "dumps",
+    "escape_surrogates",
+    "exact_integers",
+    "parse_float",
+    "parse_int",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -76,6 +86,17 @@ class ExactNumber(Decimal):
         return self
 
 
+# Integers longer than this are read as ExactNumber: converting them to int and back to text
+# would take quadratic time (seconds for a million digits).
+INT_DIGITS = 4000
+
+
+def parse_int(text: str) -> int | ExactNumber:
+    """``json.loads``'s ``parse_int``: an int, or an :class:`ExactNumber` for one of more than
+    :data:`INT_DIGITS` digits."""
+    return int(text) if len(text) <= INT_DIGITS else ExactNumber(text)
+
+
 def parse_float(text: str) -> float | ExactNumber:
     """``json.loads``'s ``parse_float``: a float when a double holds the value's magnitude,
     else the exact number (``1e400`` is not ``inf``; ``1e-400`` is not ``0``)."""
@@ -103,12 +124,13 @@ def dumps(
     except TypeError:  # beyond orjson: a huge integer, a Decimal, a lone surrogate, deep nesting
         pass
     numbers: dict[str, str] = {}
-    tag = os.urandom(8).hex()
+    tag: list[str] = []  # random, so no string in the value can pass for a placeholder
 
     def placeholder(number: object) -> str:
         if not isinstance(number, Decimal):
             raise TypeError(f"{type(number).__name__} is not a JSON value")
-        key = f"\x00{tag}{len(numbers)}"
+        tag[:] = tag or [os.urandom(8).hex()]
+        key = f"\x00{tag[0]}{len(numbers)}"
         numbers[key] = str(number)
         return key
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from wiregate.errors import UserError
-from wiregate.exactjson import exact_integers, parse_float
+from wiregate.exactjson import parse_float, parse_int
 
 __all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec", "split_pointer"]
 
@@ -167,7 +167,8 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     :class:`UserError` naming ``origin``.
 
     Integers of any size stay exact (a bound such as ``18446744073709551616``, or one of
-    5,000 digits, is compared, not rejected or rounded); a number beyond double range is an
+    5,000 digits, is compared, not rejected or rounded); a number beyond double range, or an
+    integer too long for Python's int conversions, is an
     :class:`~wiregate.exactjson.ExactNumber`, never ``inf``.
     """
     document = _parse_json(data, origin)
@@ -176,10 +177,11 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     return document
 
 
-@exact_integers()
 def _parse_json(data: bytes, origin: str) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant, parse_float=parse_float)
+        return json.loads(
+            data, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
+        )
     except UnicodeDecodeError:
         raise UserError(f"{origin}: not UTF-8 text") from None
     except ValueError as exc:

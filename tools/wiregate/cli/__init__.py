@@ -13,6 +13,7 @@ import click
 
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
+from wiregate.cli.signals import InterruptibleGroup
 
 __all__ = ["fail", "internal_errors", "main", "pass_contract"]
 
@@ -44,7 +45,8 @@ def internal_errors(function: Callable[..., T], *args: Any) -> T:
         sys.exit(3)
 
 
-class _Main(click.Group):
+class _Main(InterruptibleGroup):
+    # Ctrl-C exits 130 and SIGTERM 143 (wiregate.cli.signals); any other exception is a bug.
     def invoke(self, ctx: click.Context) -> Any:
         return internal_errors(super().invoke, ctx)
 
@@ -60,7 +62,10 @@ class _Main(click.Group):
 )
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
-    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift."""
+    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift.
+
+    Every command exits 3 on an internal error (a bug), with one line on stderr.
+    """
     ctx.obj = root
 
 

@@ -1,4 +1,5 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format ...]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format-assertion]
+[--format ...]``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import click
 from wiregate.cli import fail, main
 from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 
 # The diff engine is imported when the command runs (or its help is printed), so other
@@ -52,10 +54,16 @@ def _formats() -> list[str]:
 @click.option(
     "--policy",
     type=LazyChoice(_policies),
-    default="strict",
+    default=DEFAULT_POLICY,
     show_default=True,
     help="lenient tolerates typed optional properties added to open models and "
     "closing additionalProperties.",
+)
+@click.option(
+    "--format-assertion",
+    is_flag=True,
+    help="Judge format as a constraint (as with the format-assertion vocabulary); by default "
+    "it is an annotation and its changes are info.",
 )
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
@@ -74,6 +82,7 @@ def diff_command(
     definition: str | None,
     mode: str,
     policy: str,
+    format_assertion: bool,
     output_format: str,
     time_limit: float | None,
 ) -> None:
@@ -84,7 +93,8 @@ def diff_command(
     #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
     schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
     load error (a pair too large or too recursive to compare within the limits included), 3 on
-    an internal error (a bug).
+    an internal error (a bug). Changes the engine cannot decide are reported at level unknown
+    and never fail the verdict.
     """
     from wiregate.diff import TIME_LIMIT, diff
     from wiregate.pointer import fragment
@@ -112,6 +122,7 @@ def diff_command(
             new_at=new_at,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            format_assertion=format_assertion,
             time_limit=TIME_LIMIT if time_limit is None else time_limit,
         )
     except UserError as exc:

@@ -17,8 +17,8 @@ from wiregate.diff.load import (
     normalise_document,
     resolve,
 )
-from wiregate.diff.rules import FAMILIES, definitions
-from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.rules import FAMILIES, FORMAT_ASSERTION_FAMILIES, definitions
+from wiregate.diff.rules.base import Comparison, Family, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.exactjson import exact_integers
@@ -38,6 +38,7 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    format_assertion: bool = False,
     node_budget: int = NODE_BUDGET,
     time_limit: float | None = TIME_LIMIT,
 ) -> DiffResult:
@@ -48,6 +49,8 @@ def diff(
     the recursive walk is one, and so is a pair whose comparison exceeds ``node_budget``
     compared schema nodes or ``time_limit`` seconds, None: no time limit) and
     :class:`ValueError` for an unknown mode or policy.
+    ``format_assertion`` judges ``format`` as a constraint (by default it is an annotation, as
+    in draft 2020-12 without the format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -61,6 +64,7 @@ def diff(
         new_doc = normalise_document(new, origin=new_origin)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
+    families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
     with (
         _nesting_limit(old_origin, new_origin),
@@ -68,7 +72,7 @@ def diff(
         budget.active(),
     ):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema, budget)
+            raw += _judge(old_schema, new_schema, families, budget)
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
@@ -77,7 +81,7 @@ def diff(
             )
             raw += definitions.check(old_doc, new_doc)
             raw += _unreferenced_definitions(
-                old_doc, new_doc, reached, (old_origin, new_origin), budget
+                old_doc, new_doc, reached, (old_origin, new_origin), families, budget
             )
     changes = {_apply(finding, mode, policy) for finding in raw}
     return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
@@ -110,8 +114,10 @@ def _within_budget(*origins: str) -> Iterator[None]:
         ) from None
 
 
-def _judge(old: ResolvedSchema, new: ResolvedSchema, budget: Budget) -> list[RawFinding]:
-    comparison = Comparison(old, new, FAMILIES, budget)
+def _judge(
+    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...], budget: Budget
+) -> list[RawFinding]:
+    comparison = Comparison(old, new, families, budget)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -121,6 +127,7 @@ def _unreferenced_definitions(
     new_doc: Schema,
     reached: Set[str],
     origins: tuple[str, str],
+    families: tuple[Family, ...],
     budget: Budget,
 ) -> Iterable[RawFinding]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
@@ -133,10 +140,20 @@ def _unreferenced_definitions(
             continue
         old_schema = resolve(old_doc, fragment("$defs", name), origin=origins[0])
         new_schema = resolve(new_doc, fragment("$defs", name), origin=origins[1])
-        yield from _judge(old_schema, new_schema, budget)
+        yield from _judge(old_schema, new_schema, families, budget)
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
+    if finding.undecided:  # beyond the engine: reported as such, never against the verdict
+        return Change(
+            id=finding.id,
+            level=level_for(True, True, mode, False, undecided=True),
+            old_pointer=finding.old_pointer,
+            new_pointer=finding.new_pointer,
+            message=finding.message,
+            backward=True,
+            forward=True,
+        )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
     forward = finding.forward or (lenient and finding.lenient_forward)

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 __all__ = ["LEVELS", "Change"]
 
-# Most severe first; the order of sorting and of reports.
-LEVELS = ("error", "warning", "info")
+# Most severe first; the order of sorting and of reports. ``unknown``: a construct beyond the
+# engine, reported as such and never counted against the verdict.
+LEVELS = ("error", "warning", "unknown", "info")
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,8 @@ class Change:
     ``backward``: the new schema still accepts every value the old one accepted (consumers can
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
-    compatible that strict set semantics would not.
+    compatible that strict set semantics would not. A change the engine cannot decide has
+    level ``unknown`` and both directions true: it never fails the verdict.
     """
 
     id: str

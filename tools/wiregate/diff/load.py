@@ -6,7 +6,9 @@ form) and ``dependentSchemas`` (schema form), array-form ``items``/``additionalI
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
 sorted list, ``required``, ``enum`` and the name lists of ``dependentRequired`` are sorted,
 ``oneOf``/``anyOf``/``allOf`` members are
-compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
+compared as sets by the rules, and trivial keywords (``additionalProperties: true``,
+``minContains: 1``, ``minContains``/``maxContains`` without ``contains``, ``then``/``else``
+without ``if``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
 
@@ -177,6 +179,14 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
         del out["pattern"]
     if out.get("uniqueItems") is False:
         del out["uniqueItems"]
+    if "contains" not in out:  # they count the items matching contains: no effect without it
+        out.pop("minContains", None)
+        out.pop("maxContains", None)
+    elif out.get("minContains") == 1:  # the default
+        del out["minContains"]
+    if "if" not in out:  # the branches apply only after an ``if``
+        out.pop("then", None)
+        out.pop("else", None)
     for key in TRIVIAL_WHEN_EMPTY:
         if out.get(key) == {}:
             del out[key]

@@ -15,10 +15,11 @@ Every comparison of JSON values in the diff engine (schemas are JSON values too)
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
-from wiregate.exactjson import ExactNumber, dumps
+from wiregate.exactjson import INT_DIGITS, ExactNumber, dumps
 
 __all__ = ["canonical", "json_equal", "json_key"]
 
@@ -86,12 +87,16 @@ def json_key(value: Any) -> str:
     keeps integers of any size and never writes an out-of-range float as ``null``; a number
     beyond double range is written in one normal form (``1e400`` and ``10E399`` alike).
     """
-    return dumps(_integral(value), sort_keys=True, stdlib=True)
+    value = _integral(value)
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):  # an ExactNumber, or an integer beyond the digit limit
+        return dumps(value, sort_keys=True, stdlib=True)
 
 
-# An integral number written with an exponent becomes an int for its key when it has at most
-# this many digits (``1e400`` equals ``10**400``); beyond, the int would cost unbounded memory.
-_EXACT_INT_DIGITS = 100_000
+# An integral ExactNumber (``1e400``) becomes an int for its key when parse_int would read its
+# digits as one (so it equals ``10**400`` written out); beyond, both are ExactNumbers.
+_EXACT_INT_DIGITS = INT_DIGITS
 
 
 def _integral(value: Any) -> Any:

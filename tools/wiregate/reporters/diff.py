@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from wiregate.diff import Change, DiffResult
+from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
 
 __all__ = [
@@ -17,11 +18,16 @@ __all__ = [
     "summary",
 ]
 
-_GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+# An undecided change never fails a check, but someone should look at it.
+_GITHUB_COMMAND = {"error": "error", "warning": "warning", "unknown": "warning", "info": "notice"}
 
 
 def _yes_no(value: bool) -> str:
     return "yes" if value else "no"
+
+
+def _effect(change: Change, value: bool) -> str:
+    return "unknown" if change.level == "unknown" else _yes_no(value)
 
 
 def change_to_json(change: Change) -> dict[str, Any]:
@@ -46,7 +52,8 @@ def change_to_text(change: Change) -> str:
     tolerated = f", tolerated by {change.tolerated_by}" if change.tolerated_by else ""
     return (
         f"{change.level}: {change.id} at {where}: {change.message} "
-        f"(backward: {_yes_no(change.backward)}, forward: {_yes_no(change.forward)}{tolerated})"
+        f"(backward: {_effect(change, change.backward)}, "
+        f"forward: {_effect(change, change.forward)}{tolerated})"
     )
 
 
@@ -79,10 +86,10 @@ def markdown_table(changes: Iterable[Change]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in changes:
-        backward = _yes_no(c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
+        backward = _effect(c, c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
         lines.append(
             f"| {c.level} | `{c.id}` | `{_cell(c.old_pointer)}` | `{_cell(c.new_pointer)}` | "
-            f"{_cell(c.message)} | {backward} | {_yes_no(c.forward)} |"
+            f"{_cell(c.message)} | {backward} | {_effect(c, c.forward)} |"
         )
     return "\n".join(lines)
 
@@ -92,7 +99,7 @@ def summary(result: DiffResult) -> str:
     if result.identical:
         detail = "no changes"
     else:
-        counts = {level: 0 for level in ("error", "warning", "info")}
+        counts = {level: 0 for level in LEVELS}
         for change in result.changes:
             counts[change.level] += 1
         detail = ", ".join(f"{n} {level}" for level, n in counts.items() if n)

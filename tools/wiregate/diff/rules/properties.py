@@ -29,6 +29,8 @@ PROPERTY_NAMES_REMOVED = "property-names-removed"
 
 KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties", "propertyNames"})
 OPEN: Schema = {}
+# Property names are strings: a propertyNames schema every string meets constrains nothing.
+NAMES: Schema = {"type": ["string"]}
 
 
 def undeclared_schema(node: Schema, key: str) -> Schema | None:
@@ -163,8 +165,9 @@ def _undecidable(node: Schema) -> str:
 
 
 def _undecided(cmp: Comparison, rule_id: str, where: tuple[str, str], message: str) -> None:
-    """Whether a key matches a pattern is not known here: neither direction is claimed."""
-    cmp.emit(rule_id, *where, message, backward=False, forward=False)
+    """Whether a key matches a pattern is not known here: neither direction is claimed, and
+    the finding is undecided (level ``unknown``), never a break."""
+    cmp.emit(rule_id, *where, message, backward=False, forward=False, undecided=True)
 
 
 def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
@@ -254,15 +257,15 @@ def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
             cmp.old_ptr(old),
             cmp.new_ptr(new, "propertyNames"),
             "property names are now constrained",
-            backward=False,
+            backward=cmp.subsumes(NAMES, after),
             forward=True,
         )
-    else:
+    elif before is not None:
         cmp.emit(
             PROPERTY_NAMES_REMOVED,
             cmp.old_ptr(old, "propertyNames"),
             cmp.new_ptr(new),
             "property names are no longer constrained",
             backward=True,
-            forward=False,
+            forward=cmp.subsumes(NAMES, before),
         )
