@@ -318,7 +318,7 @@ def test_copy_too_costly_to_compare_exits_2_naming_it(
     assert (code, lines[3:]) == (
         2,
         [
-            "drift     error    2 copies: 1 not found, 1 error",
+            "drift     error    2 copies: 1 not found, 1 error (strict)",
             "check could not run: 3 passed, 1 error",
         ],
     )
