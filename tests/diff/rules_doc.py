@@ -92,6 +92,16 @@ reference that differs) is a finding of level **unknown**. The id that used to s
 `keyword-changed`, is retired (it stays below, replaced by `unknown-keyword-changed`; undecided
 references are `ref-changed`), because its published meaning was "incompatible both ways".
 
+Regular expressions (`pattern`, `patternProperties` keys) are ECMA-262 and are never run by
+a backtracking engine: they are translated to RE2 and run in linear time, so `^(a+)+$`
+against a key `aaa...ab` is answered at once. Constructs RE2 lacks (lookahead, lookbehind,
+backreferences) cannot be evaluated here: whether such a `patternProperties` key matches a
+property name is not decided, and the finding claims neither direction. Every diff has a
+budget of 50,000 schema nodes (resolving references, comparing, probing containment) and a
+time limit of 10 s (`--time-limit`); a pair beyond either is a load error naming the
+documents (`<old> vs <new>: comparison exceeded its budget of 50,000 schema nodes (schemas
+too large or too recursive to compare)`).
+
 ## Levels
 
 The level follows the effect under the chosen `--mode` and `--policy`: **error** when the

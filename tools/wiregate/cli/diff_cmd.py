@@ -81,6 +81,14 @@ def _formats() -> list[str]:
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 50,000 "
+    "compared schema nodes, the schemas are refused (exit 2).",
+)
 def diff_command(
     old: str,
     new: str,
@@ -90,6 +98,7 @@ def diff_command(
     draft: str | None,
     format_assertion: bool,
     output_format: str,
+    time_limit: float | None,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
@@ -97,10 +106,11 @@ def diff_command(
     git without touching the work tree (REF: any form git accepts), each optionally followed by
     #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
     schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
-    load error, 3 on an internal error (a bug). Changes the engine cannot decide are reported at
-    level unknown and never fail the verdict.
+    load error (a pair too large or too recursive to compare within the limits included), 3 on
+    an internal error (a bug). Changes the engine cannot decide are reported at level unknown
+    and never fail the verdict.
     """
-    from wiregate.diff import diff
+    from wiregate.diff import TIME_LIMIT, diff
     from wiregate.pointer import fragment
     from wiregate.reporters.diff import DIFF_REPORTERS
     from wiregate.sources import load_source, split_pointer
@@ -128,6 +138,7 @@ def diff_command(
             new_origin=new_source.origin,
             draft=draft,
             format_assertion=format_assertion,
+            time_limit=TIME_LIMIT if time_limit is None else time_limit,
         )
     except UserError as exc:
         fail(str(exc))

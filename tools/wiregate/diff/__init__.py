@@ -8,6 +8,7 @@ Pipeline (one module per stage): ``drafts`` (which draft each document is read u
 
 from __future__ import annotations
 
+from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT
 from wiregate.diff.drafts import DraftChoice, Drafts
 from wiregate.diff.engine import diff
 from wiregate.diff.findings import Change
@@ -16,7 +17,9 @@ from wiregate.diff.verdict import MODES, POLICIES, DiffResult
 
 __all__ = [
     "MODES",
+    "NODE_BUDGET",
     "POLICIES",
+    "TIME_LIMIT",
     "Change",
     "DiffResult",
     "DraftChoice",

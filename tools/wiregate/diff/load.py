@@ -38,6 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wiregate.diff.budget import charge
 from wiregate.diff.drafts import choose_draft
 from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
@@ -384,6 +385,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
 
     def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:
         """The inlined node and whether it is independent of ``stack`` (safe to reuse)."""
+        charge()  # definitions that reference each other are inlined once per path
         independent = True
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -499,4 +501,6 @@ def _merge(target: Schema, siblings: Schema) -> Schema:
     if annotation_only:
         return {**target, **siblings}
     rest = {k: v for k, v in siblings.items() if k not in clashes}
-    return {**rest, "allOf": sorted([target, {k: siblings[k] for k in clashes}], key=json_key)}
+    # The referenced schema first, then the siblings: a fixed order (sorting by the serialised
+    # schemas would expand every shared definition inside the target once per path).
+    return {**rest, "allOf": [target, {k: siblings[k] for k in clashes}]}
