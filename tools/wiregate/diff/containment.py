@@ -537,9 +537,16 @@ class Containment:
     without the format-assertion vocabulary).
     """
 
-    def __init__(self, fallback: Fallback, *, formats: bool = False) -> None:
+    def __init__(
+        self,
+        fallback: Fallback,
+        *,
+        formats: bool = False,
+        spend: Callable[[], None] | None = None,
+    ) -> None:
         self.fallback = fallback
         self.formats = formats
+        self.spend = spend  # charged once per question and per normal form worked out
         self._forms: dict[tuple[int, bool], tuple[Schema, Union | None]] = {}
         self._answers: dict[tuple[int, int, bool], tuple[bool, Schema, Schema]] = {}
         self._depth = 0
@@ -553,6 +560,8 @@ class Containment:
             return self._answers[key][0]
         if self._depth > _DEPTH:
             return False
+        if self.spend is not None:
+            self.spend()
         self._answers[key] = (False, sup, sub)  # while in progress: not shown (sound)
         self._depth += 1
         try:
@@ -595,6 +604,8 @@ class Containment:
     def normal_form(self, node: Schema, *, sub: bool) -> Union | None:
         key = (id(node), sub)
         if key not in self._forms:
+            if self.spend is not None:
+                self.spend()
             self._forms[key] = (node, self._normal_form(node, sub))
         return self._forms[key][1]
 

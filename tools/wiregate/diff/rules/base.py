@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from wiregate.diff.budget import Budget
 from wiregate.diff.containment import Containment
 from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed, ref_changed
@@ -101,10 +102,12 @@ class Comparison:
         old: ResolvedSchema,
         new: ResolvedSchema,
         families: Iterable[Family],
+        budget: Budget | None = None,
     ) -> None:
         self.old = old
         self.new = new
         self.families = tuple(families)
+        self.budget = budget or Budget()
         self.handled = frozenset().union(*(f.KEYWORDS for f in self.families))
         self.findings: list[RawFinding] = []
         self.flipped = False
@@ -113,7 +116,7 @@ class Comparison:
         self._visited: dict[tuple[int, int, bool], tuple[Schema, Schema]] = {}
         self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
         asserts_format = any(getattr(f, "ASSERTS_FORMAT", False) for f in self.families)
-        self.containment = Containment(self._probe, formats=asserts_format)
+        self.containment = Containment(self._probe, formats=asserts_format, spend=self.budget.spend)
         # The node pair being judged, where each was written, and the root edit (None while
         # both sides are read from the same place).
         self._frame: _Frame | None = None
@@ -157,6 +160,7 @@ class Comparison:
         """Record a finding. A direction the rule could not grant is granted when set
         containment shows it in context: every value of the one node meets the other
         node's ``keyword`` (a constraint of its own), or the whole other node."""
+        self.budget.spend()  # a probe may emit one finding per property of a wide schema
         frame = self._frame
         if undecided:
             backward = forward = lenient_backward = lenient_forward = False
@@ -237,6 +241,7 @@ class Comparison:
     # -- the walk ---------------------------------------------------------------------------
     def compare(self, old: Schema, new: Schema) -> None:
         """Report every difference between two schema nodes (and their subschemas)."""
+        self.budget.spend()
         if json_equal(old, new):
             return
         key = (id(old), id(new), self.flipped)
@@ -302,7 +307,8 @@ class Comparison:
         key = (id(sub), id(sup))
         if key not in self._subsumes:
             self._subsumes[key] = (True, sub, sup)  # assume yes while recursing (coinductive)
-            probe = Comparison(self.old, self.new, self.families)
+            self.budget.spend()
+            probe = Comparison(self.old, self.new, self.families, self.budget)
             probe._subsumes = self._subsumes
             probe.containment = self.containment
             probe._constraints = self._constraints
