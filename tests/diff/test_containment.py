@@ -426,7 +426,9 @@ def test_a_widened_one_of_member_that_overlaps_another_is_not_backward_compatibl
     old = {"oneOf": [{"type": "string"}, {"type": "integer"}]}
     new = {"oneOf": [{"type": ["integer", "string"]}, {"type": "integer"}]}
     result = diff(old, new, mode="full")  # 5 matched one member, now it matches two
-    assert [(c.id, c.old_pointer, c.new_pointer, c.backward, c.forward) for c in result.changes] == [
+    assert [
+        (c.id, c.old_pointer, c.new_pointer, c.backward, c.forward) for c in result.changes
+    ] == [
         ("one-of-overlap-added", "#/oneOf/0", "#/oneOf/0", False, True),
         ("type-widened", "#/oneOf/0/type", "#/oneOf/0/type", True, False),
     ]
