@@ -30,28 +30,31 @@ in a task that has one, every run of its pieces (split at breaks and at invisibl
 characters) is also looked up, up to ``MAX_SPAN_LETTERS`` letters and N words.
 
 The check is one pass over each side, never a pairwise loop. The eval side is a set of
-60-bit fingerprints of its n-grams (Python's string hash of the n-gram's letters: SipHash,
-keyed per process; worker processes are forked and share the key) held in 6 bytes each:
-4,096 ``bytes`` partitions of 256 sorted buckets each, found through one array of offsets,
-with a bitmap of the fingerprints' top bits in front (about 8 bits per n-gram: most misses
-end there). Memory is about 10 bytes per distinct n-gram; duplicates are merged while the
-index is built. A fingerprint match is a candidate; every candidate is confirmed exactly
-against the eval items' normalised text by a second pass over them (``confirm``), run only
-when something matched: so an eval file must be a regular file (a pipe would be empty the
-second time), and it must hold at least one item.
+56-bit fingerprints of its n-grams (the top bits of Python's string hash of the n-gram's
+letters: SipHash, keyed per process; worker processes are forked and share the key) held in
+6 bytes each: 256 sorted ``bytes`` partitions of 4,096 buckets each, found through one array
+of offsets, with a bitmap of the fingerprints' top bits in front (8 to 16 bits per n-gram:
+most misses end there). Memory is about 8 bytes per distinct n-gram; repeats are merged
+while the index is built. A fingerprint match is a candidate; every candidate is confirmed
+exactly against the eval items' normalised text by a second pass over them (``confirm``),
+run only when something matched: so an eval file must be a regular file (a pipe would be
+empty the second time), and it must hold at least one item.
 """
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import re
+import sys
 import unicodedata
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import accumulate
+from operator import methodcaller
 from typing import Any
 
 import orjson
@@ -329,19 +332,42 @@ def read_eval_items(
 # The index
 
 _MASK64 = (1 << 64) - 1
-_ENTRY = 6  # bytes per fingerprint: bits 4-51 of the hash (bits 52-63 pick the partition)
-_PART_SHIFT = 52
+# A fingerprint is the top 56 bits of a 64-bit hash: the top 8 pick one of 256 partitions,
+# the next 48 are stored (6 bytes), sorted; their top 12 bits pick one of 4,096 buckets, found
+# through an array of offsets. Few large partitions rather than many small ones: large
+# blocks grow in place and go back to the system when freed.
+_ENTRY = 6
+_PART_SHIFT = 56
 _PARTS = 1 << (64 - _PART_SHIFT)
-_BUCKETS = 256  # per partition, by the first stored byte
+_STORED_SHIFT = _PART_SHIFT - 8 * _ENTRY
+_BUCKET_BITS = 12
+_BUCKETS = 1 << _BUCKET_BITS
+_BUCKET_SHIFT = 8 * _ENTRY - _BUCKET_BITS
 _STORED_MASK = (1 << (8 * _ENTRY)) - 1
+_MERGE_MIN = 64 * 1024  # bytes a partition may grow before its repeats are first merged
+
+
+_NO_SPACES = methodcaller("replace", " ", "")
 
 
 def _fingerprint(letters: str) -> int:
     return hash(letters) & _MASK64
 
 
+def _release_free_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing): building the index frees large blocks that glibc would otherwise keep, and
+    the peak RSS of a run is what counts."""
+    try:
+        libc = ctypes.CDLL(None)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+    trim(0)
+
+
 class _Fingerprints:
-    """A set of 64-bit hashes kept as 60-bit fingerprints in 6 bytes each (module
+    """A set of 64-bit hashes kept as 56-bit fingerprints in 6 bytes each (module
     docstring). ``add`` while building, ``freeze`` once, then ``__contains__``."""
 
     def __init__(self) -> None:
@@ -350,14 +376,14 @@ class _Fingerprints:
         self._added = 0
         self._parts: list[bytes] = []
         self._starts = array("I")
-        self._bitmap = bytearray(1)
-        self._shift = 63
+        self.bitmap = bytearray(1)
+        self.shift = 63
         self.count = 0
 
     def add(self, h: int) -> None:
         building = self._building
         assert building is not None, "add after freeze"
-        building[h >> _PART_SHIFT] += ((h >> 4) & _STORED_MASK).to_bytes(_ENTRY, "big")
+        building[h >> _PART_SHIFT] += ((h >> _STORED_SHIFT) & _STORED_MASK).to_bytes(_ENTRY, "big")
         self._added += 1
         if not self._added & 0xFFFF:
             self._merge_grown(building)
@@ -366,13 +392,17 @@ class _Fingerprints:
         """Merge the repeats of each partition that doubled since it was last merged, so
         memory follows the number of distinct fingerprints (amortised: each entry is sorted
         a bounded number of times)."""
+        merged_any = False
         for part, data in enumerate(building):
-            if len(data) > 2 * self._merged[part] + 4096:
+            if len(data) > 2 * self._merged[part] + _MERGE_MIN:
                 frozen = bytes(data)
                 entries = {frozen[i : i + _ENTRY] for i in range(0, len(frozen), _ENTRY)}
                 merged = b"".join(sorted(entries))
                 building[part] = bytearray(merged)
                 self._merged[part] = len(merged)
+                merged_any = True
+        if merged_any:
+            _release_free_memory()
 
     def freeze(self) -> None:
         building = self._building
@@ -385,20 +415,25 @@ class _Fingerprints:
                 starts.extend(empty)
                 self._parts.append(b"")
                 continue
-            data = bytes(building[part])
-            entries = sorted({data[i : i + _ENTRY] for i in range(0, len(data), _ENTRY)})
-            building[part] = bytearray()  # freed as the frozen copy is made
+            data = building[part]
+            entries = sorted({bytes(data[i : i + _ENTRY]) for i in range(0, len(data), _ENTRY)})
+            building[part] = bytearray()  # a large one is unmapped: the frozen copy is exact
+            del data
             if len(entries) < _BUCKETS:  # count them (fewer steps than a search per bucket)
                 counts = [0] * _BUCKETS
                 for entry in entries:
-                    counts[entry[0]] += 1
+                    counts[int.from_bytes(entry, "big") >> _BUCKET_SHIFT] += 1
                 starts.extend(x * _ENTRY for x in accumulate(counts, initial=0))
             else:
-                starts.extend(bisect_left(entries, bytes((b,))) * _ENTRY for b in range(_BUCKETS))
+                starts.extend(
+                    bisect_left(entries, (b << _BUCKET_SHIFT).to_bytes(_ENTRY, "big")) * _ENTRY
+                    for b in range(_BUCKETS)
+                )
                 starts.append(len(entries) * _ENTRY)
             self._parts.append(b"".join(entries))
             self.count += len(entries)
         self._starts = starts
+        _release_free_memory()  # what the copies above freed, before the bitmap is made
         self._build_bitmap()
 
     def _build_bitmap(self) -> None:
@@ -407,25 +442,27 @@ class _Fingerprints:
         bits = 16
         while (1 << bits) < 8 * self.count and bits < 32:
             bits += 1
-        self._shift = 64 - bits
+        self.shift = 64 - bits
         bitmap = bytearray(1 << (bits - 3))
-        shift = self._shift
+        shift = self.shift
         for part, blob in enumerate(self._parts):
             high = part << _PART_SHIFT
             for i in range(0, len(blob), _ENTRY):
-                h = high | (int.from_bytes(blob[i : i + _ENTRY], "big") << 4)
+                h = high | (int.from_bytes(blob[i : i + _ENTRY], "big") << _STORED_SHIFT)
                 top = h >> shift
                 bitmap[top >> 3] |= 1 << (top & 7)
-        self._bitmap = bitmap
+        self.bitmap = bitmap
 
     def __contains__(self, h: object) -> bool:
         assert isinstance(h, int)
-        top = h >> self._shift
-        if not (self._bitmap[top >> 3] >> (top & 7)) & 1:
-            return False
+        top = h >> self.shift
+        return bool((self.bitmap[top >> 3] >> (top & 7)) & 1) and self.holds(h)
+
+    def holds(self, h: int) -> bool:
+        """``h in self``, the bitmap's test passed."""
         part = h >> _PART_SHIFT
-        stored = (h >> 4) & _STORED_MASK
-        at = part * (_BUCKETS + 1) + (stored >> (8 * _ENTRY - 8))
+        stored = (h >> _STORED_SHIFT) & _STORED_MASK
+        at = part * (_BUCKETS + 1) + (stored >> _BUCKET_SHIFT)
         low, high = self._starts[at], self._starts[at + 1]
         blob = self._parts[part]
         needle = stored.to_bytes(_ENTRY, "big")
@@ -519,40 +556,69 @@ class EvalIndex:
         characters) runs of its pieces. ``words``, ``grams``, ``pieces``: the task's
         ``task_words`` and ``word_grams``. Confirm them with ``confirm``."""
         found: dict[str, None] = {}
-        for letters in self._lookups(words, grams, pieces):
-            if letters not in found and _fingerprint(letters) in self._keys:
-                found[letters] = None
-                if limit is not None and len(found) >= limit:
-                    break
+        limit = limit or sys.maxsize
+        _ = (
+            self._scan(map(_NO_SPACES, grams), found, limit)
+            or self._scan(self._short_runs(words), found, limit)
+            or (pieces is not None and self._scan(self._runs(pieces), found, limit))
+        )
         return list(found)
 
-    def _lookups(
-        self, words: list[str], grams: list[str], pieces: list[list[str]] | None
-    ) -> Iterator[str]:
-        for gram in grams:
-            yield gram.replace(" ", "")
+    def _scan(self, lookups: Iterable[str], found: dict[str, None], limit: int) -> bool:
+        """Add to ``found`` each of ``lookups`` whose fingerprint is held; True once
+        ``found`` holds ``limit``. (The hot loop of the exporter: the bitmap test inline.)"""
+        keys = self._keys
+        bitmap, shift = keys.bitmap, keys.shift
+        for letters in lookups:
+            h = hash(letters) & _MASK64
+            top = h >> shift
+            if (bitmap[top >> 3] >> (top & 7)) & 1 and letters not in found and keys.holds(h):
+                found[letters] = None
+                if len(found) >= limit:
+                    return True
+        return False
+
+    def _short_runs(self, words: list[str]) -> Iterator[str]:
+        """The runs of the task's words as long as a short eval item."""
         for length in self._short_lengths:
             if length >= len(words):
                 break  # a text this short is one n-gram, its whole self: looked up above
             for start in range(len(words) - length + 1):
                 yield "".join(words[start : start + length])
-        if pieces is not None:
-            yield from self._runs(pieces)
 
     def _runs(self, pieces: list[list[str]]) -> Iterator[str]:
         """Each run of pieces that spans at most N words (runs between breaks) and at most
-        ``MAX_SPAN_LETTERS`` letters, whose letter count some eval n-gram has."""
-        flat = [(piece, word) for word, run in enumerate(pieces) for piece in run]
+        ``MAX_SPAN_LETTERS`` letters, whose letter count some eval n-gram has, and that
+        starts, ends or splits at an invisible character (the others are runs of whole
+        words, which the n-grams cover)."""
+        # (piece, its word: the run between breaks, whether an invisible character precedes it)
+        flat = [
+            (piece, word, i > 0) for word, run in enumerate(pieces) for i, piece in enumerate(run)
+        ]
         lengths, n, end = self._lengths, self.n, len(flat)
+        # The word of the nearest piece at or after each one that an invisible one precedes.
+        next_split = [0] * (end + 1)
+        upcoming = sys.maxsize
+        for at in range(end, -1, -1):
+            if at < end and flat[at][2]:
+                upcoming = flat[at][1]
+            next_split[at] = upcoming
         for start in range(end):
             first_word = flat[start][1]
+            if next_split[start] - first_word > n:
+                continue  # no invisible character within reach
             letters = ""
+            split = flat[start][2]
             for at in range(start, end):
-                piece, word = flat[at]
-                letters += piece
-                if word - first_word >= n or len(letters) > MAX_SPAN_LETTERS:
+                piece, word, after_invisible = flat[at]
+                if word - first_word >= n:
                     break
-                if lengths[len(letters)]:
+                letters += piece
+                if len(letters) > MAX_SPAN_LETTERS:
+                    break
+                split = split or after_invisible
+                ends_split = at + 1 < end and flat[at + 1][2]
+                if (split or ends_split) and lengths[len(letters)]:
                     yield letters
 
     def confirm(self, candidates: Iterable[str]) -> dict[str, tuple[str, str]]:

@@ -307,8 +307,8 @@ def test_fingerprints_hold_exactly_what_was_added() -> None:
     assert all(h in keys for h in added)
     others = [rng.getrandbits(64) for _ in range(50_000)]
     assert sum(h in keys for h in others) == 0
-    # 60 bits are kept: a hash that differs only in its lowest 4 bits is a collision ...
-    assert added[0] ^ 0b1010 in keys
+    # 56 bits are kept: a hash that differs only in its lowest 8 bits is a collision ...
+    assert added[0] ^ 0b1010_0101 in keys
 
 
 def test_a_fingerprint_collision_is_not_a_hit() -> None:
