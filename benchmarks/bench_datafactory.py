@@ -4,6 +4,7 @@
     python benchmarks/bench_datafactory.py --g3-scale [--tasks 1000000 --eval-items 100000]
     python benchmarks/bench_datafactory.py --eval-memory [--eval-items 1000000]
     python benchmarks/bench_datafactory.py --records 100000 --baseline ../main [--repeat 3]
+    python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
 
 Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.4 kB per
 branch record, the branches of a rollout scattered over the file), an eval set with no
@@ -318,7 +319,10 @@ def bench_export(args: argparse.Namespace) -> None:
         work = Path(tmp)
         data, eval_path = work / "rollouts.jsonl", work / "eval.jsonl"
         generate(data, args.records, args.seed)
-        generate_eval(eval_path, args.eval_items, args.seed)
+        if args.realistic_eval:
+            generate_realistic_eval(eval_path, args.eval_items, args.seed)
+        else:
+            generate_eval(eval_path, args.eval_items, args.seed)
         size = data.stat().st_size
         print(
             f"input: {args.records:,} branch records, {size / 1e6:,.1f} MB "
@@ -512,6 +516,9 @@ def main() -> None:
         "--eval-memory", action="store_true", help="peak RSS of the G3 index of realistic items"
     )
     parser.add_argument("--baseline", help="also run the exporter of this checkout, alternating")
+    parser.add_argument(
+        "--realistic-eval", action="store_true", help="export against realistic eval items"
+    )
     args = parser.parse_args()
     if args.eval_memory:
         args.eval_items = args.eval_items or 1_000_000

@@ -33,8 +33,8 @@ The check is one pass over each side, never a pairwise loop. The eval side is a 
 56-bit fingerprints of its n-grams (the top bits of Python's string hash of the n-gram's
 letters: SipHash, keyed per process; worker processes are forked and share the key) held in
 6 bytes each: 256 sorted ``bytes`` partitions of 4,096 buckets each, found through one array
-of offsets, with a bitmap of the fingerprints' top bits in front (8 to 16 bits per n-gram:
-most misses end there). Memory is about 8 bytes per distinct n-gram; repeats are merged
+of offsets, with a bitmap of the fingerprints' top bits in front (8 bits per n-gram: most
+misses end there). Memory is about 7 bytes per distinct n-gram; repeats are merged
 while the index is built. A fingerprint match is a candidate; every candidate is confirmed
 exactly against the eval items' normalised text by a second pass over them (``confirm``),
 run only when something matched: so an eval file must be a regular file (a pipe would be
@@ -345,6 +345,8 @@ _BUCKETS = 1 << _BUCKET_BITS
 _BUCKET_SHIFT = 8 * _ENTRY - _BUCKET_BITS
 _STORED_MASK = (1 << (8 * _ENTRY)) - 1
 _MERGE_MIN = 64 * 1024  # bytes a partition may grow before its repeats are first merged
+_BLOCK = _ENTRY * 2730  # about 16 KiB
+_TRIM_EVERY = 1024 * 1024  # bytes freed while freezing between two malloc_trim calls
 
 
 _NO_SPACES = methodcaller("replace", " ", "")
@@ -371,53 +373,56 @@ class _Fingerprints:
     docstring). ``add`` while building, ``freeze`` once, then ``__contains__``."""
 
     def __init__(self) -> None:
-        self._building: list[bytearray] | None = [bytearray() for _ in range(_PARTS)]
+        # Each partition: the blocks set aside, and the one being filled. Fixed-size blocks
+        # instead of one growing buffer: no spare capacity, no fragmented heap.
+        self._blocks: list[list[bytes]] | None = [[] for _ in range(_PARTS)]
+        self._open = [bytearray() for _ in range(_PARTS)]
         self._merged = [0] * _PARTS  # size of each partition when its repeats were merged
-        self._added = 0
         self._parts: list[bytes] = []
         self._starts = array("I")
         self.bitmap = bytearray(1)
-        self.shift = 63
+        self.size = 8  # bits in the bitmap
         self.count = 0
 
     def add(self, h: int) -> None:
-        building = self._building
-        assert building is not None, "add after freeze"
-        building[h >> _PART_SHIFT] += ((h >> _STORED_SHIFT) & _STORED_MASK).to_bytes(_ENTRY, "big")
-        self._added += 1
-        if not self._added & 0xFFFF:
-            self._merge_grown(building)
+        part = h >> _PART_SHIFT
+        block = self._open[part]
+        block += ((h >> _STORED_SHIFT) & _STORED_MASK).to_bytes(_ENTRY, "big")
+        if len(block) >= _BLOCK:
+            blocks = self._blocks
+            assert blocks is not None, "add after freeze"
+            blocks[part].append(bytes(block))
+            block.clear()
+            if len(blocks[part]) * _BLOCK > 2 * self._merged[part] + _MERGE_MIN:
+                self._merge(blocks, part)
 
-    def _merge_grown(self, building: list[bytearray]) -> None:
-        """Merge the repeats of each partition that doubled since it was last merged, so
-        memory follows the number of distinct fingerprints (amortised: each entry is sorted
-        a bounded number of times)."""
-        merged_any = False
-        for part, data in enumerate(building):
-            if len(data) > 2 * self._merged[part] + _MERGE_MIN:
-                frozen = bytes(data)
-                entries = {frozen[i : i + _ENTRY] for i in range(0, len(frozen), _ENTRY)}
-                merged = b"".join(sorted(entries))
-                building[part] = bytearray(merged)
-                self._merged[part] = len(merged)
-                merged_any = True
-        if merged_any:
-            _release_free_memory()
+    def _merge(self, blocks: list[list[bytes]], part: int) -> None:
+        """Merge the repeats of a partition that doubled since it was last merged, so memory
+        follows the number of distinct fingerprints (amortised: each entry is sorted a
+        bounded number of times)."""
+        data = b"".join(blocks[part])
+        blocks[part] = []
+        entries = sorted({data[i : i + _ENTRY] for i in range(0, len(data), _ENTRY)})
+        del data
+        blocks[part] = [b"".join(entries)]
+        self._merged[part] = len(blocks[part][0])
 
     def freeze(self) -> None:
-        building = self._building
-        assert building is not None, "frozen twice"
-        self._building = None
+        blocks = self._blocks
+        assert blocks is not None, "frozen twice"
+        self._blocks = None
         starts = array("I")
         empty = array("I", bytes(4 * (_BUCKETS + 1)))
+        freed = 0
         for part in range(_PARTS):
-            if not building[part]:
+            data = b"".join([*blocks[part], self._open[part]])
+            blocks[part] = []
+            self._open[part] = bytearray()
+            if not data:
                 starts.extend(empty)
                 self._parts.append(b"")
                 continue
-            data = building[part]
-            entries = sorted({bytes(data[i : i + _ENTRY]) for i in range(0, len(data), _ENTRY)})
-            building[part] = bytearray()  # a large one is unmapped: the frozen copy is exact
+            entries = sorted({data[i : i + _ENTRY] for i in range(0, len(data), _ENTRY)})
             del data
             if len(entries) < _BUCKETS:  # count them (fewer steps than a search per bucket)
                 counts = [0] * _BUCKETS
@@ -432,30 +437,32 @@ class _Fingerprints:
                 starts.append(len(entries) * _ENTRY)
             self._parts.append(b"".join(entries))
             self.count += len(entries)
+            freed += len(entries) * _ENTRY
+            del entries
+            if freed > _TRIM_EVERY:  # the blocks freed: not kept beside their copies
+                _release_free_memory()
+                freed = 0
         self._starts = starts
-        _release_free_memory()  # what the copies above freed, before the bitmap is made
+        if freed:
+            _release_free_memory()
         self._build_bitmap()
 
     def _build_bitmap(self) -> None:
-        # At least 8 bits per fingerprint, from its top bits: a miss costs one byte lookup
-        # 7 times in 8 (about 1 - e^-1/8 of the misses go on to the partition).
-        bits = 16
-        while (1 << bits) < 8 * self.count and bits < 32:
-            bits += 1
-        self.shift = 64 - bits
-        bitmap = bytearray(1 << (bits - 3))
-        shift = self.shift
+        # 8 bits per fingerprint, picked by its top 32 bits scaled to the size: a miss ends
+        # at one byte lookup but for about 1 - e^-1/8 (12%) of them.
+        size = self.size = max(1 << 16, 8 * self.count)
+        bitmap = bytearray(size // 8)
         for part, blob in enumerate(self._parts):
             high = part << _PART_SHIFT
             for i in range(0, len(blob), _ENTRY):
                 h = high | (int.from_bytes(blob[i : i + _ENTRY], "big") << _STORED_SHIFT)
-                top = h >> shift
+                top = ((h >> 32) * size) >> 32
                 bitmap[top >> 3] |= 1 << (top & 7)
         self.bitmap = bitmap
 
     def __contains__(self, h: object) -> bool:
         assert isinstance(h, int)
-        top = h >> self.shift
+        top = ((h >> 32) * self.size) >> 32
         return bool((self.bitmap[top >> 3] >> (top & 7)) & 1) and self.holds(h)
 
     def holds(self, h: int) -> bool:
@@ -568,10 +575,10 @@ class EvalIndex:
         """Add to ``found`` each of ``lookups`` whose fingerprint is held; True once
         ``found`` holds ``limit``. (The hot loop of the exporter: the bitmap test inline.)"""
         keys = self._keys
-        bitmap, shift = keys.bitmap, keys.shift
+        bitmap, size = keys.bitmap, keys.size
         for letters in lookups:
             h = hash(letters) & _MASK64
-            top = h >> shift
+            top = ((h >> 32) * size) >> 32
             if (bitmap[top >> 3] >> (top & 7)) & 1 and letters not in found and keys.holds(h):
                 found[letters] = None
                 if len(found) >= limit:
