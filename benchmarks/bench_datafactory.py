@@ -382,21 +382,28 @@ rng = random.Random({seed})
 tasks = [(f"rollout-{{i}}", _sentence(rng, WORDS, 10, 24)) for i in range({tasks})]
 items = [EvalItem(i, f"eval-{{i}}", _sentence(rng, EVAL_WORDS, 8, 30)) for i in range({items})]
 items.append(EvalItem({items}, "eval-planted", tasks[123][1]))  # one real overlap
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 index = EvalIndex(items, 8)
-built = time.perf_counter()
+built, built_cpu = time.perf_counter(), time.process_time()
 report = validate_g3(tasks, index)
-done = time.perf_counter()
-print(f"G3: {{len(tasks):,}} tasks vs {{index.items:,}} eval items: index {{built - start:.1f}} s, "
-      f"check {{done - built:.1f}} s, total {{done - start:.1f}} s; "
+done, done_cpu = time.perf_counter(), time.process_time()
+print(f"G3 ({{sys.modules['datafactory.g3'].__file__}}): {{len(tasks):,}} tasks vs "
+      f"{{index.items:,}} eval items: index {{built - start:.1f}} s, "
+      f"check {{done - built:.1f}} s ({{(done_cpu - built_cpu) / len(tasks) * 1e6:.1f}} us CPU "
+      f"per task), total {{done - start:.1f}} s; "
       f"{{len(report.contaminated)}} contaminated (planted: 1)")
 """
 
 
 def bench_g3(args: argparse.Namespace) -> None:
-    code = G3_CHILD.format(root=str(ROOT), seed=args.seed, tasks=args.tasks, items=args.eval_items)
+    roots = [ROOT, Path(args.baseline)] if args.baseline else [ROOT]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    for root in roots:
+        code = G3_CHILD.format(
+            root=str(root), seed=args.seed, tasks=args.tasks, items=args.eval_items
+        )
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(root), str(root / "tools")))}
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=env)
     rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     print(f"G3 peak RSS {rss / 1024:.0f} MiB (includes the generated texts)")
 
