@@ -483,7 +483,17 @@ def test_cli_formats_on_the_real_state(
         "optional",
         "changes",
         "reproduce",
+        "fails",
+        "findings",
+        "new_since_commit",
     ]
+    assert (first["fails"], first["findings"], first["new_since_commit"]) == (
+        False,
+        {"new": 17, "accepted": 0, "expired": 0, "present_at_ref": 0},
+        None,
+    )
+    fingerprint = first["changes"][11].pop("fingerprint")
+    assert len(fingerprint) == 16 and set(fingerprint) <= set("0123456789abcdef")
     assert first["changes"][11] == {
         "id": "any-of-added",
         "level": "warning",
@@ -494,4 +504,7 @@ def test_cli_formats_on_the_real_state(
         "forward": False,
         "tolerated_by": None,
         "breaking": False,
+        "accepted": None,
+        "present_at_ref": None,
+        "blocking": False,
     }
