@@ -2,10 +2,11 @@
 and optionally an expiry date, so the gate fails only on what is new.
 
 A finding is matched by its fingerprint (:func:`fingerprint`): the rule id, the repository
-and copy, the canonical and copy pointers, and the finding's arguments (the values at those
-pointers in each normalised document). Line numbers and message wording are not part of it,
-so reformatting a copy or rewording a message keeps the match; a change of the values makes
-a new finding. The file is validated against ``contracts/drift-baseline.schema.json`` with the
+and copy, the canonical and copy pointers, and the finding's arguments (the keyword values
+at those pointers in each normalised document; a whole schema object counts as absent).
+Line numbers and message wording are not part of it, so reformatting a copy or rewording a
+message keeps the match; a change of the values makes a new finding. The file is validated
+against ``contracts/drift-baseline.schema.json`` with the
 same machinery as ``mirrors.toml``.
 """
 
@@ -177,11 +178,20 @@ def finding_fingerprints(
             copy_id,
             change.old_pointer,
             change.new_pointer,
-            resolve_pointer(old, change.old_pointer),
-            resolve_pointer(new, change.new_pointer),
+            _argument(old, change.old_pointer),
+            _argument(new, change.new_pointer),
         )
         for change in changes
     )
+
+
+def _argument(document: Any, pointer: str) -> Any:
+    """The keyword value at ``pointer``: None when it is absent, and None when the pointer
+    names a whole schema object (the schema that lacks the keyword, or the subschema a
+    finding is about). Hashing a whole schema would make every unrelated edit inside it
+    (a description, another property) a new finding; the pointer already says which."""
+    value = resolve_pointer(document, pointer)
+    return None if isinstance(value, dict) else value
 
 
 # --- the file ------------------------------------------------------------------------------

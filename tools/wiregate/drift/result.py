@@ -123,8 +123,8 @@ class CopyResult:
         )
 
     def count(self, what: str) -> int:
-        """How many findings are ``accepted``, ``expired``, ``old`` (present at the
-        --new-since ref) or ``new`` (neither accepted nor old)."""
+        """How many findings are ``accepted``, ``expired`` (accepted until a day that has
+        come), ``old`` (present at the --new-since ref) or ``new`` (none of these)."""
 
         def test(t: Triage) -> bool:
             if what == "accepted":
@@ -133,7 +133,7 @@ class CopyResult:
                 return t.expired and not t.old
             if what == "old":
                 return t.old
-            return not t.waived  # new
+            return t.accepted is None and not t.old  # new: neither accepted nor old
 
         return sum(1 for _, t in self.findings if t is not None and test(t))
 

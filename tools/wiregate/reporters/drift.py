@@ -123,7 +123,8 @@ def _finding_counts(results: Sequence[CopyResult], report: DriftReport) -> str:
     counts = {what: sum(r.count(what) for r in results) for what in ("accepted", "expired", "old")}
     if not any(counts.values()) and report.new_since is None:
         return ""
-    parts = [f"{sum(r.count('new') for r in results)} new"]
+    new = sum(r.count("new") for r in results)
+    parts = [f"{new} new"] if new or report.new_since is not None else []
     parts += [f"{counts['accepted']} accepted"] if counts["accepted"] else []
     parts += [f"{counts['expired']} expired"] if counts["expired"] else []
     if report.new_since is not None:
