@@ -83,7 +83,8 @@ def _gate_change_json(
             "expired": triage.expired,
         }
     )
-    document["present_at_ref"] = None if report.new_since is None or triage is None else triage.old
+    judged = report.new_since is not None and change.level != "info"  # info never fails
+    document["present_at_ref"] = triage.old if judged and triage is not None else None
     document["blocking"] = document["breaking"] and not (triage is not None and triage.waived)
     return document
 
