@@ -5,6 +5,7 @@ breaking edit, an expired entry and a fixed finding each show as they should."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from collections.abc import Callable
@@ -318,3 +319,42 @@ def test_the_file_is_stable_readable_toml(run: Run, layout: Path, tmp_path: Path
     assert run("baseline", "--reason", 'quoted "reason"\\ with\ttab').exit_code == 0
     assert baseline.read_bytes() == (tmp_path / "first.toml").read_bytes()
     assert sorted(p.name for p in baseline.parent.iterdir() if p.name.startswith(".")) == []
+
+
+def test_the_fingerprint_is_the_documented_hash_of_rule_copy_pointers_and_values(
+    run: Run, layout: Path
+) -> None:
+    """docs/drift-report.md: 16 hex digits of the SHA-256 of the JSON array of the scheme, the
+    rule id, repository, copy, both pointers and the canonical JSON of the keyword value at
+    each (null when absent, or when the pointer names a whole schema object)."""
+    _edit(layout.parent / "wasmagent-js" / WIRE, _drop_task_min_length)
+    document = json.loads(run("--format", "json", "--repo", "wasmagent-js").stdout)
+    changes = {c["id"]: c for c in document["copies"][0]["changes"]}
+
+    def expected(rule: str, old: str, new: str, old_value: str, new_value: str) -> str:
+        scheme, copy = "wiregate-drift-finding/1", ["wasmagent-js", "rollout-wire"]
+        text = json.dumps([scheme, rule, *copy, old, new, old_value, new_value])
+        return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+
+    task = f"{RECORD}/properties/task"
+    assert changes["min-length-removed"]["fingerprint"] == expected(
+        "min-length-removed", f"{task}/minLength", task, "1", "null"
+    )
+    rank = f"{RECORD}/properties/rank/minimum"
+    assert changes["minimum-loosened"]["fingerprint"] == expected(
+        "minimum-loosened", rank, rank, "1", "0"
+    )
+    # Not the message, not the layout: the same finding after rewording and reformatting.
+    assert "minLength 1 removed" in changes["min-length-removed"]["message"]
+
+
+def test_accepted_findings_are_not_annotated(run: Run, layout: Path) -> None:
+    assert run("baseline", "--reason", REASON).exit_code == 0
+    github = run("--format", "github")
+    assert github.exit_code == 0
+    assert [line.split("::", 2)[1] for line in github.stdout.splitlines()] == [
+        "warning title=wiregate drift wasmagent-protocol rollout-wire",
+        "warning title=wiregate drift wasmagent-protocol training-record",
+    ]
+    markdown = run("--format", "markdown").stdout
+    assert "Findings: 33 accepted (accepted ones: `--format json` lists them)." in markdown
