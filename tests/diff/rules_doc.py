@@ -47,9 +47,25 @@ matches every string), and Pydantic's `Optional[X]` (`{"anyOf": [X, {"type": "nu
 X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`,
 `dependentRequired`, `dependentSchemas`, `prefixItems`).
 
-Each document is first checked against the metaschema of its draft (`$schema`: draft-07 or
-2020-12; 2020-12 when absent): a keyword whose value has the wrong shape (`"enum": 5`,
-`"type": "strin"`) is a load error naming the source and the JSON pointer of the keyword.
+Each document is read under one JSON Schema draft: the one its `$schema` names (draft-04,
+draft-06, draft-07, 2019-09, 2020-12); without one (or with one jsonschema does not know), the
+one its keywords show: array-form `items`, `additionalItems`, `definitions`, `dependencies`
+mean draft-07, `prefixItems`, `$defs`, `dependentRequired`, `dependentSchemas`, `$dynamicRef`
+mean 2020-12, `$recursiveRef`/`$recursiveAnchor` 2019-09 and a boolean `exclusiveMinimum`
+draft-04; forms that fit only 2019-09 together (`$defs` with array-form `items`) mean
+2019-09; no such form, or forms no one draft has (mixed signals), mean 2020-12.
+`wiregate diff --draft 4|6|7|2019-09|2020-12` forces one for both documents. The report says
+which draft each document was read under and why. Each draft's forms are normalised to the
+2020-12 model, so a draft-07 copy compares cleanly with a 2020-12 contract: under draft-04/06/07
+a `$ref` ignores its sibling keywords, draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`
+become the numeric form, 2019-09's `$recursiveRef: "#"` is a `$ref` to the document root (any
+other use is a load error), and a keyword the draft does not have (`dependencies` or
+`additionalItems` under 2020-12, `prefixItems` under draft-07) constrains nothing, as that
+draft's validators ignore it. `$schema` itself is not compared.
+
+Each document is first checked against the metaschema of its draft: a keyword whose value has
+the wrong shape (`"enum": 5`, `"type": "strin"`, array-form `items` under 2020-12, a `pattern`
+that is no regex) is a load error naming the source and the JSON pointer of the keyword.
 
 Local `$ref`s are resolved (recursive schemas terminate); a remote `$ref` is never fetched
 and is a load error, like a reference chain that never reaches a schema (a cyclic `$ref`).
@@ -75,6 +91,16 @@ incompatible": a construct beyond the engine (a changed `if`, `unevaluatedProper
 reference that differs) is a finding of level **unknown**. The id that used to say so,
 `keyword-changed`, is retired (it stays below, replaced by `unknown-keyword-changed`; undecided
 references are `ref-changed`), because its published meaning was "incompatible both ways".
+
+Regular expressions (`pattern`, `patternProperties` keys) are ECMA-262 and are never run by
+a backtracking engine: they are translated to RE2 and run in linear time, so `^(a+)+$`
+against a key `aaa...ab` is answered at once. Constructs RE2 lacks (lookahead, lookbehind,
+backreferences) cannot be evaluated here: whether such a `patternProperties` key matches a
+property name is not decided, and the finding claims neither direction. Every diff has a
+budget of 50,000 schema nodes (resolving references, comparing, probing containment) and a
+time limit of 10 s (`--time-limit`); a pair beyond either is a load error naming the
+documents (`<old> vs <new>: comparison exceeded its budget of 50,000 schema nodes (schemas
+too large or too recursive to compare)`).
 
 ## Levels
 

@@ -89,7 +89,7 @@ HEADINGS = [
     "schemas/ppo-training-record.schema.json: breaking drift: "
     "the producer writes records the canonical contract rejects",
 ]
-INFO = [36, 15, 36, 33, 30]  # info-level changes per copy
+INFO = [36, 15, 35, 32, 29]  # info-level changes per copy
 ACCEPTED = [33, 28, 17, 43, 40]  # findings (errors and warnings) per copy
 
 

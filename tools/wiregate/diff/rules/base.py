@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from wiregate.diff.budget import Budget
 from wiregate.diff.load import ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed, ref_changed
 from wiregate.diff.values import json_equal
@@ -90,10 +91,12 @@ class Comparison:
         old: ResolvedSchema,
         new: ResolvedSchema,
         families: Iterable[Family],
+        budget: Budget | None = None,
     ) -> None:
         self.old = old
         self.new = new
         self.families = tuple(families)
+        self.budget = budget or Budget()
         self.handled = frozenset().union(*(f.KEYWORDS for f in self.families))
         self.findings: list[RawFinding] = []
         self.flipped = False
@@ -136,6 +139,7 @@ class Comparison:
         lenient_forward: bool = False,
         undecided: bool = False,
     ) -> None:
+        self.budget.spend()  # a probe may emit one finding per property of a wide schema
         if undecided:
             backward = forward = lenient_backward = lenient_forward = False
         if self.flipped:  # inside ``not``: accepting more means rejecting more
@@ -180,6 +184,7 @@ class Comparison:
     # -- the walk ---------------------------------------------------------------------------
     def compare(self, old: Schema, new: Schema) -> None:
         """Report every difference between two schema nodes (and their subschemas)."""
+        self.budget.spend()
         if json_equal(old, new):
             return
         key = (id(old), id(new), self.flipped)
@@ -217,7 +222,8 @@ class Comparison:
         key = (id(sub), id(sup))
         if key not in self._subsumes:
             self._subsumes[key] = (True, sub, sup)  # assume yes while recursing (coinductive)
-            probe = Comparison(self.old, self.new, self.families)
+            self.budget.spend()
+            probe = Comparison(self.old, self.new, self.families, self.budget)
             probe._subsumes = self._subsumes
             probe.compare(sub, sup)
             self._subsumes[key] = (all(f.backward for f in probe.findings), sub, sup)
