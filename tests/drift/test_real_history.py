@@ -480,7 +480,17 @@ def test_cli_formats_on_the_real_state(
         "optional",
         "changes",
         "reproduce",
+        "fails",
+        "findings",
+        "new_since_commit",
     ]
+    assert (first["fails"], first["findings"], first["new_since_commit"]) == (
+        False,
+        {"new": 12, "accepted": 0, "expired": 0, "present_at_ref": 0},
+        None,
+    )
+    fingerprint = first["changes"][8].pop("fingerprint")
+    assert len(fingerprint) == 16 and set(fingerprint) <= set("0123456789abcdef")
     assert first["changes"][8] == {
         "id": "items-widened",
         "level": "warning",
@@ -493,4 +503,7 @@ def test_cli_formats_on_the_real_state(
         "tolerated_by": None,
         "root": {"old_pointer": f"#/$defs/RolloutBranchRecord{items}", "new_pointer": f"#{items}"},
         "breaking": False,
+        "accepted": None,
+        "present_at_ref": None,
+        "blocking": False,
     }
