@@ -14,6 +14,7 @@ bytes and its length travel on, to be rejected as ``line-too-long``.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
 import stat
@@ -117,7 +118,10 @@ def _directory_entry(path: Path) -> Path | None:
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        reason = "a dangling symlink" if path.is_symlink() else "cannot read"
+        if exc.errno == errno.ELOOP:
+            reason = "a symlink loop"
+        else:
+            reason = "a dangling symlink" if path.is_symlink() else "cannot read"
         raise UserError(f"{path}: {reason} in an input directory ({exc.strerror})") from None
     is_input = path.name.endswith((".jsonl", ".jsonl.gz"))
     if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and not is_input):
