@@ -10,8 +10,8 @@ import signal
 from types import FrameType
 
 _EARLY = {
-    signal.SIGINT: (b"datafactory: error: interrupted; nothing written\n", 130),
-    signal.SIGTERM: (b"datafactory: error: terminated; nothing written\n", 143),
+    signal.SIGINT: (b"datafactory: interrupted\n", 130),
+    signal.SIGTERM: (b"datafactory: terminated\n", 143),
 }
 
 

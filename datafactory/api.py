@@ -10,6 +10,7 @@ from typing import Any, TypeAlias
 
 import orjson
 
+from datafactory import interrupts
 from datafactory.contract import exporter_contract
 from datafactory.manifest import Accounting
 from datafactory.normalise import Reject, normalise_line
@@ -116,7 +117,10 @@ def export(
     )
     settings = replace(settings, **options)
     check_settings(settings, PARAMETER_NAMES)
-    with tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=settings.temp_dir) as tmp:
+    with (
+        interrupts.handled(),
+        tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=settings.temp_dir) as tmp,
+    ):
         staged = os.path.join(tmp, "records.jsonl")
         with open(staged, "wb") as handle:
             for record in records:

@@ -203,12 +203,12 @@ def _main(settings: Settings, rejects: str | None) -> None:
     try:
         with _progress(sys.stderr.isatty()) as progress:
             result = run(_with_progress(settings, progress))
-    except KeyboardInterrupt:
-        _fail("interrupted; nothing written", EXIT_SIGINT)
-        return
+    except KeyboardInterrupt:  # nothing is left behind: see datafactory.interrupts
+        click.echo("datafactory: interrupted", err=True)
+        sys.exit(EXIT_SIGINT)
     except interrupts.Terminated:
-        _fail("terminated; nothing written", EXIT_SIGTERM)
-        return
+        click.echo("datafactory: terminated", err=True)
+        sys.exit(EXIT_SIGTERM)
     except (UserError, ContractError) as exc:
         _fail(str(exc))
         return

@@ -17,13 +17,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from wiregate.cli.signals import Terminated  # the one SIGTERM exception of every command
+
 __all__ = ["Terminated", "deferred", "finished", "handled"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived (a BaseException, as KeyboardInterrupt is: not an error to handle)."""
 
 
 class _State:

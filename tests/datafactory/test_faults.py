@@ -4,11 +4,13 @@ run, odd entries in an input directory, out-of-range options, output file modes.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import os
 import stat
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import orjson
@@ -199,13 +201,31 @@ def test_file_replaced_during_the_run_is_an_input_error(tmp_path: Path, many: Pa
     assert list(out.iterdir()) == []
 
 
+def test_eval_file_rewritten_during_the_run_is_an_input_error(tmp_path: Path, many: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    evals = tmp_path / "eval.jsonl"
+    evals.write_bytes(b'{"question": "nothing like the tasks at all"}\n')
+
+    def rewrite(phase: str, done: int, total: int) -> None:
+        if phase == "build":
+            evals.write_bytes(b'{"question": "something else entirely, and longer"}\n')
+
+    settings = _settings(many, out, progress=rewrite, eval_items=str(evals))
+    with pytest.raises(UserError) as error:
+        run(replace(settings, allow_missing_g3=False))
+    assert str(error.value) == (
+        f"{evals}: changed while it was read (replaced, truncated or rewritten during the run); "
+        "nothing written"
+    )
+    assert list(out.iterdir()) == []
+
+
 def test_manifest_digest_is_of_the_bytes_read(tmp_path: Path, many: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
     result = run(_settings(many, out))
     assert result.manifest is not None
-    import hashlib
-
     assert result.manifest["inputs"] == [
         {"path": str(many), "sha256": hashlib.sha256(many.read_bytes()).hexdigest(), "lines": 400}
     ]

@@ -19,8 +19,8 @@ from tests.datafactory.helpers import branch
 ROLLOUTS = 20_000
 RUNS = 20
 LINES = {
-    signal.SIGINT: (130, "datafactory: error: interrupted; nothing written\n"),
-    signal.SIGTERM: (143, "datafactory: error: terminated; nothing written\n"),
+    signal.SIGINT: (130, "datafactory: interrupted\n"),
+    signal.SIGTERM: (143, "datafactory: terminated\n"),
 }
 
 
