@@ -851,8 +851,6 @@ def _run(
 ) -> RunResult:
     sources = ctx.sources
     workers = _worker_count(settings, sources)
-    # The workers fork before any thread starts (a fork copies only the calling thread).
-    pool = WorkerPool(workers) if workers > 1 else None
     acc = Accounting()
     lines_per_source = [0] * len(sources)
     line_base: dict[int, int] = {}  # chunk index -> line number before its first line
@@ -860,7 +858,12 @@ def _run(
     rejects = outputs.get("rejects")
     total_bytes = sum(os.path.getsize(s.path) for s in sources if s.display != "-")
     progress = settings.progress or (lambda phase, done, total: None)
+    pool: WorkerPool | None = None
     try:
+        # The workers fork before any thread starts (a fork copies only the calling thread),
+        # all of them or none: a signal waits until the pool is known, to be closed.
+        with interrupts.deferred():
+            pool = WorkerPool(workers) if workers > 1 else None
         hashes = _InputHashes(sources, watched)
         with open(spool_path, "wb") as spool:
             chunks = iter_chunks(sources, spool, settings.chunk_bytes, settings.max_line_bytes)
