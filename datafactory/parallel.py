@@ -92,7 +92,10 @@ class WorkerPool:
         pending: deque[int] = deque()  # the worker of each unit in flight, in unit order
         for item in items:
             number = min(range(len(self._busy)), key=self._busy.__getitem__)
-            self._workers[number][1].send((function, item))
+            try:
+                self._workers[number][1].send((function, item))
+            except OSError:  # its end of the pipe is closed: it died
+                raise self._died(number) from None
             self._busy[number] += 1
             pending.append(number)
             if len(pending) >= window:
@@ -101,18 +104,22 @@ class WorkerPool:
             yield self._result(pending.popleft())
 
     def _result(self, number: int) -> Any:
-        process, connection = self._workers[number]
+        connection = self._workers[number][1]
         try:
             done, value = connection.recv()
         except (EOFError, OSError):
-            process.join(1)
-            raise WorkerDied(
-                f"a worker process ended without answering (exit status {process.exitcode})"
-            ) from None
+            raise self._died(number) from None
         self._busy[number] -= 1
         if not done:
             raise value
         return value
+
+    def _died(self, number: int) -> WorkerDied:
+        process = self._workers[number][0]
+        process.join(1)
+        return WorkerDied(
+            f"a worker process ended without answering (exit status {process.exitcode})"
+        )
 
     def close(self) -> None:
         """Kill and reap every worker; never blocks on them."""

@@ -3,9 +3,11 @@ run, odd entries in an input directory, out-of-range options, output file modes.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -18,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from datafactory.cli import main
+from datafactory.parallel import WorkerDied
 from datafactory.pipeline import Settings, available_cpus, run
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
 from wiregate.errors import UserError
@@ -219,6 +222,27 @@ def test_eval_file_rewritten_during_the_run_is_an_input_error(tmp_path: Path, ma
         "nothing written"
     )
     assert list(out.iterdir()) == []
+
+
+def test_a_worker_killed_from_outside_ends_the_run_cleanly(tmp_path: Path, many: Path) -> None:
+    out, spill = tmp_path / "out", tmp_path / "spill"
+    out.mkdir()
+    spill.mkdir()
+    me = str(os.getpid())
+
+    def kill_workers(phase: str, done: int, total: int) -> None:
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                with contextlib.suppress(OSError):
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                    if fields[1] == me:  # fields[1]: the parent's pid
+                        os.kill(int(entry), signal.SIGKILL)
+
+    settings = _settings(many, out, progress=kill_workers, workers=2, temp_dir=str(spill))
+    with pytest.raises(WorkerDied) as error:
+        run(settings)
+    assert str(error.value) == "a worker process ended without answering (exit status -9)"
+    assert (list(out.iterdir()), list(spill.iterdir())) == ([], [])
 
 
 def test_manifest_digest_is_of_the_bytes_read(tmp_path: Path, many: Path) -> None:
