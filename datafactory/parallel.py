@@ -8,8 +8,8 @@ the results back in unit order; ``close()`` kills the workers (SIGKILL) and reap
 cannot block. Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent
 decides) and die at SIGTERM. A worker whose parent is gone sees its pipe close and exits.
 
-Workers are forked, so they share what the parent set up before ``start`` (the run's
-context); start them before any thread of the parent, since a fork copies only the
+Workers are forked, so they share what the parent set up before the pool is made (the run's
+context); make it before any thread of the parent starts, since a fork copies only the
 calling thread.
 """
 
@@ -61,9 +61,14 @@ def _serve(connection: Connection, inherited: list[Connection]) -> None:
         except BaseException as exc:  # sent to the parent, which raises it
             answer = (False, exc)
         try:
-            connection.send(answer)
-        except Exception as exc:  # e.g. an exception that cannot be pickled
-            connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+            try:
+                connection.send(answer)
+            except OSError:
+                raise
+            except Exception as exc:  # e.g. an exception that cannot be pickled
+                connection.send((False, RuntimeError(f"{type(exc).__name__}: {exc}")))
+        except OSError:  # the parent is gone
+            break
     os._exit(0)
 
 

@@ -99,3 +99,21 @@ def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path)
     assert outcomes == [
         LINES[(signal.SIGINT, signal.SIGTERM)[n % 2]] + ([], [], []) for n in range(RUNS)
     ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_workers_of_a_killed_parent_exit(tmp_path: Path, rollouts: Path) -> None:
+    """SIGKILL leaves the parent no clean-up; its workers see their pipes close and exit."""
+    argv = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--workers", "2"]
+    argv += ["--output-dpo", str(tmp_path / "d"), "--output-ppo", str(tmp_path / "p")]
+    child = subprocess.Popen([*argv, "--allow-missing-g3"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(_session_members(child.pid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)  # until both workers are there
+    assert len(_session_members(child.pid)) == 3
+    os.kill(child.pid, signal.SIGKILL)  # the parent alone
+    child.wait()
+    deadline = time.monotonic() + 5
+    while _session_members(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _session_members(child.pid) == []
