@@ -912,7 +912,7 @@ def _run(
         acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
         if rejects is not None:
             source = sources[dropped.source_index]
-            raw = read_line_at(source, dropped.offset).rstrip(b"\n")
+            raw = read_line_at(source, dropped.offset, settings.max_line_bytes).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
             rejects.write(_reject_line(source.display, number, code, detail, raw), 1)
     named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []

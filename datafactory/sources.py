@@ -289,9 +289,13 @@ def chunk_lines(
         raise read_error(source.display, exc) from None
 
 
-def read_line_at(source: InputSource, offset: int) -> bytes:
-    """The line that starts at ``offset`` of a source (a seekable file or stdin's spool)."""
+def read_line_at(
+    source: InputSource, offset: int, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> bytes:
+    """The line that starts at ``offset`` of a source (a seekable file or stdin's spool), at
+    most ``max_line_bytes`` and its newline (it was read once within the limit; a file
+    changed since is caught by the run's check of it)."""
     opener = gzip.open if source.compressed else open
     with opener(source.path, "rb") as handle:
         handle.seek(offset)
-        return handle.readline()
+        return handle.readline(max_line_bytes + 1)

@@ -390,3 +390,27 @@ def test_gzip_input_over_the_limit_in_small_chunks(tmp_path: Path, run_cli: RunC
     assert [(r["line"], r["reason"], r["raw_length"], len(r["raw"])) for r in result.rejects()] == [
         (2, "line-too-long", len(long), 1024)
     ]
+
+
+@pytest.mark.parametrize("ending", [b"\n", b""], ids=["newline", "last-line-unended"])
+def test_stream_line_longer_than_a_chunk_is_skipped_in_blocks(
+    tmp_path: Path, ending: bytes
+) -> None:
+    """A gzip line over the limit and over the chunk size: read past, not held; the lines
+    after it keep their numbers and the duplicate re-read finds them at their offsets."""
+    long = b'{"a": "' + b"q" * 50_000 + b'"}'
+    second = orjson.dumps(branch("r", 1)) + b"\n"
+    path = tmp_path / "in.jsonl.gz"
+    path.write_bytes(gzip.compress(GOOD + long + b"\n" + second + second + long + ending))
+    out = tmp_path / "out"
+    out.mkdir()
+    settings = _settings(path, out, chunk_bytes=1024, max_line_bytes=2000)
+    result = run(replace(settings, rejects_path=str(out / "rejects.jsonl")))
+    assert result.manifest is not None
+    assert result.manifest["lines"] == {"read": 5, "accepted": 2, "rejected": 3, "blank": 0}
+    rejects = [orjson.loads(line) for line in (out / "rejects.jsonl").read_bytes().splitlines()]
+    assert [(r["line"], r["reason"], r.get("raw_length"), len(r["raw"])) for r in rejects] == [
+        (2, "line-too-long", len(long), 1024),
+        (5, "line-too-long", len(long), 1024),
+        (4, "duplicate-branch", None, len(second) - 1),
+    ]
