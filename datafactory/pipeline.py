@@ -921,6 +921,7 @@ def _run(
     if report is not None:
         report.write(_g3_report(named), len(named))
     digests = hashes.result(spool_path)
+    eval_digest = sha256_file(settings.eval_items) if settings.eval_items else ""
     watched.check()  # every input and the eval file: the bytes hashed are the bytes read
     if named and not settings.drop_contaminated:  # nothing written but the G3 report
         for name, output in outputs.items():
@@ -940,9 +941,9 @@ def _run(
         "dropped": settings.drop_contaminated and bool(named),
     }
     if eval_index is not None and settings.eval_items is not None:
-        g3["eval_items"] = FileFacts(
-            settings.eval_items, sha256_file(settings.eval_items), eval_index.items
-        ).as_dict("items")
+        g3["eval_items"] = FileFacts(settings.eval_items, eval_digest, eval_index.items).as_dict(
+            "items"
+        )
         if named:
             g3["status"] = "contaminated rollouts dropped"
     output_facts = {

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from datafactory.cli import main
+from datafactory.interrupts import Terminated
 from datafactory.parallel import WorkerDied
 from datafactory.pipeline import Settings, available_cpus, run
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
@@ -414,3 +415,22 @@ def test_stream_line_longer_than_a_chunk_is_skipped_in_blocks(
         (5, "line-too-long", len(long), 1024),
         (4, "duplicate-branch", None, len(second) - 1),
     ]
+
+
+def test_interrupt_inside_the_library_leaves_nothing_and_restores_handlers(
+    tmp_path: Path, many: Path
+) -> None:
+    out, spill = tmp_path / "out", tmp_path / "spill"
+    out.mkdir()
+    spill.mkdir()
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+
+    def interrupt(phase: str, done: int, total: int) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)  # handled by the run: raised here, in the run
+
+    settings = _settings(many, out, progress=interrupt, workers=2, temp_dir=str(spill))
+    settings = replace(settings, rejects_path=str(out / "rejects.jsonl"))
+    with pytest.raises(Terminated):
+        run(settings)
+    assert (list(out.iterdir()), list(spill.iterdir())) == ([], [])
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
