@@ -16,7 +16,7 @@ import pytest
 
 from tests.datafactory.helpers import branch
 
-ROLLOUTS = 20_000
+ROLLOUTS = 60_000
 RUNS = 20
 LINES = {
     signal.SIGINT: (130, "datafactory: interrupted\n"),
@@ -26,7 +26,7 @@ LINES = {
 
 @pytest.fixture(scope="module")
 def rollouts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """About 12 MB: a 2-worker run takes a few seconds, longer than any delay below."""
+    """About 36 MB: a 2-worker run takes several seconds, longer than any delay below."""
     path = tmp_path_factory.mktemp("signals") / "in.jsonl"
     with path.open("wb") as handle:
         for r in range(ROLLOUTS):
