@@ -23,7 +23,7 @@ from datafactory.cli import main
 from datafactory.interrupts import Terminated
 from datafactory.parallel import WorkerDied
 from datafactory.pipeline import Settings, available_cpus, run
-from tests.datafactory.helpers import RunCli, branch, write_jsonl
+from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, write_jsonl
 from wiregate.errors import UserError
 
 LIMIT = 16 * 1024 * 1024
@@ -225,6 +225,7 @@ def test_eval_file_rewritten_during_the_run_is_an_input_error(tmp_path: Path, ma
     assert list(out.iterdir()) == []
 
 
+@TWO_CPUS
 def test_a_worker_killed_from_outside_ends_the_run_cleanly(tmp_path: Path, many: Path) -> None:
     out, spill = tmp_path / "out", tmp_path / "spill"
     out.mkdir()
@@ -417,6 +418,7 @@ def test_stream_line_longer_than_a_chunk_is_skipped_in_blocks(
     ]
 
 
+@TWO_CPUS
 def test_interrupt_inside_the_library_leaves_nothing_and_restores_handlers(
     tmp_path: Path, many: Path
 ) -> None:

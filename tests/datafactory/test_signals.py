@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from tests.datafactory.helpers import branch
+from tests.datafactory.helpers import TWO_CPUS, branch
 
 ROLLOUTS = 60_000
 RUNS = 20
@@ -53,6 +53,7 @@ def _session_members(session: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@TWO_CPUS
 def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path) -> None:
     pick = random.Random(15)
     outcomes = []
@@ -102,6 +103,7 @@ def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path)
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@TWO_CPUS
 def test_workers_of_a_killed_parent_exit(tmp_path: Path, rollouts: Path) -> None:
     """SIGKILL leaves the parent no clean-up; its workers see their pipes close and exit."""
     argv = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--workers", "2"]
