@@ -124,6 +124,31 @@ def test_dev_zero_is_one_line_everywhere(tmp_path: Path, run_cli: RunCli) -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (
+            ["-m", "datafactory", "--input", "-", "--allow-missing-g3", "--format", "dpo"],
+            "datafactory",
+        ),
+        (["-c", "from wiregate.cli import main; main()", "validate", "-"], "wiregate"),
+    ],
+    ids=["datafactory", "validate"],
+)
+def test_dev_zero_as_stdin_is_one_line(tmp_path: Path, argv: list[str], line: str) -> None:
+    if line == "datafactory":
+        argv = [*argv, "--output-dpo", str(tmp_path / "d.jsonl")]
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(
+            [sys.executable, *argv], stdin=zero, capture_output=True, text=True, timeout=60
+        )
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"{line}: error: -: stdin is a device, not a file or a pipe\n",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_long_line_in_validate_is_a_broken_line_with_its_length(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     path.write_bytes(b'{"a": "' + b"y" * LIMIT + b'"}\n')

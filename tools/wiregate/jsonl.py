@@ -139,11 +139,21 @@ def _open(path: str) -> IO[bytes]:
     return open(path, "rb")  # the context manager below closes it
 
 
+def _is_device(stream: Any) -> bool:
+    try:
+        number = stream.fileno()
+        return stat.S_ISCHR(os.fstat(number).st_mode) and not os.isatty(number)
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's in-memory stdin)
+        return False
+
+
 @contextmanager
 def open_binary(path: str) -> Iterator[IO[bytes]]:
     """Open a file for binary reading; ``-`` is stdin; ``.gz`` is decompressed."""
     if path == "-":
         raw = sys.stdin.buffer
+        if _is_device(raw):  # < /dev/zero: endless, never one line; a terminal is fine
+            raise UserError("-: stdin is a device, not a file or a pipe")
         stdin = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
         # A compressed stream has no name to tell by: look at its first bytes.
         if stdin.peek(2)[:2] == _GZIP_MAGIC:
