@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -461,3 +462,21 @@ def test_interrupt_inside_the_library_leaves_nothing_and_restores_handlers(
         run(settings)
     assert (list(out.iterdir()), list(spill.iterdir())) == ([], [])
     assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
+
+
+@TWO_CPUS
+def test_workers_fork_before_any_thread_of_the_run(tmp_path: Path, many: Path) -> None:
+    """A fork copies only the calling thread: the hashing thread starts after the workers."""
+    out = tmp_path / "out"
+    out.mkdir()
+    threads_at_fork: list[int] = []
+    recording = [True]
+    os.register_at_fork(
+        before=lambda: threads_at_fork.append(threading.active_count()) if recording[0] else None
+    )
+    before = threading.active_count()
+    try:
+        run(_settings(many, out, workers=2))
+    finally:
+        recording[0] = False
+    assert threads_at_fork == [before, before]
