@@ -62,7 +62,7 @@ import orjson
 from datafactory.gcpause import no_cyclic_gc
 from datafactory.sources import READ_ERRORS, read_error
 from wiregate.errors import UserError
-from wiregate.jsonl import open_binary
+from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, open_binary, read_lines, too_long
 
 __all__ = [
     "DEFAULT_NGRAM",
@@ -305,7 +305,11 @@ def read_eval_items(
     _check_field_names(field_name, id_field)
     with open_binary(path) as handle:
         try:
-            for number, raw in enumerate(handle, start=1):
+            lines = read_lines(handle.read, DEFAULT_MAX_LINE_BYTES)  # bounded, as inputs are
+            for number, (_, raw, length, over) in enumerate(lines, start=1):
+                if over:
+                    limit = too_long(length, DEFAULT_MAX_LINE_BYTES)
+                    raise UserError(f"{path}:{number}: eval item too long: {limit}")
                 if not raw.strip():
                     continue
                 try:

@@ -23,19 +23,19 @@ from __future__ import annotations
 
 import base64
 import codecs
+import hashlib
 import multiprocessing
 import os
 import tempfile
 import threading
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import orjson
 
-from contracts import locate
-from datafactory import group
+from datafactory import group, interrupts
+from datafactory.contract import exporter_contract
 from datafactory.g3 import (
     DEFAULT_NGRAM,
     Contamination,
@@ -74,6 +74,7 @@ from datafactory.pairs import (
     provenance,
     task_hashes,
 )
+from datafactory.parallel import WorkerPool, ordered
 from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
 from datafactory.sources import (
@@ -85,6 +86,7 @@ from datafactory.sources import (
     read_line_at,
 )
 from wiregate.errors import UserError
+from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
 __all__ = [
@@ -100,8 +102,10 @@ __all__ = [
     "run",
 ]
 
+#: The ranges of the numeric settings (an n-gram longer than any text is still a range).
+MAX_NGRAM = 10_000
+MAX_LINE_BYTES = 1 << 30
 FORMATS = {"dpo": frozenset({"dpo"}), "ppo": frozenset({"ppo"}), "both": frozenset({"dpo", "ppo"})}
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest"
@@ -137,6 +141,7 @@ class Settings:
     temp_dir: str | None = None
     chunk_bytes: int | None = None  # load-stage unit size; None: the default
     progress: ProgressCallback | None = None
+    contract: str | None = None  # a contract directory; None: the bundled one
 
     @property
     def formats(self) -> frozenset[str]:
@@ -258,7 +263,8 @@ class ChunkResult:
     chunk: Chunk
     lines: int
     partitions: set[int]  # spilled to
-    rejects: list[tuple[int, str, str, bytes]]  # (line in chunk, code, detail, raw line)
+    # (line in chunk, code, detail, raw line or its head, length when only the head is there)
+    rejects: list[tuple[int, str, str, bytes, int]]
     acc: Accounting
     g3_candidates: dict[int, set[str]]  # partition -> the G3 candidates of its new entries
 
@@ -269,22 +275,19 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
     source = ctx.sources[chunk.source_index]
     acc = Accounting()
     entries: list[group.SpillEntry] = []
-    rejects: list[tuple[int, str, str, bytes]] = []
+    rejects: list[tuple[int, str, str, bytes, int]] = []
     number = 0
-    for offset, raw in chunk_lines(chunk, source):
+    for offset, raw, length, over in chunk_lines(chunk, source, ctx.max_line_bytes):
         number += 1
-        line = raw[:-1] if raw.endswith(b"\n") else raw
+        line = raw[:-1] if raw.endswith(b"\n") and not over else raw
         if offset == 0 and line.startswith(codecs.BOM_UTF8):
             line = line[3:]  # a byte-order mark opens the input: allowed, as validate does
-        if not line.strip():
-            acc.blank += 1
-            continue
         try:
-            if len(line) > ctx.max_line_bytes:
-                raise Reject(
-                    "line-too-long",
-                    f"{len(line)} bytes, more than the limit of {ctx.max_line_bytes}",
-                )
+            if over:  # only its head was read: the rejects file gets that and its length
+                raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
+            if not line.strip():
+                acc.blank += 1
+                continue
             record = normalise_line(line, ctx.validators)
             if record.record_type != TREE:  # fork topology: no training record comes from it
                 entries.append(
@@ -292,7 +295,7 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
                 )
         except Reject as exc:
             acc.rejected[exc.code] += 1
-            rejects.append((number, exc.code, exc.detail, line))
+            rejects.append((number, exc.code, exc.detail, line, length if over else 0))
             continue
         acc.valid += 1
         acc.by_type[record.record_type] += 1
@@ -493,25 +496,13 @@ def _build_rollout(
 # ---------------------------------------------------------------------------------------
 # Parent side.
 
-_T = TypeVar("_T")
-_R = TypeVar("_R")
 
-
-def _ordered(
-    pool: Any, function: Callable[[_T], _R], items: Iterable[_T], window: int
-) -> Iterator[_R]:
-    """Results of ``function`` over ``items`` in item order, with at most ``window`` units in
-    flight (``Pool.imap`` would read a whole stdin or gzip input ahead into memory)."""
-    if pool is None:
-        yield from map(function, items)
-        return
-    pending: deque[Any] = deque()
-    for item in items:
-        pending.append(pool.apply_async(function, (item,)))
-        if len(pending) >= window:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), which bounds ``workers``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 def _worker_count(settings: Settings, sources: list[InputSource]) -> int:
@@ -522,30 +513,51 @@ def _worker_count(settings: Settings, sources: list[InputSource]) -> int:
     known = sum(os.path.getsize(s.path) for s in sources if not s.is_stdin)
     if known < PARALLEL_MIN_BYTES and not any(s.is_stdin for s in sources):
         return 1
-    return os.cpu_count() or 1
+    return available_cpus()
 
 
 class _InputHashes:
     """sha256 of every input file, computed in a thread while the run goes on (hashlib
-    releases the GIL, so this costs no worker time); stdin is hashed from its spool."""
+    releases the GIL, so this costs no worker time); stdin is hashed from its spool. A file
+    is hashed only if it is still the file the run began with (``_Watched``), and the run
+    checks again at its end, so the digest is of the bytes the run read."""
 
-    def __init__(self, sources: list[InputSource]) -> None:
+    def __init__(self, sources: list[InputSource], watched: _Watched) -> None:
         self.sources = sources
+        self.watched = watched
         self.values: dict[int, str] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         for index, source in enumerate(self.sources):
-            if not source.is_stdin:
-                self.values[index] = sha256_file(source.path)
+            if source.is_stdin:
+                continue
+            try:
+                with open(source.path, "rb") as handle:
+                    if not self.watched.unchanged(source.path, os.fstat(handle.fileno())):
+                        continue  # named by result()
+                    digest = hashlib.sha256()
+                    while block := handle.read(1 << 20):
+                        digest.update(block)
+                    self.values[index] = digest.hexdigest()
+            except OSError:
+                continue  # named by result()
 
     def result(self, spool_path: str | None) -> list[str]:
         self._thread.join()
-        return [
-            self.values[i] if not s.is_stdin else sha256_file(spool_path or "")
-            for i, s in enumerate(self.sources)
-        ]
+        digests = []
+        for index, source in enumerate(self.sources):
+            if source.is_stdin:
+                digests.append(sha256_file(spool_path or ""))
+            elif index in self.values:
+                digests.append(self.values[index])
+            else:
+                raise UserError(
+                    f"{source.display}: changed while it was read (replaced, truncated or "
+                    "rewritten during the run); nothing written"
+                )
+        return digests
 
 
 _RECORD_TYPES = {group.KIND_BRANCH: BRANCH, group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
@@ -585,8 +597,15 @@ def _g3_report(found: list[Contamination]) -> bytes:
     return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) -> bytes:
+def _reject_line(
+    display: str, number: int, code: str, detail: str, raw: bytes, length: int = 0
+) -> bytes:
+    """A rejects-file record; ``length``: the line's, when ``raw`` is only its first bytes
+    (a line over the limit is never held whole), given as ``raw_length``."""
     record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
+    if length:
+        record["raw_length"] = length
+        raw = _whole_characters(raw)
     try:
         record["raw"] = raw.decode("utf-8")
     except UnicodeDecodeError:  # kept verbatim all the same, as base64
@@ -594,25 +613,32 @@ def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) 
     return orjson.dumps(record) + b"\n"
 
 
-def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
-    outputs: dict[str, AtomicOutput] = {}
+def _whole_characters(head: bytes) -> bytes:
+    """A line's first bytes without a UTF-8 sequence cut at their end (as they are when
+    they are not UTF-8 anyway)."""
+    for cut in range(4):
+        try:
+            head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return head[: len(head) - cut]
+    return head
+
+
+def _open_outputs(settings: Settings, outputs: dict[str, AtomicOutput]) -> None:
+    """Each output's temporary file, into ``outputs`` (which the caller discards on failure).
+    The rejects file, which holds raw input lines, is created readable by its owner only."""
     wanted = {"dpo": settings.dpo_path, "ppo": settings.ppo_path}
-    try:
-        for name in sorted(settings.formats):
-            path = wanted[name]
-            assert path is not None, "check_settings requires the outputs of the format"
-            outputs[name] = AtomicOutput(path)
-        if settings.rejects_path:
-            outputs["rejects"] = AtomicOutput(settings.rejects_path)
-        if settings.g3_report_path:
-            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
-        if settings.manifest_path:
-            outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
-    except UserError:
-        for output in outputs.values():
-            output.discard()
-        raise
-    return outputs
+    for name in sorted(settings.formats):
+        path = wanted[name]
+        assert path is not None, "check_settings requires the outputs of the format"
+        outputs[name] = AtomicOutput(path)
+    if settings.rejects_path:
+        outputs["rejects"] = AtomicOutput(settings.rejects_path, new_mode=0o600)
+    if settings.g3_report_path:
+        outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
+    if settings.manifest_path:
+        outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
 
 
 @dataclass(frozen=True)
@@ -652,6 +678,10 @@ OPTION_NAMES = SettingNames(
         "allow_missing_g3": "--allow-missing-g3",
         "g3_report_path": "--g3-report",
         "temp_dir": "--temp-dir",
+        "workers": "--workers",
+        "max_line_bytes": "--max-line-bytes",
+        "chunk_bytes": "chunk_bytes",
+        "contract": "--contract",
     }
 )
 
@@ -662,6 +692,15 @@ def check_settings(settings: Settings, names: SettingNames = OPTION_NAMES) -> No
     if not settings.inputs:
         raise UserError(f"no input: give at least one {names['inputs']}")
     check_ngram(settings.ngram, names["ngram"], UserError, explain=names.keywords)
+    cpus = available_cpus()
+    for setting, value, top, what in (
+        ("ngram", settings.ngram, MAX_NGRAM, "words per n-gram"),
+        ("workers", settings.workers, cpus, "the CPUs this process may use"),
+        ("max_line_bytes", settings.max_line_bytes, MAX_LINE_BYTES, "bytes"),
+        ("chunk_bytes", settings.chunk_bytes, MAX_LINE_BYTES, "bytes"),
+    ):
+        if value is not None and not 1 <= value <= top:
+            raise UserError(f"{names[setting]} must be between 1 and {top} ({what}), got {value}")
     if settings.output_format not in FORMATS:
         raise UserError(
             f"{names['output_format']} must be one of {', '.join(FORMATS)}, "
@@ -728,14 +767,20 @@ def _check_distinct_files(settings: Settings, names: SettingNames) -> None:
 
 
 def run(settings: Settings) -> RunResult:
-    """One export run. Raises ``UserError`` (exit 2) and ``OutputInvalidError`` (a bug)."""
-    with no_cyclic_gc():
+    """One export run. Raises ``UserError`` (exit 2) and ``OutputInvalidError`` (a bug); at
+    SIGINT ``KeyboardInterrupt``, at SIGTERM ``interrupts.Terminated``, nothing left behind
+    (``datafactory.interrupts``)."""
+    with interrupts.handled(), no_cyclic_gc():
         return _run_settings(settings)
 
 
 def _run_settings(settings: Settings) -> RunResult:
     global _CTX
     check_settings(settings)
+    validators = ValidatorSet(exporter_contract(settings.contract))
+    watched = _Watched()
+    if settings.eval_items:
+        watched.add(settings.eval_items, settings.eval_items)
     eval_index = (
         EvalIndex.from_file(
             settings.eval_items, settings.ngram, settings.eval_field, settings.eval_id_field
@@ -744,33 +789,76 @@ def _run_settings(settings: Settings) -> RunResult:
         else None
     )
     sources = expand_inputs(list(settings.inputs))
-    outputs = _open_outputs(settings)
+    for source in sources:
+        if not source.is_stdin:
+            watched.add(source.display, source.path)
+    outputs: dict[str, AtomicOutput] = {}
+    spill: tempfile.TemporaryDirectory[str] | None = None
     try:
-        with tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir) as tmp:
-            spool_path = os.path.join(tmp, "stdin.jsonl")
-            sources = [
-                InputSource(s.display, spool_path, False) if s.is_stdin else s for s in sources
-            ]
-            validators = ValidatorSet(locate(None))
-            _CTX = _Context(
-                sources=sources,
-                validators=validators,
-                eval_index=eval_index,
-                ngram=settings.ngram,
-                formats=settings.formats,
-                max_line_bytes=settings.max_line_bytes,
-                partitions=group.Partitioning.for_inputs(sources),
-                spill_dir=tmp,
-                check=_OutputCheck(validators),
-                tasks=_RecentTasks(settings.ngram, eval_index),
-            )
-            return _run(settings, _CTX, outputs, spool_path, eval_index)
+        with interrupts.deferred():  # no temporary file made but not yet known
+            _open_outputs(settings, outputs)
+            spill = tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir)
+        tmp = spill.name
+        spool_path = os.path.join(tmp, "stdin.jsonl")
+        sources = [InputSource(s.display, spool_path, False) if s.is_stdin else s for s in sources]
+        _CTX = _Context(
+            sources=sources,
+            validators=validators,
+            eval_index=eval_index,
+            ngram=settings.ngram,
+            formats=settings.formats,
+            max_line_bytes=settings.max_line_bytes,
+            partitions=group.Partitioning.for_inputs(sources),
+            spill_dir=tmp,
+            check=_OutputCheck(validators),
+            tasks=_RecentTasks(settings.ngram, eval_index),
+        )
+        return _run(settings, _CTX, outputs, spool_path, eval_index, watched)
     except BaseException:
-        for output in outputs.values():
-            output.discard()
+        with interrupts.deferred():
+            for output in outputs.values():
+                output.discard()
         raise
     finally:
         _CTX = None
+        with interrupts.deferred():
+            if spill is not None:
+                spill.cleanup()
+
+
+class _Watched:
+    """The files a run reads, with their identity when the run began: one that changes
+    (replaced, truncated, grown, rewritten) before the outputs are committed is an input
+    error, so the manifest never vouches for bytes that were not the ones read."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str, tuple[int, int, int, int]]] = []
+
+    @staticmethod
+    def identity(facts: os.stat_result) -> tuple[int, int, int, int]:
+        return (facts.st_dev, facts.st_ino, facts.st_size, facts.st_mtime_ns)
+
+    def add(self, display: str, path: str) -> None:
+        try:
+            facts = os.stat(path)
+        except OSError:
+            return  # named when it is opened
+        self.files.append((display, path, self.identity(facts)))
+
+    def check(self) -> None:
+        for display, path, before in self.files:
+            try:
+                after: tuple[int, int, int, int] | None = self.identity(os.stat(path))
+            except OSError:
+                after = None
+            if after != before:
+                raise UserError(
+                    f"{display}: changed while it was read (replaced, truncated or rewritten "
+                    "during the run); nothing written"
+                )
+
+    def unchanged(self, path: str, facts: os.stat_result) -> bool:
+        return all(before == self.identity(facts) for _, p, before in self.files if p == path)
 
 
 def _run(
@@ -779,9 +867,9 @@ def _run(
     outputs: dict[str, AtomicOutput],
     spool_path: str,
     eval_index: EvalIndex | None,
+    watched: _Watched,
 ) -> RunResult:
     sources = ctx.sources
-    hashes = _InputHashes(sources)
     workers = _worker_count(settings, sources)
     acc = Accounting()
     lines_per_source = [0] * len(sources)
@@ -791,12 +879,17 @@ def _run(
     rejects = outputs.get("rejects")
     total_bytes = sum(os.path.getsize(s.path) for s in sources if s.display != "-")
     progress = settings.progress or (lambda phase, done, total: None)
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    pool: WorkerPool | None = None
     try:
+        # The workers fork before any thread starts (a fork copies only the calling thread),
+        # all of them or none: a signal waits until the pool is known, to be closed.
+        with interrupts.deferred():
+            pool = WorkerPool(workers) if workers > 1 else None
+        hashes = _InputHashes(sources, watched)
         with open(spool_path, "wb") as spool:
-            chunks = iter_chunks(sources, spool, settings.chunk_bytes)
+            chunks = iter_chunks(sources, spool, settings.chunk_bytes, settings.max_line_bytes)
             done = 0
-            for result in _ordered(pool, load_chunk, chunks, 2 * workers):
+            for result in ordered(pool, load_chunk, chunks, 2 * workers):
                 chunk = result.chunk
                 base = lines_per_source[chunk.source_index]
                 line_base[chunk.index] = base
@@ -809,8 +902,8 @@ def _run(
                     display = sources[chunk.source_index].display
                     rejects.write(
                         b"".join(
-                            _reject_line(display, base + n, code, detail, raw)
-                            for n, code, detail, raw in result.rejects
+                            _reject_line(display, base + n, code, detail, raw, length)
+                            for n, code, detail, raw, length in result.rejects
                         ),
                         len(result.rejects),
                     )
@@ -828,7 +921,7 @@ def _run(
         contaminated: list[Contamination] = []
         duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = []
         partitions = ctx.partitions.count
-        for result_p in _ordered(pool, build_partition, work, 2 * workers):
+        for result_p in ordered(pool, build_partition, work, 2 * workers):
             acc.merge(result_p.acc)
             if dpo is not None:
                 dpo.write(b"".join(result_p.dpo), len(result_p.dpo))
@@ -838,10 +931,10 @@ def _run(
             contaminated.extend(result_p.contaminated)
             progress("build", result_p.partition + 1, partitions)
     finally:
-        _close_spill_writer()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        with interrupts.deferred():  # the workers are gone before their spill files go
+            _close_spill_writer()
+            if pool is not None:
+                pool.close()
     for kept, dropped in duplicates:
         where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
         code, detail = _duplicate_reason(kept, dropped, where)
@@ -849,7 +942,7 @@ def _run(
         acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
         if rejects is not None:
             source = sources[dropped.source_index]
-            raw = read_line_at(source, dropped.offset).rstrip(b"\n")
+            raw = read_line_at(source, dropped.offset, settings.max_line_bytes).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
             rejects.write(_reject_line(source.display, number, code, detail, raw), 1)
     named = contaminated
@@ -857,17 +950,18 @@ def _run(
     report = outputs.get(G3_REPORT)
     if report is not None:
         report.write(_g3_report(named), len(named))
+    digests = hashes.result(spool_path)
+    eval_digest = sha256_file(settings.eval_items) if settings.eval_items else ""
+    watched.check()  # every input and the eval file: the bytes hashed are the bytes read
     if named and not settings.drop_contaminated:  # nothing written but the G3 report
         for name, output in outputs.items():
             if name != G3_REPORT:
                 output.discard()
-        commit_all([report] if report is not None else [])
+        _commit([report] if report is not None else [])
         return RunResult(1, None, named)
     input_facts = [
         FileFacts(s.display, digest, lines)
-        for s, digest, lines in zip(
-            sources, hashes.result(spool_path), lines_per_source, strict=True
-        )
+        for s, digest, lines in zip(sources, digests, lines_per_source, strict=True)
     ]
     g3: dict[str, Any] = {
         "status": "skipped (--allow-missing-g3)" if eval_index is None else "passed",
@@ -877,9 +971,9 @@ def _run(
         "dropped": settings.drop_contaminated and bool(named),
     }
     if eval_index is not None and settings.eval_items is not None:
-        g3["eval_items"] = FileFacts(
-            settings.eval_items, sha256_file(settings.eval_items), eval_index.items
-        ).as_dict("items")
+        g3["eval_items"] = FileFacts(settings.eval_items, eval_digest, eval_index.items).as_dict(
+            "items"
+        )
         if named:
             g3["status"] = "contaminated rollouts dropped"
     output_facts = {
@@ -892,5 +986,13 @@ def _run(
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
     # The manifest last: it vouches for the others.
-    commit_all(sorted(outputs.values(), key=lambda output: output is manifest_out))
+    _commit(sorted(outputs.values(), key=lambda output: output is manifest_out))
     return RunResult(0, manifest, named)
+
+
+def _commit(outputs: list[AtomicOutput]) -> None:
+    """Put the outputs in place, in one step a signal does not cut; once they are, a signal
+    changes nothing."""
+    with interrupts.deferred():
+        commit_all(outputs)
+        interrupts.finished()

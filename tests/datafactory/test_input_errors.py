@@ -24,7 +24,7 @@ from contracts import locate
 from datafactory import sources
 from datafactory.cli import main
 from datafactory.normalise import Reject, normalise_line
-from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
+from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, read_jsonl, write_jsonl
 from wiregate.record_validator import ValidatorSet
 
 REPO = Path(__file__).resolve().parents[2]
@@ -111,6 +111,7 @@ def _command(out: Path, *args: str, g3: bool = False) -> list[str]:
     ]
 
 
+@TWO_CPUS
 def test_corrupt_gzip_input_with_worker_processes(tmp_path: Path) -> None:
     # 9 MB before the damage: the first 8 MB chunk goes to a worker while the parent reads on.
     padding = (b" " * 100_000 + b"\n") * 90
@@ -131,6 +132,7 @@ def test_corrupt_gzip_input_with_worker_processes(tmp_path: Path) -> None:
     assert list(out.iterdir()) == []
 
 
+@TWO_CPUS
 def test_a_read_error_in_a_worker_is_one_line(
     tmp_path: Path, run_cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
