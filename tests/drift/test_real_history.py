@@ -472,6 +472,8 @@ def test_cli_formats_on_the_real_state(
         "policy",
         "schema",
         "canonical_at",
+        "kind",
+        "declared",
         "copy_at",
         "verdict",
         "path",

@@ -77,6 +77,8 @@ class CopyResult:
     message: str | None = None  # why it was skipped, not found or unreadable
     reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
+    kind: str = "schema"  # schema, typescript or python
+    declared: str | None = None  # a code copy's TypeScript type or Python MODULE:CLASS
 
     @property
     def fails(self) -> bool:
@@ -157,6 +159,8 @@ class HistoryReport:
     canonical_at: str
     ref: str
     entries: tuple[HistoryEntry, ...] = field(default_factory=tuple)  # newest first
+    kind: str = "schema"
+    declared: str | None = None
 
     @property
     def current(self) -> HistoryEntry | None:

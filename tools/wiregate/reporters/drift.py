@@ -140,6 +140,8 @@ def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
         "policy": about.policy,
         "schema": about.schema,
         "canonical_at": about.canonical_at,
+        "kind": about.kind,
+        "declared": about.declared,
     }
 
 
