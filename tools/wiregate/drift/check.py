@@ -170,7 +170,10 @@ def _check_repository(
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
+    from wiregate.drift.code import CodeCopies, code_reproduce_command
+
     results = []
+    code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
     try:
         for spec in specs:
             try:
@@ -179,7 +182,10 @@ def _check_repository(
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
                     continue
-                document = parse_document(found.data, found.label)
+                if code is not None and spec.code:
+                    document = code.schema(spec, found.path)
+                else:
+                    document = parse_document(found.data, found.label)
                 canonical = contract.schemas[spec.schema]
                 verdict, changes, failed = judge(
                     canonical, document, spec, repository.policy, label=found.label
@@ -188,7 +194,9 @@ def _check_repository(
                 results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
                 continue
             command = None
-            if changes:
+            if changes and spec.code:
+                command = code_reproduce_command(repository.name, spec, checkout, commit)
+            elif changes:
                 command = reproduce_command(
                     contract, spec, repository.policy, checkout, found.path, commit
                 )
