@@ -13,6 +13,19 @@ from contracts import Contract, locate
 
 from .replay import REPLAY_ORDER, replay
 
+#: The schema copies of the shipped mirrors.toml (its code copies are judged in
+#: test_code_copies.py): tests of schema copies select these.
+SCHEMA_COPIES = ["rollout-wire", "training-record", "dpo-training-record", "ppo-training-record"]
+SCHEMA_COPIES_OF = {
+    "wasmagent-js": ["rollout-wire", "training-record"],
+    "trace-pipeline": ["rollout-wire", "dpo-training-record", "ppo-training-record"],
+}
+
+
+def schema_copy_args(repository: str) -> list[str]:
+    """``--copy ID`` for each schema copy of ``repository``."""
+    return [arg for copy in SCHEMA_COPIES_OF[repository] for arg in ("--copy", copy)]
+
 
 @pytest.fixture(scope="session")
 def replayed(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
