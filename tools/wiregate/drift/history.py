@@ -3,6 +3,7 @@ and against the revision before it, so the output says since which commit a copy
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -102,7 +103,11 @@ def _entries(
         data = file_at(repo, revision.commit, revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
-            document = parse_document(data, label)
+            if spec.code:
+                document = _code_document(repo, checkout, spec, revision)
+                data = json.dumps(document, sort_keys=True).encode()  # what is judged
+            else:
+                document = parse_document(data, label)
             if data not in verdicts:
                 verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
             verdict, changes, failed = verdicts[data]
@@ -134,6 +139,22 @@ def _entries(
         )
         previous = (revision.commit, document)
     return entries
+
+
+def _code_document(
+    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision
+) -> dict[str, Any]:
+    """A code copy's schema extracted from the files committed at ``revision``."""
+    from wiregate.drift.code import CodeCopies
+    from wiregate.drift.copies import GitTree
+
+    tree = GitTree(checkout, revision.commit, repo=repo)
+    try:
+        root = Path(repo.working_dir).resolve()
+        path = (root / revision.path).relative_to(checkout.resolve()).as_posix()
+        return CodeCopies(tree.code_root(), [spec]).schema(spec, path)
+    finally:
+        tree.close()
 
 
 def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:

@@ -26,10 +26,21 @@ def _schema(cls: type, mode: str) -> Any:
     if msgspec is not None and isinstance(cls, type) and issubclass(cls, msgspec.Struct):
         return msgspec.json.schema(cls)
     from pydantic import TypeAdapter
+    from pydantic.json_schema import GenerateJsonSchema
 
-    return TypeAdapter(cls).json_schema(
-        mode="serialization" if mode == "serialization" else "validation"
-    )
+    class Written(GenerateJsonSchema):
+        """What a model writes: a field with a default is written all the same (model_dump
+        and model_dump_json include it), so in serialization mode it is required."""
+
+        def field_is_required(self, field: Any, total: bool) -> bool:
+            if self.mode == "serialization" and field["type"] != "typed-dict-field":
+                return field.get("serialization_exclude_if") is None
+            return super().field_is_required(field, total)
+
+    adapter: Any = TypeAdapter(cls)
+    if mode == "serialization":
+        return adapter.json_schema(mode="serialization", schema_generator=Written)
+    return adapter.json_schema(mode="validation", schema_generator=Written)
 
 
 def _kind_of(value: object) -> str:
