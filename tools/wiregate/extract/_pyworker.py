@@ -61,7 +61,15 @@ def _one(spec: str, mode: str) -> dict[str, Any]:
     except BaseException as exc:  # the governed code's own failure: one line, no traceback
         if isinstance(exc, KeyboardInterrupt):
             raise
+        root = os.path.realpath(sys.path[0])
         frames = traceback.extract_tb(exc.__traceback__)
+        # The deepest frame in the governed code says where it failed.
+        ours = [
+            f
+            for f in frames
+            if os.path.isabs(f.filename) and os.path.realpath(f.filename).startswith(root + os.sep)
+        ]
+        frames = ours or frames
         where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
         text = str(exc).splitlines()[0] if str(exc) else ""
         return {"kind": "import", "error": f"{type(exc).__name__}: {text}{where}".rstrip(": ")}

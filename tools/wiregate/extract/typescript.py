@@ -140,8 +140,11 @@ def extract_types(
         if "error" in outcome:
             results[name] = ExtractionError(f"{root / path}: {_describe(outcome, name)}")
         else:
-            extract_cache.store(keys[name], root, files, outcome["schema"])
-            results[name] = outcome["schema"]
+            schema = outcome["schema"]
+            if schema.get("definitions") == {}:
+                del schema["definitions"]  # expose none leaves an empty one behind
+            extract_cache.store(keys[name], root, files, schema)
+            results[name] = schema
     return results
 
 
