@@ -62,7 +62,7 @@ def _one(spec: str, mode: str) -> dict[str, Any]:
         if isinstance(exc, KeyboardInterrupt):
             raise
         root = os.path.realpath(sys.path[0])
-        frames = traceback.extract_tb(exc.__traceback__)
+        frames = list(traceback.extract_tb(exc.__traceback__))
         # The deepest frame in the governed code says where it failed.
         ours = [
             f
