@@ -260,7 +260,7 @@ def test_a_warm_cache_needs_no_tool_and_an_edit_is_seen(
 ) -> None:
     typescript(governed)
     code, cold, _ = drift(governed)
-    assert (code, cold[-1]) == (0, "1 copies: 1 compatible drift (strict)")
+    assert (code, cold[-1]) == (0, "1 copies: 1 compatible drift (strict)"), cold
     # Warm: node is not needed any more.
     monkeypatch.setenv("WIREGATE_NODE", str(governed / "no-node"))
     assert drift(governed) == (code, cold, [])

@@ -170,7 +170,7 @@ def _check_repository(
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
-    from wiregate.drift.code import CodeCopies, code_reproduce_command
+    from wiregate.drift.code import CodeCopies, code_reproduce_command, judge_code
 
     results = []
     code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
@@ -187,7 +187,7 @@ def _check_repository(
                 else:
                     document = parse_document(found.data, found.label)
                 canonical = contract.schemas[spec.schema]
-                verdict, changes, failed = judge(
+                verdict, changes, failed = (judge_code if spec.code else judge)(
                     canonical, document, spec, repository.policy, label=found.label
                 )
             except UserError as exc:

@@ -4,15 +4,19 @@ judges it exactly like a schema copy."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wiregate.drift.config import CopySpec
 from wiregate.drift.copies import CodeRoot
+from wiregate.drift.result import Verdict
 from wiregate.errors import UserError
 
-__all__ = ["CodeCopies", "code_reproduce_command"]
+if TYPE_CHECKING:
+    from wiregate.drift.check import Judgement
+
+__all__ = ["CodeCopies", "code_reproduce_command", "judge_code"]
 
 _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 
@@ -118,3 +122,34 @@ def code_reproduce_command(
     if commit:
         command += ["--ref", commit]
     return shlex.join(command)
+
+
+def judge_code(
+    canonical: Mapping[str, Any],
+    extracted: Mapping[str, Any],
+    spec: CopySpec,
+    policy: str,
+    *,
+    label: str,
+    canonical_at: str | None = None,
+    canonical_origin: str = "canonical contract",
+) -> Judgement:
+    """:func:`~wiregate.drift.check.judge` for a code copy, through its language's lens: the
+    lens findings come first, and a copy identical but for them is equivalent."""
+    from wiregate.drift.check import judge
+    from wiregate.extract.lenses import apply_lenses
+
+    at = spec.canonical_at if canonical_at is None else canonical_at
+    document, lensed = apply_lenses(spec.kind, spec.mode, spec.direction, canonical, at, extracted)
+    verdict, changes, failed = judge(
+        canonical,
+        document,
+        spec,
+        policy,
+        label=label,
+        canonical_at=canonical_at,
+        canonical_origin=canonical_origin,
+    )
+    if lensed and verdict is Verdict.IDENTICAL:
+        verdict = Verdict.EQUIVALENT
+    return verdict, (*lensed, *changes), failed

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from contracts import Contract
 from wiregate.diff import Change
 from wiregate.drift.check import Judgement, judge
+from wiregate.drift.code import judge_code
 from wiregate.drift.config import (
     CopySpec,
     MirrorsConfig,
@@ -108,12 +109,14 @@ def _entries(
                 data = json.dumps(document, sort_keys=True).encode()  # what is judged
             else:
                 document = parse_document(data, label)
+            judged = judge_code if spec.code else judge
             if data not in verdicts:
-                verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
+                verdicts[data] = judged(canonical, document, spec, repository.policy, label=label)
             verdict, changes, failed = verdicts[data]
             step: tuple[Change, ...] = ()
             step_failed: tuple[str, ...] = ()
             if previous is not None:
+                # Two revisions of the same code: compared as extracted, without a lens.
                 _, step, step_failed = judge(
                     previous[1],
                     document,
