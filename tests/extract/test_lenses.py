@@ -110,7 +110,7 @@ def test_a_producer_type_stays_closed_and_nothing_else_moves() -> None:
         "type": "object",
         "properties": {"n": {"type": ["integer", "null"]}, "s": {"type": "string"}},
     }
-    extracted = {
+    extracted: dict[str, Any] = {
         "type": "object",
         "properties": {
             "n": {"anyOf": [{"type": "number"}, {"type": "null"}]},
