@@ -111,8 +111,13 @@ def _report(result: RunResult, settings: Settings) -> None:
 )
 @click.option(
     "--eval-field",
-    help="Field holding an eval item's text (default: first of "
-    "question, prompt, task, text, input).",
+    help="Field holding an eval item's text (default: the first of "
+    "question, prompt, task, text, input that holds a word).",
+)
+@click.option(
+    "--eval-id-field",
+    help="Field holding an eval item's id (default: first of id, key, item_id; "
+    "else the line number).",
 )
 @click.option(
     "--g3-report",
@@ -145,6 +150,7 @@ def main(
     drop_contaminated: bool,
     ngram: int,
     eval_field: str | None,
+    eval_id_field: str | None,
     g3_report: str | None,
     workers: int | None,
     temp_dir: str | None,
@@ -165,6 +171,7 @@ def main(
         manifest_path=manifest,
         eval_items=eval_items,
         eval_field=eval_field,
+        eval_id_field=eval_id_field,
         ngram=ngram,
         allow_missing_g3=allow_missing_g3,
         drop_contaminated=drop_contaminated,

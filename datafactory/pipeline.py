@@ -41,8 +41,8 @@ from datafactory.g3 import (
     Contamination,
     EvalIndex,
     check_ngram,
-    name_contaminations,
-    normalise_words,
+    first_confirmed,
+    task_words,
     word_grams,
 )
 from datafactory.gcpause import no_cyclic_gc
@@ -127,6 +127,7 @@ class Settings:
     manifest_path: str | None = None
     eval_items: str | None = None
     eval_field: str | None = None
+    eval_id_field: str | None = None
     ngram: int = DEFAULT_NGRAM
     allow_missing_g3: bool = False
     drop_contaminated: bool = False
@@ -179,9 +180,10 @@ def _context() -> _Context:
 
 class _RecentTasks:
     """What the load stage works out once per task (the branches of a rollout repeat theirs,
-    close together in the input): its ``task_hashes`` and the first n-gram it shares with an
-    eval item. Each process keeps the recent tasks only, bounded in number and in length, so
-    neither many nor long tasks make it grow."""
+    close together in the input): its ``task_hashes`` and its G3 candidates (the letters of
+    the first n-grams whose fingerprints an eval item holds, ``EvalIndex.candidates``, joined
+    with newlines; confirmed between the stages). Each process keeps the recent tasks only,
+    bounded in number and in length, so neither many nor long tasks make it grow."""
 
     MAX_TASKS = 4096
     MAX_CHARS = 4 * 1024 * 1024
@@ -193,13 +195,13 @@ class _RecentTasks:
         self._chars = 0
 
     def facts(self, task: str) -> tuple[tuple[str, str], str]:
-        """(task_hashes, first shared n-gram or "") of ``task``."""
+        """(task_hashes, G3 candidates or "") of ``task``."""
         known = self._facts.get(task)
         if known is not None:
             return known
-        words = normalise_words(task)
+        words, pieces = task_words(task)
         grams = word_grams(words, self.ngram)
-        hit = self.eval_index.first_shared(words, grams) if self.eval_index else ""
+        hit = "\n".join(self.eval_index.candidates(words, grams, pieces)) if self.eval_index else ""
         known = (task_hashes(task, self.ngram, grams), hit)
         if len(self._facts) >= self.MAX_TASKS or self._chars + len(task) > self.MAX_CHARS:
             self._facts.clear()
@@ -258,6 +260,7 @@ class ChunkResult:
     partitions: set[int]  # spilled to
     rejects: list[tuple[int, str, str, bytes]]  # (line in chunk, code, detail, raw line)
     acc: Accounting
+    g3_candidates: dict[int, set[str]]  # partition -> the G3 candidates of its new entries
 
 
 def load_chunk(chunk: Chunk) -> ChunkResult:
@@ -297,7 +300,13 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
             acc.repaired.update(record.repairs)
     acc.read = number
     partitions = _spill_writer(ctx).write(entries)
-    return ChunkResult(chunk, number, partitions, rejects, acc)
+    candidates: dict[int, set[str]] = {}
+    for entry in entries:
+        if entry.g3_hit:
+            candidates.setdefault(ctx.partitions.of(entry.key), set()).update(
+                entry.g3_hit.split("\n")
+            )
+    return ChunkResult(chunk, number, partitions, rejects, acc, candidates)
 
 
 def _entry(ctx: _Context, record: Normalised, where: tuple[int, int, int, int]) -> group.SpillEntry:
@@ -402,13 +411,19 @@ class PartitionResult:
     dpo: list[bytes] = field(default_factory=list)
     ppo: list[bytes] = field(default_factory=list)
     duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = field(default_factory=list)
-    contaminated: list[tuple[str, str]] = field(default_factory=list)  # (rollout, n-gram)
+    contaminated: list[Contamination] = field(default_factory=list)
     acc: Accounting = field(default_factory=Accounting)
 
 
-def build_partition(partition: int) -> PartitionResult:
-    """Stage 2 for one partition: each rollout's entries -> its validated Layer 3 records."""
+#: G3 candidates that an eval item holds -> (eval item id, its n-gram): ``EvalIndex.confirm``.
+Confirmed = Mapping[str, tuple[str, str]]
+
+
+def build_partition(work: tuple[int, Confirmed]) -> PartitionResult:
+    """Stage 2 for one partition: each rollout's entries -> its validated Layer 3 records;
+    ``work``: the partition and its confirmed G3 candidates."""
     ctx = _context()
+    partition, confirmed = work
     result = PartitionResult(partition)
     for rollout_id, entries in group.read_partition(ctx.spill_dir, partition):
         branches, layer2, duplicates = group.split_rollout(entries)
@@ -416,11 +431,12 @@ def build_partition(partition: int) -> PartitionResult:
         result.acc.rollouts += 1
         if branches:
             result.acc.rank_disagreements += rank_disagreements(branches)
-        shared = next((e.g3_hit for e in branches if e.g3_hit), "") or next(
-            (e.g3_hit for e in layer2 if e.g3_hit), ""
+        shared = first_confirmed(
+            (c for e in (*branches, *layer2) if e.g3_hit for c in e.g3_hit.split("\n")),
+            confirmed,
         )
-        if shared:  # the load stage checked each task against the eval items
-            result.contaminated.append((rollout_id, shared))
+        if shared is not None:  # the load stage checked each task against the eval items
+            result.contaminated.append(Contamination(rollout_id, *shared))
             continue  # never exported: the run stops, or the rollout is dropped
         _build_rollout(ctx, rollout_id, branches, layer2, result)
     return result
@@ -630,6 +646,8 @@ OPTION_NAMES = SettingNames(
         "rejects_path": "--rejects",
         "manifest_path": "--manifest",
         "eval_items": "--eval-items",
+        "eval_field": "--eval-field",
+        "eval_id_field": "--eval-id-field",
         "ngram": "--ngram",
         "allow_missing_g3": "--allow-missing-g3",
         "g3_report_path": "--g3-report",
@@ -719,7 +737,9 @@ def _run_settings(settings: Settings) -> RunResult:
     global _CTX
     check_settings(settings)
     eval_index = (
-        EvalIndex.from_file(settings.eval_items, settings.ngram, settings.eval_field)
+        EvalIndex.from_file(
+            settings.eval_items, settings.ngram, settings.eval_field, settings.eval_id_field
+        )
         if settings.eval_items
         else None
     )
@@ -767,6 +787,7 @@ def _run(
     lines_per_source = [0] * len(sources)
     line_base: dict[int, int] = {}  # chunk index -> line number before its first line
     used: set[int] = set()  # partitions spilled to
+    candidates: dict[int, set[str]] = {}  # partition -> its G3 candidates
     rejects = outputs.get("rejects")
     total_bytes = sum(os.path.getsize(s.path) for s in sources if s.display != "-")
     progress = settings.progress or (lambda phase, done, total: None)
@@ -782,6 +803,8 @@ def _run(
                 lines_per_source[chunk.source_index] += result.lines
                 acc.merge(result.acc)
                 used |= result.partitions
+                for partition, found in result.g3_candidates.items():
+                    candidates.setdefault(partition, set()).update(found)
                 if rejects is not None:
                     display = sources[chunk.source_index].display
                     rejects.write(
@@ -795,10 +818,17 @@ def _run(
                 progress("load", done, max(done, total_bytes))
         _close_spill_writer()
         dpo, ppo = outputs.get("dpo"), outputs.get("ppo")
-        contaminated: list[tuple[str, str]] = []
+        # Every candidate confirmed exactly (a second pass over the eval items) before any
+        # rollout is built or left out; each partition gets its own.
+        confirmed = eval_index.confirm(set().union(*candidates.values())) if eval_index else {}
+        work = [
+            (p, {c: confirmed[c] for c in candidates.get(p, ()) if c in confirmed})
+            for p in sorted(used)
+        ]
+        contaminated: list[Contamination] = []
         duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = []
         partitions = ctx.partitions.count
-        for result_p in _ordered(pool, build_partition, sorted(used), 2 * workers):
+        for result_p in _ordered(pool, build_partition, work, 2 * workers):
             acc.merge(result_p.acc)
             if dpo is not None:
                 dpo.write(b"".join(result_p.dpo), len(result_p.dpo))
@@ -822,7 +852,7 @@ def _run(
             raw = read_line_at(source, dropped.offset).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
             rejects.write(_reject_line(source.display, number, code, detail, raw), 1)
-    named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
+    named = contaminated
     acc.contaminated_rollouts = len(named)
     report = outputs.get(G3_REPORT)
     if report is not None:

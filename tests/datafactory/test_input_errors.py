@@ -247,7 +247,11 @@ def test_eval_items_from_a_pipe_are_refused(tmp_path: Path) -> None:
     [
         (b"", "no eval items"),
         (b"\n  \n\n", "no eval items"),
-        (b'{"id": 1, "question": "?!"}\n{"id": 2, "question": ""}\n', "no eval item has any words"),
+        # An item without a word is refused at its own line (it used to be skipped).
+        (
+            b'{"id": 1, "question": "?!"}\n{"id": 2, "question": ""}\n',
+            "1: eval item has no word in question/prompt/task/text/input",
+        ),
     ],
     ids=["empty", "blank", "no-words"],
 )
@@ -260,9 +264,12 @@ def test_an_eval_set_with_nothing_to_check_is_refused(
         write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--eval-items", str(eval_path))
     )
     assert (run.exit_code, run.stdout) == (2, "")
-    assert run.stderr == (
-        f"datafactory: error: {eval_path}: {problem}: the G3 gate would check nothing\n"
-    )
+    if problem.startswith("1:"):
+        assert run.stderr == f"datafactory: error: {eval_path}:{problem}\n"
+    else:
+        assert run.stderr == (
+            f"datafactory: error: {eval_path}: {problem}: the G3 gate would check nothing\n"
+        )
     assert list(run.out.iterdir()) == []
 
 

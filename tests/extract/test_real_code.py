@@ -205,6 +205,19 @@ def test_ref_and_history_read_the_committed_code(
         f"wiregate drift --repo wasmagent-js={wasmagent} --copy dpo-record-type --ref {dpo.commit}"
     )
 
+    # --new-since: the type's findings at the commit before are extracted from the files
+    # committed there. 6a62876 added event kinds to AgentEvent (events.ts, a referenced
+    # file): the union the contract does not allow changed, every other finding is old.
+    (since,) = run_drift(
+        contract,
+        {"wasmagent-js": wasmagent},
+        repositories=["wasmagent-js"],
+        copies=["dpo-record-type"],
+        new_since="orig-8c9cd5d",
+    ).results
+    new = [(c.id, c.new_pointer) for c, t in since.findings if t is not None and not t.old]
+    assert new == [("any-of-added", "#/properties/tool_call_sequence/items/anyOf")]
+    assert since.count("old") == len(since.findings) - 1 > 10
     (history,) = run_history(
         contract, "wasmagent-js", {"wasmagent-js": wasmagent}, "ppo-record-type"
     )

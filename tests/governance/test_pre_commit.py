@@ -126,7 +126,7 @@ def test_hook_manifest_and_config_are_valid(repo_root: Path, tmp_path: Path) -> 
     hooks = yaml.safe_load((repo_root / ".pre-commit-hooks.yaml").read_text())
     assert [(h["id"], h["entry"], h.get("pass_filenames", True)) for h in hooks] == [
         ("wiregate-validate", "wiregate validate", True),
-        ("wiregate-drift", "wiregate drift", False),
+        ("wiregate-drift", "wiregate drift --new-since HEAD", False),
         ("wiregate-codegen", "wiregate codegen --check", False),
     ]
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from typing import Any
 
+from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT, Budget, BudgetExceeded
+from wiregate.diff.drafts import Drafts, choose_draft
 from wiregate.diff.findings import Change
 from wiregate.diff.load import (
     ResolvedSchema,
@@ -37,32 +39,46 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    draft: str | None = None,
     format_assertion: bool = False,
+    node_budget: int = NODE_BUDGET,
+    time_limit: float | None = TIME_LIMIT,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
     (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
-    the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
-    ``format_assertion`` judges ``format`` as a constraint (by default it is an annotation, as
-    in draft 2020-12 without the format-assertion vocabulary).
+    the recursive walk is one, and so is a pair whose comparison exceeds ``node_budget``
+    compared schema nodes or ``time_limit`` seconds, None: no time limit) and
+    :class:`ValueError` for an unknown mode, policy or draft.
+    Each document is read under its own draft (``$schema``, else detected from its keywords),
+    or both under ``draft`` when given (``draft-07``, ``7``, ``2019-09``, ``2020-12``...); the
+    result says which (:attr:`DiffResult.drafts`). ``format_assertion`` judges ``format`` as a
+    constraint (by default it is an annotation, as in draft 2020-12 without the
+    format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
-    with _nesting_limit(old_origin):
-        old_doc = normalise_document(old, origin=old_origin)
+    drafts = Drafts(choose_draft(old, draft), choose_draft(new, draft))
+    budget = Budget(node_budget, time_limit)
+    with _nesting_limit(old_origin), _within_budget(old_origin), budget.active():
+        old_doc = normalise_document(old, origin=old_origin, draft=drafts.old.draft)
         old_schema = resolve(old_doc, old_at, origin=old_origin)
-    with _nesting_limit(new_origin):
-        new_doc = normalise_document(new, origin=new_origin)
+    with _nesting_limit(new_origin), _within_budget(new_origin), budget.active():
+        new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     raw: list[RawFinding] = []
     families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
-    with _nesting_limit(old_origin, new_origin):
+    with (
+        _nesting_limit(old_origin, new_origin),
+        _within_budget(old_origin, new_origin),
+        budget.active(),
+    ):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema, families)
+            raw += _judge(old_schema, new_schema, families, budget)
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
@@ -71,10 +87,10 @@ def diff(
             )
             raw += definitions.check(old_doc, new_doc)
             raw += _unreferenced_definitions(
-                old_doc, new_doc, reached, (old_origin, new_origin), families
+                old_doc, new_doc, reached, (old_origin, new_origin), families, budget
             )
     changes = {_apply(finding, mode, policy) for finding in raw}
-    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
+    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)), drafts)
 
 
 @contextmanager
@@ -91,10 +107,23 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
         ) from None
 
 
+@contextmanager
+def _within_budget(*origins: str) -> Iterator[None]:
+    """A diff that outgrows its budget is a load error naming the documents at work (one
+    while its references are resolved, both while they are compared), never a hang."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise SchemaLoadError(
+            f"{' vs '.join(origins)}: comparison exceeded {exc.limit} "
+            "(schemas too large or too recursive to compare)"
+        ) from None
+
+
 def _judge(
-    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...]
+    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...], budget: Budget
 ) -> list[RawFinding]:
-    comparison = Comparison(old, new, families)
+    comparison = Comparison(old, new, families, budget)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -105,6 +134,7 @@ def _unreferenced_definitions(
     reached: Set[str],
     origins: tuple[str, str],
     families: tuple[Family, ...],
+    budget: Budget,
 ) -> Iterable[RawFinding]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
@@ -116,7 +146,7 @@ def _unreferenced_definitions(
             continue
         old_schema = resolve(old_doc, fragment("$defs", name), origin=origins[0])
         new_schema = resolve(new_doc, fragment("$defs", name), origin=origins[1])
-        yield from _judge(old_schema, new_schema, families)
+        yield from _judge(old_schema, new_schema, families, budget)
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
@@ -129,6 +159,8 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
             message=finding.message,
             backward=True,
             forward=True,
+            root_old_pointer=finding.root_old_pointer,
+            root_new_pointer=finding.root_new_pointer,
         )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
@@ -143,4 +175,6 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
         backward=backward,
         forward=forward,
         tolerated_by=policy if tolerated else None,
+        root_old_pointer=finding.root_old_pointer,
+        root_new_pointer=finding.root_new_pointer,
     )

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,8 +20,8 @@ import jsonschema_rs
 
 from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
 from wiregate import pointer as json_pointer
-from wiregate.drift.files import DEFAULT_MAX_BYTES
 from wiregate.errors import UserError
+from wiregate.files import DEFAULT_MAX_BYTES
 from wiregate.policy import DEFAULT_POLICY
 
 if sys.version_info >= (3, 11):
@@ -37,6 +37,7 @@ __all__ = [
     "MirrorsConfig",
     "RepositorySpec",
     "env_var_name",
+    "load_config_toml",
     "load_mirrors",
     "parse_repo_overrides",
     "resolve_pointer",
@@ -178,10 +179,10 @@ def parse_repo_overrides(values: Sequence[str]) -> dict[str, Path | None]:
 
 
 @cache
-def _config_validator() -> Any:
-    # The config schema ships with the package, like the contract it describes. jsonschema-rs
+def _config_validator(schema_file: str) -> Any:
+    # The config schemas ship with the package, like the contract they describe. jsonschema-rs
     # rather than jsonschema: it imports several times faster, and drift runs in hooks.
-    schema = json.loads((BUNDLED_DIR / MIRRORS_SCHEMA_FILE).read_text(encoding="utf-8"))
+    schema = json.loads((BUNDLED_DIR / schema_file).read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
 
@@ -192,9 +193,14 @@ def _key(path: Sequence[str | int]) -> str:
     return key or "(top level)"
 
 
-def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
-    """The mirrors config beside ``contract`` (or at ``path``), validated."""
-    path = path or contract.directory / MIRRORS_FILE
+def load_config_toml(
+    path: Path, schema_file: str, precheck: Callable[[Any, Path], Any] | None = None
+) -> Any:
+    """The TOML file at ``path``, validated against ``schema_file`` (shipped beside the
+    contract): every mistake is a one-line UserError naming the file and the key.
+
+    ``precheck(data, path)`` runs before the schema: it may raise a message of its own, or
+    return the data to validate instead (TOML dates as text, say)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -205,14 +211,21 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
         raise UserError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-
-    _check_paths(data, path)
-    _check_kinds(data, path)
-    errors = sorted(_config_validator().iter_errors(data), key=lambda e: str(e.instance_path))
+    if precheck is not None:
+        checked = precheck(data, path)
+        data = data if checked is None else checked
+    validator = _config_validator(schema_file)
+    errors = sorted(validator.iter_errors(data), key=lambda e: str(e.instance_path))
     if errors:
         error = errors[0]
         raise UserError(f"{path}: {_key(list(error.instance_path))}: {error.message}")
+    return data
 
+
+def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
+    """The mirrors config beside ``contract`` (or at ``path``), validated."""
+    path = path or contract.directory / MIRRORS_FILE
+    data = load_config_toml(path, MIRRORS_SCHEMA_FILE, _check_mirrors)
     default_policy = data.get("policy", DEFAULT_POLICY)
     repositories = []
     seen: set[str] = set()
@@ -348,6 +361,11 @@ def path_problem(value: str) -> str | None:
     if longest > NAME_MAX:
         return f"a component is {longest} bytes long, over the OS limit of {NAME_MAX} (NAME_MAX)"
     return None
+
+
+def _check_mirrors(data: Any, path: Path) -> None:
+    _check_paths(data, path)
+    _check_kinds(data, path)
 
 
 def _check_paths(data: Any, path: Path) -> None:

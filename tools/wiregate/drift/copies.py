@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from wiregate.drift.config import CopySpec
-from wiregate.drift.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 from wiregate.errors import UserError
+from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 
 if TYPE_CHECKING:
     import git
@@ -107,13 +107,20 @@ class CodeRoot:
 class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
 
-    def __init__(self, checkout: Path, ref: str, repo: git.Repo | None = None) -> None:
+    def __init__(
+        self,
+        checkout: Path,
+        ref: str,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        repo: git.Repo | None = None,
+    ) -> None:
         # GitPython is imported only when a ref is read: it would double the start-up time of
         # every plain `wiregate drift` run in a pre-commit hook.
         from wiregate.gitsource import open_repo, resolve_commit
 
         self.checkout = checkout
         self.ref = ref
+        self.max_bytes = max_bytes
         self._owned = repo is None  # a repository given is closed by whoever opened it
         self.repo: git.Repo = open_repo(checkout) if repo is None else repo
         self._code: CodeRoot | None = None
@@ -128,7 +135,7 @@ class GitTree:
 
         for candidate in spec.paths:
             path = path_in_repo(self.repo, self.checkout, candidate)
-            data = file_at(self.repo, self.commit, path)
+            data = file_at(self.repo, self.commit, path, self.max_bytes)
             if data is not None:
                 return FoundCopy(candidate, data, f"{self.checkout}@{self.ref}:{candidate}")
         return None
@@ -173,7 +180,7 @@ class GitTree:
             parts = inside.split("/")
             if "node_modules" in parts or not keep(parts[-1]):
                 continue
-            data = file_at(self.repo, self.commit, name)
+            data = file_at(self.repo, self.commit, name, self.max_bytes)
             if data is None:
                 continue
             relative = f"{folder}/{inside}" if folder not in ("", ".") else inside

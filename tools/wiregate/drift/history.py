@@ -50,17 +50,25 @@ def run_history(
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
     if not checkout.is_dir():
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
-    return tuple(_copy_history(contract, repository, spec, checkout, ref) for spec in specs)
+    return tuple(
+        _copy_history(contract, repository, spec, checkout, ref, config.max_file_bytes)
+        for spec in specs
+    )
 
 
 def _copy_history(
-    contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
+    contract: Contract,
+    repository: RepositorySpec,
+    spec: CopySpec,
+    checkout: Path,
+    ref: str,
+    max_bytes: int,
 ) -> HistoryReport:
     # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
     from wiregate.gitsource import open_repo
 
     with open_repo(checkout) as repo:  # closes git's helper processes
-        entries = _entries(contract, repository, spec, checkout, ref, repo)
+        entries = _entries(contract, repository, spec, checkout, ref, repo, max_bytes)
     return HistoryReport(
         **copy_identity(repository, spec, checkout),
         ref=ref,
@@ -75,6 +83,7 @@ def _entries(
     checkout: Path,
     ref: str,
     repo: git.Repo,
+    max_bytes: int,
 ) -> list[HistoryEntry]:
     """The judged revisions of a copy, oldest first."""
     from wiregate.gitsource import file_at, file_history, path_in_repo, shallow_boundary
@@ -101,11 +110,11 @@ def _entries(
             entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
             previous = None
             continue
-        data = file_at(repo, revision.commit, revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
+            data = file_at(repo, revision.commit, revision.path, max_bytes) or b""
             if spec.code:
-                document = _code_document(repo, checkout, spec, revision)
+                document = _code_document(repo, checkout, spec, revision, max_bytes)
                 data = json.dumps(document, sort_keys=True).encode()  # what is judged
             else:
                 document = parse_document(data, label)
@@ -145,13 +154,13 @@ def _entries(
 
 
 def _code_document(
-    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision
+    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision, max_bytes: int
 ) -> dict[str, Any]:
     """A code copy's schema extracted from the files committed at ``revision``."""
     from wiregate.drift.code import CodeCopies
     from wiregate.drift.copies import GitTree
 
-    tree = GitTree(checkout, revision.commit, repo=repo)
+    tree = GitTree(checkout, revision.commit, max_bytes, repo=repo)
     try:
         root = Path(repo.working_dir).resolve()
         path = (root / revision.path).relative_to(checkout.resolve()).as_posix()

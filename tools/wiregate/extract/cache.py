@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from wiregate.drift.files import NotReadable, read_regular
+from wiregate.files import NotReadable, read_regular
 
 __all__ = ["cache_dir", "cache_key", "file_digests", "load", "store"]
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from wiregate.diff import Change
+from wiregate.drift.baseline import PRUNE_COMMAND, BaselineEntry
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
 from wiregate.drift.result import (
     FIRST_VISIBLE,
@@ -17,6 +18,7 @@ from wiregate.drift.result import (
     DriftReport,
     HistoryEntry,
     HistoryReport,
+    Triage,
     Verdict,
     is_breaking,
 )
@@ -64,6 +66,43 @@ def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
     return document
 
 
+def _gate_change_json(
+    change: Change, triage: Triage | None, result: CopyResult, report: DriftReport
+) -> dict[str, Any]:
+    """A change of the gate: the diff's fields, ``breaking``, and what the baseline and
+    --new-since make of it."""
+    document = _change_json(change, result.failed)
+    entry = triage.accepted if triage is not None else None
+    document["fingerprint"] = triage.fingerprint if triage is not None else None
+    document["accepted"] = (
+        None
+        if entry is None or triage is None
+        else {
+            "reason": entry.reason,
+            "expires": entry.expires.isoformat() if entry.expires else None,
+            "expired": triage.expired,
+        }
+    )
+    judged = report.new_since is not None and change.level != "info"  # info never fails
+    document["present_at_ref"] = triage.old if judged and triage is not None else None
+    document["blocking"] = document["breaking"] and not (triage is not None and triage.waived)
+    return document
+
+
+def entry_to_json(entry: BaselineEntry) -> dict[str, Any]:
+    return {
+        "entry": entry.where,
+        "repository": entry.repository,
+        "copy": entry.copy,
+        "rule": entry.rule,
+        "canonical_pointer": entry.canonical_pointer,
+        "copy_pointer": entry.copy_pointer,
+        "fingerprint": entry.fingerprint,
+        "reason": entry.reason,
+        "expires": entry.expires.isoformat() if entry.expires else None,
+    }
+
+
 def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str]:
     """The changes that matter (errors break the required direction, warnings would break the
     other one), then a count of the info-level ones (annotations, defaults, definitions)."""
@@ -79,13 +118,79 @@ def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str
 # --- drift ---------------------------------------------------------------------------------
 
 
+def _finding_counts(results: Sequence[CopyResult], report: DriftReport) -> str:
+    """``2 new, 31 accepted, 1 expired, 4 present at HEAD``: only when a baseline entry or
+    --new-since applies, so a plain run reads as before."""
+    counts = {what: sum(r.count(what) for r in results) for what in ("accepted", "expired", "old")}
+    if not any(counts.values()) and report.new_since is None:
+        return ""
+    new = sum(r.count("new") for r in results)
+    parts = [f"{new} new"] if new or report.new_since is not None else []
+    parts += [f"{counts['accepted']} accepted"] if counts["accepted"] else []
+    parts += [f"{counts['expired']} expired"] if counts["expired"] else []
+    if report.new_since is not None:
+        parts.append(f"{counts['old']} present at {report.new_since}")
+    return ", ".join(parts)
+
+
 def _summary(report: DriftReport) -> str:
     counts = [
         f"{report.count(verdict)} {_verdict_text(verdict)}"
         for verdict in Verdict
         if report.count(verdict)
     ]
-    return f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    line = f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    findings = _finding_counts(report.results, report)
+    if findings:
+        line += f"; findings: {findings}"
+    if report.stale:
+        line += f"; {_stale_count(len(report.stale))}"
+    return line
+
+
+def _stale_count(count: int) -> str:
+    return f"{count} stale baseline {'entry' if count == 1 else 'entries'}"
+
+
+def _mark(triage: Triage | None, report: DriftReport) -> str:
+    """What the baseline or --new-since says of a finding, after its line."""
+    if triage is None:
+        return ""
+    entry = triage.accepted
+    if triage.old:
+        return f"  [present at {report.new_since}]"
+    if entry is not None and triage.expired:
+        return f"  [acceptance expired {entry.expires}: {entry.reason}]"
+    if entry is not None:
+        until = f" until {entry.expires}" if entry.expires else ""
+        return f"  [accepted{until}: {entry.reason}]"
+    return ""
+
+
+def _gate_change_lines(result: CopyResult, report: DriftReport, verbose: bool) -> list[str]:
+    """The findings that are not waived (with ``verbose``: all, marked), then a count of the
+    info-level changes."""
+    lines = [
+        "    " + change_to_text(change) + _mark(triage, report)
+        for change, triage in result.findings
+        if verbose or triage is None or not triage.waived
+    ]
+    info = len(result.changes) - len(result.findings)
+    if info:
+        lines.append(f"    and {info} info-level changes (annotations; --format json lists them)")
+    return lines
+
+
+def _entry_text(entry: BaselineEntry) -> str:
+    where = (
+        entry.copy_pointer
+        if entry.canonical_pointer == entry.copy_pointer
+        else f"{entry.canonical_pointer} -> {entry.copy_pointer}"
+    )
+    return (
+        f"{entry.where}: {entry.repository} {entry.copy} {entry.rule} at {where} "
+        f"({entry.fingerprint}): {entry.reason}"
+    )
 
 
 def policy_note(results: Sequence[CopyResult]) -> str:
@@ -112,19 +217,28 @@ def _copy_heading(result: CopyResult) -> str:
     )
 
 
-def render_text(report: DriftReport) -> str:
+def render_text(report: DriftReport, verbose: bool = False) -> str:
+    """One block per copy; findings the baseline accepts or that were there at --new-since
+    are counted on the copy's first line, listed only with ``verbose``."""
     lines = []
     for result in report.results:
         heading = _copy_heading(result)
         if result.breaks:
             heading += ": " + "; ".join(result.breaks)
+        counts = _finding_counts([result], report) if result.verdict.drifted else ""
+        if counts:
+            heading += f" ({counts})"
         lines.append(heading)
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
-            lines.extend(_change_lines(result.changes))
+            lines.extend(_gate_change_lines(result, report, verbose))
         if result.reproduce:
             lines.append(f"    reproduce: {result.reproduce}")
+    for entry in report.stale:
+        lines.append(f"stale baseline entry {_entry_text(entry)}: matches no finding")
+    if report.stale:
+        lines.append(f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}")
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
@@ -145,7 +259,8 @@ def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
     }
 
 
-def copy_to_json(result: CopyResult) -> dict[str, Any]:
+def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[str, Any]:
+    report = report or DriftReport(results=(result,))
     return {
         **_identity_json(result),
         "copy_at": result.copy_at,
@@ -157,8 +272,21 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "breaks": list(result.breaks),
         "message": result.message,
         "optional": result.optional,
-        "changes": [_change_json(change, result.failed) for change in result.changes],
+        "changes": [
+            _gate_change_json(change, triage, result, report) for change, triage in result.triaged
+        ],
         "reproduce": result.reproduce,
+        "fails": result.fails_strict if report.strict else result.fails,
+        "findings": {
+            what: result.count(key)
+            for what, key in (
+                ("new", "new"),
+                ("accepted", "accepted"),
+                ("expired", "expired"),
+                ("present_at_ref", "old"),
+            )
+        },
+        "new_since_commit": result.new_since_commit,
     }
 
 
@@ -175,7 +303,12 @@ def render_json(report: DriftReport) -> str:
                 for verdict in Verdict
                 if verdict not in HISTORY_ONLY
             },
-            "copies": [copy_to_json(result) for result in report.results],
+            "copies": [copy_to_json(result, report) for result in report.results],
+            "new_since": report.new_since,
+            "baseline": str(report.baseline) if report.baseline else None,
+            "expired": [entry_to_json(entry) for entry in report.expired],
+            "stale": [entry_to_json(entry) for entry in report.stale],
+            "prune": PRUNE_COMMAND if report.stale else None,
         }
     )
 
@@ -194,9 +327,12 @@ def render_github(report: DriftReport) -> str:
         elif result.verdict.drifted:
             lines.extend(
                 github_annotation(change, file=result.path, title_prefix=f"{title}: ")
-                for change in result.changes
-                if change.level != "info"
+                for change, triage in result.findings
+                if triage is None or not triage.waived  # accepted or old: not annotated
             )
+    if report.stale:
+        message = f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}"
+        lines.append(workflow_command("notice", message, title="wiregate drift baseline"))
     return "".join(line + "\n" for line in lines)
 
 
@@ -222,8 +358,13 @@ def render_markdown(report: DriftReport) -> str:
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
                 "",
-                markdown_table(c for c in result.changes if c.level != "info").rstrip("\n"),
+                markdown_table(c for c, t in result.findings if t is None or not t.waived).rstrip(
+                    "\n"
+                ),
             ]
+            waived = _finding_counts([result], report)
+            if waived:
+                lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
 
