@@ -221,9 +221,11 @@ def test_ref_and_history_read_the_committed_code(
     (history,) = run_history(
         contract, "wasmagent-js", {"wasmagent-js": wasmagent}, "ppo-record-type"
     )
-    # Every commit that touched RolloutExporter.ts (8c9cd5d changed other files only).
+    # Every commit that touched RolloutExporter.ts, and those that changed only another file
+    # the type is extracted from (8c9cd5d: "referenced").
     assert [(e.subject, e.status, e.verdict) for e in history.entries] == [
         ("orig 6a62876", "modified", Verdict.BREAKING),
+        ("orig 8c9cd5d", "referenced", Verdict.BREAKING),
         ("orig 31af5ae", "modified", Verdict.BREAKING),
         ("orig b0d9e2d", "modified", Verdict.BREAKING),
         ("orig 1e83a05", "modified", Verdict.BREAKING),
@@ -242,12 +244,15 @@ def test_ref_and_history_read_the_committed_code(
     (branch,) = run_history(
         contract, "trace-pipeline", {"trace-pipeline": trace}, "branch-record-model"
     )
-    assert [(e.subject, e.verdict) for e in branch.entries] == [
-        ("orig 692ee62", Verdict.COMPATIBLE),
-        ("orig 556ef10", Verdict.BREAKING),
+    # 63fd741 changed training.py, which importing the package's rollout module imports too.
+    assert [(e.subject, e.status, e.verdict) for e in branch.entries] == [
+        ("orig 692ee62", "modified", Verdict.COMPATIBLE),
+        ("orig 63fd741", "referenced", Verdict.BREAKING),
+        ("orig 556ef10", "added", Verdict.BREAKING),
     ]
     assert branch.since is not None and branch.since.subject == "orig 692ee62"
-    assert [e.path for e in branch.entries] == ["evomerge/schemas/rollout.py"] * 2
+    assert [e.path for e in branch.entries] == ["evomerge/schemas/rollout.py"] * 3
+    assert branch.entries[1].since_previous == ()
 
 
 def test_the_shipped_config_names_real_declarations(contract: Contract) -> None:

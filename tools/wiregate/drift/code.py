@@ -15,6 +15,7 @@ from wiregate.errors import UserError
 
 if TYPE_CHECKING:
     from wiregate.drift.check import Judgement
+    from wiregate.extract.typescript import Extracted
 
 __all__ = ["CodeCopies", "code_reproduce_command", "judge_code"]
 
@@ -40,7 +41,7 @@ class CodeCopies:
     def __init__(self, root: CodeRoot, specs: Sequence[CopySpec]) -> None:
         self.root = root
         self.specs = [spec for spec in specs if spec.code]
-        self._done: dict[tuple[str, str], dict[str, Any] | UserError] = {}
+        self._done: dict[tuple[str, str], Extracted | UserError] = {}
 
     def schema(self, spec: CopySpec, path: str) -> dict[str, Any]:
         """The schema of ``spec``, declared in (TypeScript) or imported from (Python) the file
@@ -54,7 +55,14 @@ class CodeCopies:
         outcome = self._done[key]
         if isinstance(outcome, UserError):
             raise outcome
-        return outcome
+        return outcome.schema
+
+    def files(self, spec: CopySpec, path: str) -> tuple[str, ...]:
+        """The files (relative to the checkout) the schema of ``spec`` came from."""
+        self.schema(spec, path)
+        key = (path, spec.name if spec.kind == "typescript" else f"{spec.model}|{spec.mode}")
+        outcome = self._done[key]
+        return () if isinstance(outcome, UserError) else outcome.files
 
     def _typescript(self, path: str) -> None:
         from wiregate.extract.typescript import extract_types
@@ -62,7 +70,7 @@ class CodeCopies:
         names = sorted({s.name for s in self.specs if s.kind == "typescript" and path in s.paths})
         self._materialise_typescript(path)
         try:
-            found: dict[str, dict[str, Any] | UserError] = dict(
+            found: dict[str, Extracted | UserError] = dict(
                 extract_types(self.root.path, path, names)
             )
         except UserError as exc:
@@ -99,7 +107,7 @@ class CodeCopies:
             self.root.materialise(folder, True, _is_python)
             self.root.materialise(base, False, f"{top}.py".__eq__)
         try:
-            found: dict[str, dict[str, Any] | UserError] = dict(
+            found: dict[str, Extracted | UserError] = dict(
                 extract_models(self.root.path, spec.python_path, models, spec.mode or "")
             )
         except UserError as exc:

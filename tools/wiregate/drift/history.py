@@ -90,6 +90,8 @@ def _entries(
 
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
+    if spec.code and revisions:
+        revisions = _with_referenced(repo, checkout, spec, ref, revisions, max_bytes)
     # In a shallow clone, the copy seems "added" at the oldest commit git has.
     boundary = shallow_boundary(repo)
     canonical = contract.schemas[spec.schema]
@@ -151,6 +153,63 @@ def _entries(
         )
         previous = (revision.commit, document)
     return entries
+
+
+#: The status of a revision that changed a file a code copy's type is extracted from (a
+#: referenced type's file, a tsconfig, an imported module), not the declaring file.
+REFERENCED = "referenced"
+
+
+def _with_referenced(
+    repo: git.Repo,
+    checkout: Path,
+    spec: CopySpec,
+    ref: str,
+    revisions: list[FileRevision],
+    max_bytes: int,
+) -> list[FileRevision]:
+    """The declaring file's revisions (newest first) and, among them, the commits that changed
+    only one of the other files the type is extracted from at ``ref``: status "referenced"."""
+    from wiregate.drift.code import CodeCopies
+    from wiregate.drift.copies import GitTree
+    from wiregate.gitsource import path_in_repo, resolve_commit
+
+    newest = revisions[0]
+    if newest.deleted or newest.moved_away:
+        return revisions
+    tree = GitTree(checkout, ref, max_bytes, repo=repo)
+    try:
+        root = Path(repo.working_dir).resolve()
+        path = (root / newest.path).relative_to(checkout.resolve()).as_posix()
+        files = CodeCopies(tree.code_root(), [spec]).files(spec, path)
+    except (UserError, ValueError):
+        return revisions  # judged (and reported) revision by revision below
+    finally:
+        tree.close()
+    others = sorted({path_in_repo(repo, checkout, f) for f in files} - {newest.path})
+    if not others:
+        return revisions
+    commit = resolve_commit(repo, ref)
+    order = {sha: index for index, sha in enumerate(repo.git.rev_list(commit).split())}
+    output = repo.git.log("--format=%H%x1f%aI%x1f%s%x1e", commit, "--", *others)
+    known = {r.commit for r in revisions}
+    merged = list(revisions)
+    for record in output.split("\x1e"):
+        fields = record.strip().split("\x1f")
+        if len(fields) != 3 or fields[0] in known or fields[0] not in order:
+            continue
+        sha, date, subject = fields
+        # The declaring file as of that commit: its newest revision at or before it.
+        older = [r for r in revisions if order.get(r.commit, -1) >= order[sha]]
+        if not older or older[0].deleted or older[0].moved_away:
+            continue  # the type was not declared yet (or no more) at that commit
+        merged.append(
+            replace(
+                older[0], commit=sha, date=date, subject=subject, status=REFERENCED, old_path=None
+            )
+        )
+    merged.sort(key=lambda r: order.get(r.commit, len(order)))
+    return merged
 
 
 def _code_document(

@@ -58,8 +58,9 @@ def _entry_path(key: str) -> Path:
     return cache_dir() / "extract" / key[:2] / f"{key}.json"
 
 
-def load(key: str, root: Path) -> Any:
-    """The cached value for ``key`` if every file it came from is unchanged under ``root``."""
+def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
+    """The cached value for ``key`` and the files it came from, if every one of them is
+    unchanged under ``root``."""
     try:
         entry = json.loads(_entry_path(key).read_bytes())
         files = entry["files"]
@@ -68,7 +69,7 @@ def load(key: str, root: Path) -> Any:
         for name, digest in files.items():
             if _digest(root / name) != digest:
                 return None
-        return entry["value"]
+        return entry["value"], tuple(files)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

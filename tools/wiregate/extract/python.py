@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wiregate.extract import cache as extract_cache
-from wiregate.extract.typescript import ExtractionError, timeout_seconds
+from wiregate.extract.typescript import Extracted, ExtractionError, timeout_seconds
 
 __all__ = ["extract_models"]
 
@@ -44,18 +44,18 @@ def extract_models(
     models: Sequence[str],
     mode: str,
     timeout: float | None = None,
-) -> dict[str, dict[str, Any] | ExtractionError]:
+) -> dict[str, Extracted | ExtractionError]:
     """``{MODULE:CLASS: schema or the error for it}``; cached models are not extracted again,
     the others in one child interpreter. A time-out raises :class:`ExtractionError`."""
     keys = {
         model: extract_cache.cache_key("python", _versions(), python_path, model, mode)
         for model in models
     }
-    results: dict[str, dict[str, Any] | ExtractionError] = {}
+    results: dict[str, Extracted | ExtractionError] = {}
     for model, key in keys.items():
         cached = extract_cache.load(key, root)
-        if isinstance(cached, dict):
-            results[model] = cached
+        if cached is not None and isinstance(cached[0], dict):
+            results[model] = Extracted(cached[0], cached[1])
     missing = [model for model in models if model not in results]
     if not missing:
         return results
@@ -97,7 +97,7 @@ def extract_models(
             results[model] = ExtractionError(f"{where}: {model}: {_describe(outcome)}")
         else:
             extract_cache.store(keys[model], root, files, outcome["schema"])
-            results[model] = outcome["schema"]
+            results[model] = Extracted(outcome["schema"], tuple(sorted(set(files))))
     return results
 
 

@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from wiregate.extract import cache as extract_cache
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "Extracted",
     "ExtractionError",
     "extract_types",
     "node_modules_dir",
@@ -39,6 +41,12 @@ _PACKAGES = ("ts-json-schema-generator", "typescript")
 
 class ExtractionError(UserError):
     """A code copy whose schema cannot be extracted; one line naming the file and the type."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    schema: dict[str, Any]
+    files: tuple[str, ...]  # every file it came from, relative to the checkout
 
 
 def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
@@ -113,8 +121,8 @@ def tsconfig_for(root: Path, path: str) -> tuple[str | None, list[str]]:
 
 def extract_types(
     root: Path, path: str, types: Sequence[str], timeout: float | None = None
-) -> dict[str, dict[str, Any] | ExtractionError]:
-    """``{type: schema or the error for that type}`` for the exported ``types`` declared in
+) -> dict[str, Extracted | ExtractionError]:
+    """``{type: its schema or the error for that type}`` for the exported ``types`` declared in
     ``path`` (relative to the checkout ``root``); cached types are not extracted again, the
     others in one run of Node.js. A problem with the whole file (no node, tools missing, a
     compile error, a time-out) raises :class:`ExtractionError`."""
@@ -122,11 +130,11 @@ def extract_types(
     versions = _tool_versions(modules)
     tsconfig, configs = tsconfig_for(root, path)
     keys = {name: extract_cache.cache_key("typescript", versions, path, name) for name in types}
-    results: dict[str, dict[str, Any] | ExtractionError] = {}
+    results: dict[str, Extracted | ExtractionError] = {}
     for name, key in keys.items():
         cached = extract_cache.load(key, root)
-        if isinstance(cached, dict):
-            results[name] = cached
+        if cached is not None and isinstance(cached[0], dict):
+            results[name] = Extracted(cached[0], cached[1])
     missing = [name for name in types if name not in results]
     if not missing:
         return results
@@ -144,7 +152,7 @@ def extract_types(
             if schema.get("definitions") == {}:
                 del schema["definitions"]  # expose none leaves an empty one behind
             extract_cache.store(keys[name], root, files, schema)
-            results[name] = schema
+            results[name] = Extracted(schema, tuple(sorted(set(files))))
     return results
 
 
