@@ -18,6 +18,8 @@ from click.testing import CliRunner, Result
 
 from wiregate.cli import main
 
+from .conftest import schema_copies_only
+
 REASON = "known drift of the July 2026 state, tracked in #13"
 TODAY = "2026-11-24"
 WIRE = "packages/core/src/ranking/schemas/rollout-wire.schema.json"
@@ -36,7 +38,8 @@ def layout(
     """The wiregate root, its checkouts beside it (wasmagent-protocol absent: skipped)."""
     for name in ("WASMAGENT_JS", "TRACE_PIPELINE", "WASMAGENT_PROTOCOL"):
         monkeypatch.delenv(f"WIREGATE_REPO_{name}", raising=False)
-    root = wiregate_root((repo_root / "contracts" / "mirrors.toml").read_text(encoding="utf-8"))
+    shipped = (repo_root / "contracts" / "mirrors.toml").read_text(encoding="utf-8")
+    root = wiregate_root(schema_copies_only(shipped))  # the code copies: tests/extract
     replayed_copy("wasmagent-js")
     replayed_copy("trace-pipeline")
     monkeypatch.chdir(root)

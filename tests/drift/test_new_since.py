@@ -172,7 +172,15 @@ def test_the_real_hook_passes_a_better_copy_and_refuses_a_new_break(
                         "language": "system",
                         "files": hook["files"],
                         "pass_filenames": hook["pass_filenames"],
-                        "args": ["--repo", "wasmagent-js=."],
+                        # The schema copies (the TypeScript types: tests/extract).
+                        "args": [
+                            "--repo",
+                            "wasmagent-js=.",
+                            "--copy",
+                            "rollout-wire",
+                            "--copy",
+                            "training-record",
+                        ],
                     }
                 ],
             }

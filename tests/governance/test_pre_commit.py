@@ -145,7 +145,7 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
         (repo_root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json").read_text()
     )
     (root / "fixtures" / "dpo.jsonl").write_text(json.dumps(dict(good, rejected="")) + "\n")
-    # Both copies mirrors.toml declares for the producer: a missing one fails the gate.
+    # Both schema copies mirrors.toml declares for the producer: a missing one fails the gate.
     vendored = root / "packages/core/src/ranking/schemas"
     vendored.mkdir(parents=True)
     for name in ("rollout-wire.schema.json", "training-record.schema.json"):
@@ -153,7 +153,11 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
     hooks = []
     for hook_id, args in (
         ("wiregate-validate", []),
-        ("wiregate-drift", ["--repo", "wasmagent-js=."]),
+        # The schema copies: the TypeScript types are judged in tests/drift/test_code_copies.py.
+        (
+            "wiregate-drift",
+            ["--repo", "wasmagent-js=.", "--copy", "rollout-wire", "--copy", "training-record"],
+        ),
     ):
         hook = manifest[hook_id]
         hooks.append(

@@ -250,9 +250,17 @@ def _findings_at(
         found = tree.find(spec)
         if found is None:
             return frozenset()
-        document = parse_document(found.data, found.label)
         canonical = contract.schemas[spec.schema]
-        _, changes, _ = judge(canonical, document, spec, repository.policy, label=found.label)
+        if spec.code:
+            from wiregate.drift.code import CodeCopies, judge_code
+
+            document = CodeCopies(tree.code_root(), [spec]).schema(spec, found.path)
+            _, changes, _ = judge_code(
+                canonical, document, spec, repository.policy, label=found.label
+            )
+        else:
+            document = parse_document(found.data, found.label)
+            _, changes, _ = judge(canonical, document, spec, repository.policy, label=found.label)
     except UserError:
         return frozenset()
     findings = [c for c in changes if c.level != "info"]
@@ -299,7 +307,10 @@ def _check_repository(
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
+    from wiregate.drift.code import CodeCopies, code_reproduce_command, judge_code
+
     results = []
+    code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
     try:
         for spec in specs:
             try:
@@ -308,9 +319,12 @@ def _check_repository(
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
                     continue
-                document = parse_document(found.data, found.label)
+                if code is not None and spec.code:
+                    document = code.schema(spec, found.path)
+                else:
+                    document = parse_document(found.data, found.label)
                 canonical = contract.schemas[spec.schema]
-                verdict, changes, failed = judge(
+                verdict, changes, failed = (judge_code if spec.code else judge)(
                     canonical, document, spec, repository.policy, label=found.label
                 )
             except UserError as exc:
@@ -320,7 +334,9 @@ def _check_repository(
                 changes, canonical, document, repository.name, spec.id
             )
             command = None
-            if changes:
+            if changes and spec.code:
+                command = code_reproduce_command(repository.name, spec, checkout, commit)
+            elif changes:
                 command = reproduce_command(
                     contract, spec, repository.policy, checkout, found.path, commit
                 )

@@ -97,6 +97,8 @@ class CopyResult:
     message: str | None = None  # why it was skipped, not found or unreadable
     reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
+    kind: str = "schema"  # schema, typescript or python
+    declared: str | None = None  # a code copy's TypeScript type or Python MODULE:CLASS
     triage: tuple[Triage, ...] = ()  # one per change, in the same order
     new_since_commit: str | None = None  # the commit --new-since compared with, if any
 
@@ -239,6 +241,8 @@ class HistoryReport:
     canonical_at: str
     ref: str
     entries: tuple[HistoryEntry, ...] = field(default_factory=tuple)  # newest first
+    kind: str = "schema"
+    declared: str | None = None
 
     @property
     def current(self) -> HistoryEntry | None:

@@ -254,6 +254,8 @@ def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
         "policy": about.policy,
         "schema": about.schema,
         "canonical_at": about.canonical_at,
+        "kind": about.kind,
+        "declared": about.declared,
     }
 
 
@@ -378,7 +380,11 @@ DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
 # --- history -------------------------------------------------------------------------------
 
 
-_STATUS_TEXT = {FIRST_VISIBLE: "first visible commit (shallow clone: history is cut here)"}
+_STATUS_TEXT = {
+    FIRST_VISIBLE: "first visible commit (shallow clone: history is cut here)",
+    # A code copy: another file its type is extracted from changed, not the declaring file.
+    "referenced": "a file it reads changed; declared in",
+}
 
 
 def _entry_heading(entry: HistoryEntry) -> str:
