@@ -20,6 +20,7 @@ from wiregate.diff.rules import FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
+from wiregate.diff.witness import Document, with_witnesses
 
 __all__ = ["diff"]
 
@@ -51,21 +52,33 @@ def diff(
     with _nesting_limit(new_origin):
         new_doc = normalise_document(new, origin=new_origin)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
-    raw: list[RawFinding] = []
+    # Each finding with the selections (old, new) it compares: where its witness is sought.
+    raw: list[tuple[RawFinding, str, str]] = []
     at_roots = old_at == "#" and new_at == "#"
     with _nesting_limit(old_origin, new_origin):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema)
+            raw += [(finding, old_at, new_at) for finding in _judge(old_schema, new_schema)]
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
             reached = frozenset(old_schema.sources.values()) | frozenset(
                 new_schema.sources.values()
             )
-            raw += definitions.check(old_doc, new_doc)
+            for finding in definitions.check(old_doc, new_doc):
+                at = max(finding.old_pointer, finding.new_pointer, key=len)
+                raw.append((finding, at, at))
             raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
-    changes = {_apply(finding, mode, policy) for finding in raw}
-    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)))
+    changes: dict[Change, tuple[str, str]] = {}
+    for finding, finding_old_at, finding_new_at in raw:
+        changes.setdefault(_apply(finding, mode, policy), (finding_old_at, finding_new_at))
+    with _nesting_limit(old_origin, new_origin):
+        witnessed = with_witnesses(
+            changes,
+            mode,
+            Document(old, old_doc, {old_at: old_schema}),
+            Document(new, new_doc, {new_at: new_schema}),
+        )
+    return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)))
 
 
 @contextmanager
@@ -93,7 +106,7 @@ def _unreferenced_definitions(
     new_doc: Schema,
     reached: Set[str],
     origins: tuple[str, str],
-) -> Iterable[RawFinding]:
+) -> Iterable[tuple[RawFinding, str, str]]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
     findings carry its own pointers either way, so they are reported once)."""
@@ -105,7 +118,7 @@ def _unreferenced_definitions(
             continue
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])
-        yield from _judge(old_schema, new_schema)
+        yield from ((finding, pointer, pointer) for finding in _judge(old_schema, new_schema))
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wiregate.diff.witness import Witness
 
 __all__ = ["LEVELS", "Change"]
 
@@ -17,7 +21,8 @@ class Change:
     ``backward``: the new schema still accepts every value the old one accepted (consumers can
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
-    compatible that strict set semantics would not.
+    compatible that strict set semantics would not. ``witness``: for a change that breaks the
+    verdict, a value confirmed by the reference validator to show it (None when none was found).
     """
 
     id: str
@@ -28,6 +33,8 @@ class Change:
     backward: bool
     forward: bool
     tolerated_by: str | None = None
+    # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
+    witness: Witness | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)
