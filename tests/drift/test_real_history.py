@@ -453,5 +453,6 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "backward": True,
         "forward": False,
         "tolerated_by": None,
+        "witness": None,
         "breaking": False,
     }

@@ -1,4 +1,4 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format ...]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format ...] [-v]``."""
 
 from __future__ import annotations
 
@@ -60,8 +60,21 @@ def _formats() -> list[str]:
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Text format: show under each breaking change its witness, a value the accepting "
+    "schema validates and the other rejects (the JSON format always carries it).",
+)
 def diff_command(
-    old: str, new: str, definition: str | None, mode: str, policy: str, output_format: str
+    old: str,
+    new: str,
+    definition: str | None,
+    mode: str,
+    policy: str,
+    output_format: str,
+    verbose: bool,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
@@ -94,5 +107,10 @@ def diff_command(
     except UserError as exc:
         fail(str(exc))
         return
-    sys.stdout.write(DIFF_REPORTERS[output_format](result))
+    if output_format == "text":
+        from wiregate.reporters.diff import render_text
+
+        sys.stdout.write(render_text(result, verbose=verbose))
+    else:
+        sys.stdout.write(DIFF_REPORTERS[output_format](result))
     sys.exit(0 if result.compatible else 1)

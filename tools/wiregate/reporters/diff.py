@@ -16,6 +16,7 @@ __all__ = [
     "github_annotation",
     "markdown_table",
     "summary",
+    "witness_line",
 ]
 
 _GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -35,7 +36,20 @@ def change_to_json(change: Change) -> dict[str, Any]:
         "backward": change.backward,
         "forward": change.forward,
         "tolerated_by": change.tolerated_by,
+        "witness": (
+            None
+            if change.witness is None
+            else {"direction": change.witness.direction, "instance": change.witness.instance}
+        ),
     }
+
+
+def witness_line(change: Change) -> str | None:
+    """The witness of a change as one indented line (compact JSON), or None without one."""
+    if change.witness is None:
+        return None
+    instance = orjson.dumps(change.witness.instance).decode()
+    return f"  witness ({change.witness.direction}): {instance}"
 
 
 def change_to_text(change: Change) -> str:
@@ -102,8 +116,14 @@ def summary(result: DiffResult) -> str:
     return f"{verdict} ({result.mode}, {result.policy}): {detail}"
 
 
-def render_text(result: DiffResult) -> str:
-    lines = [change_to_text(change) for change in result.changes]
+def render_text(result: DiffResult, *, verbose: bool = False) -> str:
+    """One line per change; ``verbose`` adds each change's witness below it."""
+    lines = []
+    for change in result.changes:
+        lines.append(change_to_text(change))
+        witness = witness_line(change) if verbose else None
+        if witness is not None:
+            lines.append(witness)
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 
