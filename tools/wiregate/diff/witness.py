@@ -264,21 +264,21 @@ def _local_valid(schema: Schema, value: Any) -> bool | None:
 
 
 # -- regular expressions: sample strings from the parsed pattern, never by matching ----------
-def _pattern_samples(pattern: str) -> list[str]:
+def _pattern_samples(pattern: str, length: int = 0) -> list[str]:
     """A few strings meant to match ``pattern`` (unverified), built from its parse tree so no
-    user regex ever runs here."""
+    user regex ever runs here; with ``length``, one of them at least that long if it can."""
     try:
         from wiregate.diff import regex as regex_module  # type: ignore[attr-defined]
 
         sample = regex_module.sample(pattern)
         if isinstance(sample, str):
-            return [sample, *_parsed_samples(pattern)]
+            return [sample, *_parsed_samples(pattern, length)]
     except (ImportError, AttributeError):
         pass
-    return _parsed_samples(pattern)
+    return _parsed_samples(pattern, length)
 
 
-def _parsed_samples(pattern: str) -> list[str]:
+def _parsed_samples(pattern: str, length: int = 0) -> list[str]:
     try:
         from re import _parser
 
@@ -286,9 +286,9 @@ def _parsed_samples(pattern: str) -> list[str]:
     except Exception:  # syntax Python cannot parse: no samples
         return []
     out = []
-    for mode in ("min", "more"):
+    for mode, fill in (("min", 0), ("more", 0), ("min", length), ("more", length)):
         try:
-            text = _emit(list(parsed), mode, 0)
+            text = _emit(list(parsed), mode, fill, 0)
         except (ValueError, RecursionError, TypeError, OverflowError):
             continue
         if text is not None and len(text) <= _MAX_STRING and text not in out:
@@ -296,7 +296,10 @@ def _parsed_samples(pattern: str) -> list[str]:
     return out
 
 
-def _emit(items: list[Any], mode: str, depth: int) -> str | None:
+def _emit(items: list[Any], mode: str, fill: int, depth: int) -> str | None:
+    """A string for a parsed pattern: the first branch and character of each choice (``min``)
+    or the last (``more``), each repetition at its minimum (``more``: one more), or repeated
+    up to ``fill`` times when ``fill`` is set."""
     from re import _constants as c
 
     if depth > 20:
@@ -317,19 +320,21 @@ def _emit(items: list[Any], mode: str, depth: int) -> str | None:
         elif op in (c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", None)):
             low, high, sub = arg
             count = low if mode == "min" else min(low + 1, high)
+            if fill:
+                count = min(high, max(low, fill))
             count = min(count, _MAX_STRING)
-            text = _emit(list(sub), mode, depth + 1)
+            text = _emit(list(sub), mode, fill, depth + 1)
             if text is None:
                 return None
             parts.append(text * count)
         elif op is c.SUBPATTERN:
-            text = _emit(list(arg[-1]), mode, depth + 1)
+            text = _emit(list(arg[-1]), mode, fill, depth + 1)
             if text is None:
                 return None
             parts.append(text)
         elif op is c.BRANCH:
             branches = arg[1]
-            text = _emit(list(branches[0 if mode == "min" else -1]), mode, depth + 1)
+            text = _emit(list(branches[0 if mode == "min" else -1]), mode, fill, depth + 1)
             if text is None:
                 return None
             parts.append(text)
@@ -979,7 +984,7 @@ def _strings(node: Schema, *, spread: bool = False) -> list[str]:
     out: list[str] = []
     pattern = node.get("pattern")
     if isinstance(pattern, str):
-        out += _pattern_samples(pattern)
+        out += _pattern_samples(pattern, low)
     fmt = node.get("format")
     if isinstance(fmt, str) and fmt in _FORMATS:
         out.append(_FORMATS[fmt])
