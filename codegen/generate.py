@@ -27,7 +27,8 @@ from datamodel_code_generator import generate
 from codegen.errors import BrokenSchemaError, CodegenError
 from codegen.freshness import read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import CONVERT_MODULE, model_module, shapes_module
-from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan, escape_pointer
+from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan
+from wiregate.pointer import join
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -129,7 +130,7 @@ def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
-        pointer = "".join(f"/{escape_pointer(str(part))}" for part in exc.absolute_path)
+        pointer = join("", *exc.absolute_path)
         raise BrokenSchemaError(
             f"{label}: not a valid JSON Schema (draft 2020-12) at {pointer or '/'}: "
             f"{_shorten(exc.message)}"

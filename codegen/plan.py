@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from codegen.errors import BrokenSchemaError, CodegenError
+from wiregate.pointer import PointerError, escape, split
 
 #: Hidden dataclass fields that carry what the typed fields cannot: unknown keys kept for a
 #: lossless round trip, and optional nullable fields that were an explicit ``null``.
 EXTRA_FIELD = "wire_extra"
 NULLS_FIELD = "wire_nulls"
-
-_DEFS_PREFIX = "#/$defs/"
 
 # JSON type -> the fast type test of a value held in a local variable ``{v}``.
 _TYPE_TESTS = {
@@ -122,8 +121,8 @@ def check_refs(schema_name: str, file_label: str, schema: Mapping[str, Any]) -> 
     """Every ``$ref`` must point at an existing ``#/$defs/<name>`` of the same file."""
     defs = schema.get("$defs", {})
     for pointer, ref in _refs(schema, ""):
-        name = ref.removeprefix(_DEFS_PREFIX)
-        if not ref.startswith(_DEFS_PREFIX) or "/" in name or name not in defs:
+        name = ref_name(ref)
+        if name is None or name not in defs:
             raise BrokenSchemaError(
                 f"{file_label}: $ref {ref!r} at {pointer or '/'} does not resolve "
                 f"(expected #/$defs/<name> of this file)"
@@ -136,14 +135,19 @@ def _refs(node: Any, pointer: str) -> Iterator[tuple[str, str]]:
         if isinstance(ref, str):
             yield pointer, ref
         for key, value in node.items():
-            yield from _refs(value, f"{pointer}/{escape_pointer(key)}")
+            yield from _refs(value, f"{pointer}/{escape(key)}")
     elif isinstance(node, list):
         for index, value in enumerate(node):
             yield from _refs(value, f"{pointer}/{index}")
 
 
-def escape_pointer(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+def ref_name(ref: str) -> str | None:
+    """The ``$defs`` entry a ``#/$defs/<name>`` reference names; None for any other target."""
+    try:
+        tokens = split(ref) if ref.startswith("#") else []
+    except PointerError:
+        return None
+    return tokens[1] if len(tokens) == 2 and tokens[0] == "$defs" else None
 
 
 def is_class_def(definition: Any) -> bool:
@@ -166,7 +170,7 @@ class _Planner:
     def classes(self) -> None:
         for name, definition in self.defs.items():
             if not name.isidentifier() or keyword.iskeyword(name):
-                where = f"/$defs/{escape_pointer(name)}"
+                where = f"/$defs/{escape(name)}"
                 raise self.unsupported(where, f"$defs name {name!r} (not a Python name)")
             if is_class_def(definition):
                 self.plan.classes.append(self.class_plan(name, definition, f"/$defs/{name}"))
@@ -179,7 +183,7 @@ class _Planner:
         )
         fields = []
         for wire_name, subschema in definition["properties"].items():
-            where = f"{pointer}/properties/{escape_pointer(wire_name)}"
+            where = f"{pointer}/properties/{escape(wire_name)}"
             if not wire_name.isidentifier() or keyword.iskeyword(wire_name):
                 raise self.unsupported(where, f"property name {wire_name!r} (not a Python name)")
             if wire_name in (EXTRA_FIELD, NULLS_FIELD):
@@ -187,7 +191,7 @@ class _Planner:
             spec = self.spec(subschema, where)
             is_required = wire_name in required
             present = spec if is_required else spec.non_null()
-            pointer_expr = f"p + {'/' + escape_pointer(wire_name)!r}"
+            pointer_expr = f"p + {'/' + escape(wire_name)!r}"
             fields.append(
                 FieldPlan(
                     wire_name=wire_name,
@@ -206,7 +210,7 @@ class _Planner:
         if not isinstance(node, dict):
             raise self.unsupported(pointer, "a schema that is not an object")
         if "$ref" in node:
-            name = node["$ref"].removeprefix(_DEFS_PREFIX)
+            name = ref_name(node["$ref"]) or node["$ref"]  # check_refs vouched for it
             target = self.defs[name]
             if is_class_def(target):
                 return Spec("ref", ref=name)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import difflib
+import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,11 +89,30 @@ def write(root: Path) -> list[str]:
             # line ends (``check`` reads with universal newlines and calls it fresh too).
             if path.exists() and lf(path.read_bytes()) == data:
                 continue
-            path.write_bytes(data)
+            _write_atomically(path, data)
         except OSError as exc:
             raise _io_error(label, "write", exc) from None
         changed.append(label)
     return changed
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """A hidden temporary file beside ``path``, renamed over it: an interrupted run (Ctrl-C,
+    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file."""
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def _io_error(label: str, action: str, exc: OSError) -> CodegenError:

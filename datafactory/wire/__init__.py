@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=4bba39f8ea46b2aee259dece95d0b43c58e1cdefd3e3836a08dada1432b23b6b
+# generator: sha256=bed50c857d6edb48b2efa6c9e9765b7739928d2dcdd54b4aece9bfdc9cc71137
 # body: sha256=44b492a67bf08b676b733f8cbdcfe9eb0848f4dc3a858ae30a32bbf47e344bf9
 
 """Typed models of the rollout-wire contract and their wire converters.

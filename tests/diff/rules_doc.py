@@ -20,6 +20,8 @@ EFFECT = {
     "no": "incompatible",
     "depends": "decided per change by set containment",
     "lenient": "incompatible under `strict`, tolerated under `lenient`",
+    "assertion": "compatible (an annotation); incompatible with `--format-assertion`",
+    "unknown": "not decided: level `unknown`, never counted against the verdict",
 }
 
 HEADER = """\
@@ -57,16 +59,32 @@ validate --record NAME` does): removing one is backward incompatible (every reco
 by that name is rejected, at least as breaking as changing it) and adding one forward
 incompatible (old readers reject the name). Adding or removing an entry that the root
 references changes nothing by itself: the references are judged where they are.
-Keywords no rule judges (`if`/`then`/`else`, `dependentRequired`, ...) are reported as
-`keyword-changed` with their raw differences, and count as incompatible both ways.
+
+Every applicator and validation keyword of draft-07 and 2020-12 has a rule family below.
+Annotations never change which values are accepted (info): `title`, `description`,
+`examples`, `$comment`, `default`, `deprecated`, `readOnly`, `writeOnly`, `contentMediaType`,
+`contentEncoding`, `contentSchema`, `$schema`, `$id`, `$anchor`, `x-*` extensions, and
+`format`, which draft 2020-12 makes an annotation unless the format-assertion vocabulary is
+on: `--format-assertion` (library: `diff(..., format_assertion=True)`) judges it as a
+constraint instead. A keyword JSON Schema does not define (OpenAPI's `nullable` or
+`discriminator`, `tsType`, a misspelling such as `minimun`) is ignored by validators, so its
+change is the annotation `unknown-keyword-changed`, shown with its raw differences (a
+misspelt keyword constrains nothing, which the message makes visible). Nothing is "assumed
+incompatible": a construct beyond the engine (a changed `if`, `unevaluatedProperties` next to
+`allOf`/`anyOf`/`oneOf`/`if`, `contains` changed under `maxContains`, a recursive or dynamic
+reference that differs) is a finding of level **unknown**. The id that used to say so,
+`keyword-changed`, is retired (it stays below, replaced by `unknown-keyword-changed`; undecided
+references are `ref-changed`), because its published meaning was "incompatible both ways".
 
 ## Levels
 
 The level follows the effect under the chosen `--mode` and `--policy`: **error** when the
 change is incompatible in a direction the mode requires, **warning** when it is compatible
 under the mode but not in the other direction (or only because the lenient policy tolerates
-it), **info** when it is compatible both ways. The default level below is the level under the
-defaults (`--mode backward --policy strict`).
+it), **unknown** when the engine cannot decide it (its `backward`/`forward` are `true`, so it
+never fails the verdict; the message says what is undecided), **info** when it is compatible
+both ways. The default level below is the level under the defaults (`--mode backward
+--policy strict`).
 
 ## Witnesses
 
@@ -103,7 +121,7 @@ such case on the golden pairs, the Karapace cases and the real revisions as a bu
 Grammar: `<subject>-<event>[-<qualifier>]`, lower-case kebab-case (`^[a-z]+(-[a-z]+)*$`).
 The subject is a JSON Schema keyword in kebab-case (`minLength` -> `min-length`, `oneOf` ->
 `one-of`) or a named concept (`property`, `tuple-item`, `nullable`, `definition`, `schema`,
-`keyword`). The event is one of: @EVENTS@. The qualifier narrows the context
+`keyword`, `unknown-keyword`, `ref`; `dependent-schema` is one `dependentSchemas` entry). The event is one of: @EVENTS@. The qualifier narrows the context
 (`to-open-model`, `from-closed-model`). A published id keeps its meaning and is never reused;
 a retired id stays in the registry as deprecated, naming its replacement.
 
@@ -126,6 +144,13 @@ def render() -> str:
         if rule.family != family:
             family = rule.family
             parts.append(f"### Family `{family}` (`rules/{family}.py`)\n\n")
+        if rule.deprecated_by is not None:
+            parts.append(
+                f"#### `{rule.id}`\n\n"
+                f"{rule.purpose}\n\n"
+                f"- Deprecated: replaced by `{rule.deprecated_by}`; never reported.\n\n"
+            )
+            continue
         golden = GOLDEN / rule.id
         base = json.loads((golden / "base.json").read_text(encoding="utf-8"))
         revision = json.loads((golden / "revision.json").read_text(encoding="utf-8"))

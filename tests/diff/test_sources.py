@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wiregate.errors import UserError
-from wiregate.sources import parse_document, parse_git_spec
+from wiregate.sources import parse_document, parse_git_spec, split_pointer
 
 
 def test_integers_of_any_size_stay_exact() -> None:
@@ -54,6 +54,11 @@ def test_nesting_beyond_the_parser_is_one_line_naming_the_source() -> None:
         # The longest existing directory wins: a folder whose name holds an "@".
         ("repo/@scope/pkg@v1:s.json", ("repo/@scope/pkg", "v1", "s.json")),
         ("at@dir@HEAD:s.json", ("at@dir", "HEAD", "s.json")),
+        # A braced ":" belongs to the ref; a message search runs to the last ":".
+        ("repo@HEAD@{2026-07-01 10:00}:s.json", ("repo", "HEAD@{2026-07-01 10:00}", "s.json")),
+        ("repo@@{-1}:s.json", ("repo", "@{-1}", "s.json")),
+        ("repo@:/fix: the parser:s.json", ("repo", ":/fix: the parser", "s.json")),
+        ("repo@:/s.json", None),
         # Not git specs: no existing directory, no ref, no path, or an existing file.
         ("nope@HEAD:s.json", None),
         ("repo@:s.json", None),
@@ -76,3 +81,31 @@ def test_git_spec_grammar(
     (tmp_path / "at@dir").mkdir()
     (tmp_path / "file@HEAD:s.json").write_text("{}", encoding="utf-8")
     assert parse_git_spec(spec) == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("s.json", ("s.json", None)),
+        ("s.json#/$defs/X", ("s.json", "#/$defs/X")),
+        ("s.json#", ("s.json", "#")),
+        ("-#/$defs/X", ("-", "#/$defs/X")),
+        ("odd#name.json", ("odd#name.json", None)),  # exists as typed
+        ("odd#name.json#/a#b", ("odd#name.json", "#/a#b")),
+        ("repo@HEAD~1:s.json#/$defs/X", ("repo@HEAD~1:s.json", "#/$defs/X")),
+        ("repo@HEAD:s.json#/properties/a:b", ("repo@HEAD:s.json", "#/properties/a:b")),
+        ("missing.json#/x", ("missing.json#/x", None)),  # no source before the "#"
+        ("s.json#x", ("s.json#x", None)),  # not a pointer
+    ],
+)
+def test_pointer_suffix_grammar(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spec: str,
+    expected: tuple[str, str | None],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "s.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "odd#name.json").write_text("{}", encoding="utf-8")
+    assert split_pointer(spec) == expected

@@ -140,12 +140,13 @@ def test_one_of_members_differing_by_a_boolean_are_not_the_same_member() -> None
 
 def test_unknown_keywords_differing_by_a_boolean_are_reported() -> None:
     result = diff({"foo": [1, 2]}, {"foo": [True, 2, 3]})
-    assert [(c.id, c.old_pointer, c.message) for c in result.changes] == [
+    assert [(c.id, c.level, c.old_pointer, c.message) for c in result.changes] == [
         (
-            "keyword-changed",
+            "unknown-keyword-changed",
+            "info",
             "#/foo",
             "foo changed: foo[0] 1 -> true; foo[2] added (3) "
-            "(no rule judges foo: assumed incompatible)",
+            "(unknown keyword: validators ignore it)",
         )
     ]
 

@@ -144,7 +144,8 @@ def test_shipped_config(contract: Contract) -> None:
         ),
         (
             VALID.replace('paths = ["a.json"]', 'paths = ["/abs.json"]'),
-            'repository[0].copy[0].paths[0]: "/abs.json" does not match "^[^/]"',
+            "repository[0].copy[0].paths[0]: '/abs.json' is absolute: paths are relative to "
+            "the checkout",
         ),
         (
             VALID.replace('checkout = "../wasmagent-js"\n', ""),

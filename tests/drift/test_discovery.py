@@ -39,27 +39,41 @@ def test_finds_copies_in_node_modules_and_site_packages(contract: Contract, tmp_
     _write(tmp_path / "odd.json", b'{"$id": ["x"], "title": {"a": 1}, "$defs": []}')
 
     found = [
-        (c.path, c.schema, c.canonical_at, c.reasons, c.error is not None)
+        (c.path, c.schema, c.canonical_at, c.reasons, c.error is not None, c.score, c.proposed)
         for c in discover(contract, tmp_path)
     ]
     defs = ", ".join(sorted(json.loads(canonical)["$defs"]))
+    # Best coverage first: the canonical copy covers all of it; a title alone, or a shared
+    # $defs name, covers nothing of the records and properties: listed, never proposed.
     assert found == [
-        (
-            ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
-            "rollout-wire",
-            "#/$defs/RolloutBranchRecord",
-            ("title names $defs/RolloutBranchRecord",),
-            False,
-        ),
-        ("broken/training-record.schema.json", "training-record", "#", ("file name",), True),
         (
             "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json",
             "rollout-wire",
             "#",
             ("$id", "title", "file name", f"$defs {defs}"),
             False,
+            1.0,
+            True,
         ),
-        ("vendor/training.json", "training-record", "#", ("$defs Message",), False),
+        (
+            ".venv/lib/python3.11/site-packages/wasmagent_protocol/branch.json",
+            "rollout-wire",
+            "#/$defs/RolloutBranchRecord",
+            ("title names $defs/RolloutBranchRecord",),
+            False,
+            1 / 29,  # the record type, none of its 28 property paths
+            False,
+        ),
+        (
+            "broken/training-record.schema.json",
+            "training-record",
+            "#",
+            ("file name",),
+            True,
+            0.0,
+            False,
+        ),
+        ("vendor/training.json", "training-record", "#", ("$defs Message",), False, 0.0, False),
     ]
 
 
@@ -98,18 +112,28 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
         main, ["--root", str(repo_root), "drift", "--discover", "--repo", f"anything={checkout}"]
     )
     assert result.exit_code == 0, result.output
-    lines = result.stdout.splitlines()
-    assert lines[0] == f"anything ({checkout}): 2 candidates"
-    assert lines[1] == (
-        "  packages/core/src/ranking/schemas/rollout-wire.schema.json: rollout-wire # "
-        "(matched: file name; $defs DpoProvenance, DpoRecord, PpoProvenance, PpoRecord, "
-        "RolloutBranchRecord, RolloutTreeRecord)"
-    )
-    assert lines[2] == (
-        "  packages/core/src/ranking/schemas/training-record.schema.json: training-record # "
-        "(matched: file name; $defs DpoTrainingRecord, LossWeightTokens, Message, "
-        "PpoTrainingRecord, Provenance)"
-    )
+    assert result.stdout.splitlines() == [
+        f"anything ({checkout}): 2 candidates, 2 proposed",
+        "  packages/core/src/ranking/schemas/training-record.schema.json: training-record #, "
+        "covers 61% (matched: file name; $defs DpoTrainingRecord, LossWeightTokens, Message, "
+        "PpoTrainingRecord, Provenance)",
+        "  packages/core/src/ranking/schemas/rollout-wire.schema.json: rollout-wire #, "
+        "covers 59% (matched: file name; $defs DpoProvenance, DpoRecord, PpoProvenance, "
+        "PpoRecord, RolloutBranchRecord, RolloutTreeRecord)",
+        "  ready to paste under the [[repository]] entry of anything in contracts/mirrors.toml:",
+        "",
+        "[[repository.copy]]",
+        'id = "training-record"',
+        'schema = "training-record"',
+        'canonical_at = "#"',
+        'paths = ["packages/core/src/ranking/schemas/training-record.schema.json"]',
+        "",
+        "[[repository.copy]]",
+        'id = "rollout-wire"',
+        'schema = "rollout-wire"',
+        'canonical_at = "#"',
+        'paths = ["packages/core/src/ranking/schemas/rollout-wire.schema.json"]',
+    ]
     as_json = CliRunner().invoke(
         main,
         [
@@ -124,9 +148,11 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
         ],
     )
     document = json.loads(as_json.stdout)
-    assert [c["path"] for c in document["repositories"][0]["candidates"]] == [
-        "packages/core/src/ranking/schemas/rollout-wire.schema.json",
-        "packages/core/src/ranking/schemas/training-record.schema.json",
+    assert [
+        (c["path"], c["score"], c["proposed"]) for c in document["repositories"][0]["candidates"]
+    ] == [
+        ("packages/core/src/ranking/schemas/training-record.schema.json", 0.6154, True),
+        ("packages/core/src/ranking/schemas/rollout-wire.schema.json", 0.5955, True),
     ]
     github = CliRunner().invoke(
         main,

@@ -65,7 +65,7 @@ def test_missing_checkout_is_skipped_and_fails_only_with_strict(run: Run, root: 
     assert result.stdout.splitlines() == [
         "producer wire (producer, must be forward compatible): skipped",
         f"    {expected}",
-        "1 copies: 1 skipped",
+        "1 copies: 1 skipped (strict)",
     ]
     strict = run("--strict")
     assert strict.exit_code == 1
@@ -113,16 +113,19 @@ def test_invalid_mirrors_toml(run: Run, root: Path) -> None:
 
 
 def test_not_found_lists_the_paths_tried(run: Run, tmp_path: Path) -> None:
+    """A checkout that is present but lacks a configured copy fails the gate (it used to pass:
+    a wrong --repo path checked nothing and exited 0)."""
     (tmp_path / "producer").mkdir()
-    result = run("--repo", f"producer={tmp_path / 'producer'}", "--format", "json")
-    assert result.exit_code == 0
+    result = run("--repo", f"producer={tmp_path / 'producer'}")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "producer wire (producer, must be forward compatible): not found",
+        f"    {tmp_path / 'producer'}: copy 'wire' not found "
+        "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)",
+        "1 copies: 1 not found (strict)",
+    ]
     strict = run("--repo", f"producer={tmp_path / 'producer'}", "--strict")
     assert strict.exit_code == 1
-    assert (
-        f"{tmp_path / 'producer'}: copy 'wire' not found "
-        "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)"
-        in strict.stdout
-    )
 
 
 def test_invalid_json_in_a_copy(run: Run, tmp_path: Path) -> None:
@@ -205,7 +208,7 @@ def test_history_failures(root: Path, tmp_path: Path) -> None:
         ),
         (
             ("--repo", f"producer={tmp_path}", "--copy", "x"),
-            "repository 'producer' has no copy 'x' (known: wire)",
+            "--copy 'x': no such copy in producer (known: wire)",
         ),
     ]
     init_repo(tmp_path / "git")
@@ -241,11 +244,15 @@ def test_github_annotations_for_unreadable_and_missing_copies(run: Run, tmp_path
 
 
 def test_discover_rejects_options_that_do_not_apply(run: Run, tmp_path: Path) -> None:
-    result = run("--discover", "--ref", "HEAD", "--repo", f"producer={tmp_path}")
-    assert result.exit_code == 2
-    assert _one_error_line(result) == (
-        "--discover searches the work tree: --ref and --strict do not apply"
-    )
+    for option in ("--strict", "--copy=wire"):
+        result = run("--discover", option, "--repo", f"producer={tmp_path}")
+        assert result.exit_code == 2
+        assert _one_error_line(result) == (
+            "--discover looks for copies: --strict and --copy do not apply"
+        )
+    at_ref = run("--discover", "--ref", "HEAD", "--repo", f"producer={tmp_path}")
+    assert at_ref.exit_code == 2
+    assert _one_error_line(at_ref) == f"{tmp_path}: not a git repository"
 
 
 def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import git
 import pytest
 
 from wiregate.errors import UserError
-from wiregate.gitsource import blob_at, file_history, path_in_repo
+from wiregate.gitsource import file_at, file_history, path_in_repo, resolve_commit
 
 from .replay import commit_files, init_repo
 
@@ -92,11 +92,11 @@ def test_unknown_ref(moved_then_deleted: git.Repo) -> None:
         file_history(moved_then_deleted, ["b/y.json"], "v9")
 
 
-def test_blob_at_and_path_in_repo(moved_then_deleted: git.Repo) -> None:
-    commit = moved_then_deleted.commit("HEAD~2")
-    assert blob_at(commit, "b/y.json") == b"3"
-    assert blob_at(commit, "a/x.json") is None
-    assert blob_at(commit, "b") is None  # a folder is not a file
+def test_file_at_and_path_in_repo(moved_then_deleted: git.Repo) -> None:
+    commit = resolve_commit(moved_then_deleted, "HEAD~2")
+    assert file_at(moved_then_deleted, commit, "b/y.json") == b"3"
+    assert file_at(moved_then_deleted, commit, "a/x.json") is None
+    assert file_at(moved_then_deleted, commit, "b") is None  # a folder is not a file
     root = Path(moved_then_deleted.working_dir)
     assert path_in_repo(moved_then_deleted, root / "b", "y.json") == "b/y.json"
     assert path_in_repo(moved_then_deleted, root, "/b/y.json") == "b/y.json"

@@ -162,15 +162,15 @@ def test_cli_repo_selects_and_environment_locates(
         "identical",
         "wasmagent-js training-record (producer, must be forward compatible) "
         "packages/core/src/ranking/schemas/training-record.schema.json: identical",
-        "2 copies: 2 identical",
+        "2 copies: 2 identical (strict)",
     ]
     # Without --repo every configured repository is checked, found through the environment.
     monkeypatch.setenv("WIREGATE_REPO_WASMAGENT_JS", str(checkouts["wasmagent-js"]))
     monkeypatch.setenv("WIREGATE_REPO_TRACE_PIPELINE", str(checkouts["trace-pipeline"]))
     monkeypatch.setenv("WIREGATE_REPO_WASMAGENT_PROTOCOL", str(checkouts["wasmagent-protocol"]))
-    assert drift("--strict")[-1] == "7 copies: 7 identical"
+    assert drift("--strict")[-1] == "7 copies: 7 identical (strict)"
     # --repo NAME alone selects a repository and keeps its configured (here: environment) place.
-    assert drift("--repo", "trace-pipeline")[-1] == "3 copies: 3 identical"
+    assert drift("--repo", "trace-pipeline")[-1] == "3 copies: 3 identical (strict)"
 
 
 def test_the_policy_comes_from_the_config(

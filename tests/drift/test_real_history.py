@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import git
+import pytest
 from click.testing import CliRunner
 
 from contracts import Contract
@@ -139,7 +140,31 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_rea
         f"{record}/required",
         f"{record}/required",
     ]
-    assert [len(_breaking(copies[key])) for key in copies] == [33, 24, 0, 41, 38]
+    # Each training-record copy drops the contract's two dependentRequired entries: one
+    # dependent-required-removed per trigger property (a loosening: backward yes, forward no,
+    # so a break for a producer).
+    assert [len(_breaking(copies[key])) for key in copies] == [33, 25, 0, 42, 39]
+    provenance = "#/$defs/Provenance"
+    assert [
+        c
+        for c in _breaking(copies["trace-pipeline", "dpo-training-record"])
+        if c[0] == "dependent-required-removed"
+    ] == [
+        (
+            "dependent-required-removed",
+            f"{provenance}/dependentRequired/chosen_branch",
+            provenance,
+            True,
+            False,
+        ),
+        (
+            "dependent-required-removed",
+            f"{provenance}/dependentRequired/rejected_branch",
+            provenance,
+            True,
+            False,
+        ),
+    ]
 
 
 def test_ref_reads_an_older_state_without_touching_the_work_tree(
@@ -302,7 +327,10 @@ def test_an_unparsable_revision_is_reported_and_skipped(
         ("property-added-to-open-model", "#/$defs/DpoTrainingRecord/properties/prompt_messages"),
         ("property-added-to-open-model", "#/$defs/Provenance/properties/task_hash"),
     ]
-    assert report.since is not None and report.since.commit == entries[0].commit
+    # The run of breaking revisions started at 842dfa5 ("fix+feat"): the unreadable revision
+    # in between is listed and skipped, it does not restart the run at the repair.
+    assert report.since is not None and report.since.commit == entries[3].commit
+    assert report.unreadable_in_run == (entries[1],)
 
 
 def test_a_copy_moved_then_dropped_for_the_published_package(
@@ -353,7 +381,11 @@ def test_a_copy_moved_then_dropped_for_the_published_package(
     )
 
 
-def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path]) -> None:
+def test_cli_formats_on_the_real_state(
+    repo_root: Path, replayed: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(repo_root)
+
     def drift(*args: str) -> tuple[int, str]:
         result = CliRunner().invoke(
             main,
@@ -382,8 +414,14 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "(backward: yes, forward: no)"
     )
     assert lines[18] == "    and 36 info-level changes (annotations; --format json lists them)"
-    assert lines[19].startswith("trace-pipeline dpo-training-record (producer, ")
-    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift"
+    assert lines[19] == (
+        "    reproduce: wiregate diff "
+        "'contracts/rollout-wire.schema.json#/$defs/RolloutBranchRecord' "
+        f"{replayed['trace-pipeline']}/schemas/rollout-wire.schema.json "
+        "--mode backward --policy strict"
+    )
+    assert lines[20].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
@@ -395,9 +433,9 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "anyOf with 2 members added (backward: yes, forward: no)"
     )
     # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 17;
-    # the two training-record copies: 41 + 1 and 38 + 1).
+    # the two training-record copies: 42 + 1 and 39 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
-        "::error": 41 + 38,
+        "::error": 42 + 39,
         "::warning": 17 + 1 + 1,
     }
 
@@ -442,7 +480,9 @@ def test_cli_formats_on_the_real_state(repo_root: Path, replayed: dict[str, Path
         "failed",
         "breaks",
         "message",
+        "optional",
         "changes",
+        "reproduce",
     ]
     assert first["changes"][11] == {
         "id": "any-of-added",

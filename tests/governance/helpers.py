@@ -68,3 +68,9 @@ def add_required_field(schema: dict[str, Any]) -> None:
 
 def add_optional_field(schema: dict[str, Any]) -> None:
     schema["$defs"]["RolloutBranchRecord"]["properties"]["policy_digest"] = {"type": "string"}
+
+
+def add_optional_field_with_version_bump(schema: dict[str, Any]) -> None:
+    """Breaking under the strict policy (the record is open), so it comes with a bump."""
+    add_optional_field(schema)
+    schema["$id"] = schema["$id"].replace("/v1", "/v2")

@@ -34,9 +34,9 @@ def test_fresh_repository_passes(wiregate_repo: git.Repo) -> None:
     assert lines[:3] == [
         "contract  passed   2 schemas valid, 49 fixtures as labelled",
         "codegen   passed   generated code is fresh",
-        "breaking  passed   no breaking change since HEAD",
+        "breaking  passed   no breaking change since HEAD (strict)",
     ]
-    assert lines[3] == "drift     skipped  2 copies: 2 skipped"
+    assert lines[3] == "drift     skipped  2 copies: 2 skipped (strict)"
     assert lines[-1] == "check passed: 3 passed, 1 skipped"
 
 
@@ -58,8 +58,8 @@ def test_allow_breaking_states_it_in_the_output(wiregate_repo: git.Repo) -> None
     )
     assert code == 1  # the generated code is still stale
     assert (
-        "breaking  passed   1 breaking change since HEAD allowed by --allow-breaking: "
-        "all readers updated"
+        "breaking  passed   2 breaking changes since HEAD allowed by --allow-breaking: "
+        "all readers updated (strict)"
     ) in out
     code, _ = check(wiregate_repo, "--allow-breaking", " ", "--repo", "wasmagent-js")
     assert code == 2
@@ -101,7 +101,7 @@ def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path
             "contract  passed   2 schemas valid, 49 fixtures as labelled",
             "codegen   passed   generated code is fresh",
             f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
-            "drift     skipped  7 copies: 7 skipped",
+            "drift     skipped  7 copies: 7 skipped (strict)",
             "check passed: 2 passed, 2 skipped",
         ],
         "",
@@ -114,7 +114,7 @@ def test_a_source_tree_without_git_has_no_previous_version(repo_root: Path, tmp_
     assert (code, stderr) == (0, "")
     assert lines[2:] == [
         f"breaking  skipped  no previous version to compare ({root}: not a git repository)",
-        "drift     skipped  7 copies: 7 skipped",
+        "drift     skipped  7 copies: 7 skipped (strict)",
         "check passed: 2 passed, 2 skipped",
     ]
 
@@ -144,7 +144,7 @@ def test_missing_named_checkout_exits_2_naming_the_path(
     code, lines, stderr = run_check(root_of(wiregate_repo), "--repo", f"trace-pipeline={absent}")
     assert (code, lines[3:]) == (
         2,
-        ["drift     error    3 copies: 3 error", "check could not run: 3 passed, 1 error"],
+        ["drift     error    3 copies: 3 error (strict)", "check could not run: 3 passed, 1 error"],
     )
     # One line for the one problem, however many copies the checkout holds.
     assert stderr == (
@@ -253,8 +253,9 @@ def test_github_annotations_are_escaped(repo_root: Path, tmp_path: Path) -> None
     assert code == 1
     assert out.splitlines()[0] == (
         "::error file=contracts/fixtures/rollout-wire/DpoRecord/invalid/100%25%2C by%3Adesign.json,"
-        f"title=wiregate check%3A contract::{tmp_path}/50%25%0Aroot/contracts/fixtures/rollout-wire/"
-        "DpoRecord/invalid/100%25, by:design.json: labelled invalid but is valid as DpoRecord"
+        "title=wiregate check%3A contract::contracts/fixtures/rollout-wire/"
+        "DpoRecord/invalid/100%25, by:design.json: labelled invalid but is valid as DpoRecord: "
+        "the validator finds no problem in it"
     )
 
 

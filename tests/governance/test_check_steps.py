@@ -23,16 +23,16 @@ def test_unchanged_contract_passes_every_step(wiregate_repo: git.Repo) -> None:
     result = check_breaking(contract)
     assert (result.status, result.summary, result.details) == (
         StepStatus.PASSED,
-        "no breaking change since HEAD",
+        "no breaking change since HEAD (strict)",
         (),
     )
 
 
 def test_required_field_without_version_bump_fails(wiregate_repo: git.Repo) -> None:
     edit_wire(wiregate_repo, add_required_field)
-    result = check_breaking(locate(root_of(wiregate_repo)))
+    result = check_breaking(locate(root_of(wiregate_repo)), policy="lenient")
     assert result.status is StepStatus.FAILED
-    assert result.summary == "breaking change without a version bump since HEAD"
+    assert result.summary == "breaking change without a version bump since HEAD (lenient)"
     assert result.details == (
         "contracts/rollout-wire.schema.json: 1 breaking change since HEAD without a version "
         "bump of $id or schema_version",
@@ -47,10 +47,10 @@ def test_required_field_with_id_bump_passes(wiregate_repo: git.Repo) -> None:
         schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v2"
 
     edit_wire(wiregate_repo, bump)
-    result = check_breaking(locate(root_of(wiregate_repo)))
+    result = check_breaking(locate(root_of(wiregate_repo)), policy="lenient")
     assert (result.status, result.summary) == (
         StepStatus.PASSED,
-        "1 breaking change since HEAD, with a version bump",
+        "1 breaking change since HEAD, with a version bump (lenient)",
     )
     assert result.details == (
         "contracts/rollout-wire.schema.json: 1 breaking change with a version bump "
@@ -71,10 +71,10 @@ def test_the_summary_of_a_bumped_change_counts_the_breaking_changes(
         schema["$id"] = "https://wiregate.dev/schemas/rollout-wire/v2"
 
     edit_wire(wiregate_repo, bump)
-    result = check_breaking(locate(root_of(wiregate_repo)))
+    result = check_breaking(locate(root_of(wiregate_repo)), policy="lenient")
     assert (result.status, result.summary) == (
         StepStatus.PASSED,
-        "3 breaking changes since HEAD, with a version bump",
+        "3 breaking changes since HEAD, with a version bump (lenient)",
     )
     assert result.details == (
         "contracts/rollout-wire.schema.json: 3 breaking changes with a version bump "
@@ -84,22 +84,34 @@ def test_the_summary_of_a_bumped_change_counts_the_breaking_changes(
 
 def test_allow_breaking_says_so(wiregate_repo: git.Repo) -> None:
     edit_wire(wiregate_repo, add_required_field)
-    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking="readers updated")
+    result = check_breaking(
+        locate(root_of(wiregate_repo)), allow_breaking="readers updated", policy="lenient"
+    )
     assert result.status is StepStatus.PASSED
     assert (
         result.summary
-        == "1 breaking change since HEAD allowed by --allow-breaking: readers updated"
+        == "1 breaking change since HEAD allowed by --allow-breaking: readers updated (lenient)"
     )
     assert result.details[0].endswith(
         "without a version bump, allowed by --allow-breaking: readers updated"
     )
 
 
-def test_optional_field_in_open_record_is_not_breaking(wiregate_repo: git.Repo) -> None:
+def test_optional_field_in_open_record_is_breaking_only_under_strict(
+    wiregate_repo: git.Repo,
+) -> None:
+    """check judges with the same default policy as diff and drift (strict), and says so."""
     edit_wire(wiregate_repo, add_optional_field)
-    assert check_breaking(locate(root_of(wiregate_repo))).status is StepStatus.PASSED
-    strict = check_breaking(locate(root_of(wiregate_repo)), policy="strict")
-    assert strict.status is StepStatus.FAILED
+    strict = check_breaking(locate(root_of(wiregate_repo)))
+    assert (strict.status, strict.summary) == (
+        StepStatus.FAILED,
+        "breaking change without a version bump since HEAD (strict)",
+    )
+    lenient = check_breaking(locate(root_of(wiregate_repo)), policy="lenient")
+    assert (lenient.status, lenient.summary) == (
+        StepStatus.PASSED,
+        "no breaking change since HEAD (lenient)",
+    )
 
 
 def test_unknown_against_ref_is_an_error(wiregate_repo: git.Repo) -> None:
@@ -126,8 +138,8 @@ def test_mislabelled_fixture_fails(wiregate_repo: git.Repo) -> None:
     result = check_contract_files(locate(root))
     assert result.status is StepStatus.FAILED
     assert result.details == (
-        f"{root}/contracts/fixtures/rollout-wire/DpoRecord/invalid/producer.json: "
-        "labelled invalid but is valid as DpoRecord",
+        "contracts/fixtures/rollout-wire/DpoRecord/invalid/producer.json: "
+        "labelled invalid but is valid as DpoRecord: the validator finds no problem in it",
     )
 
 
@@ -168,11 +180,13 @@ def test_bumped_and_allowed_changes_are_both_in_the_summary(wiregate_repo: git.R
     record["required"].append("policy_digest")
     training.write_text(json.dumps(schema, indent=2) + "\n")
 
-    result = check_breaking(locate(root_of(wiregate_repo)), allow_breaking="readers updated")
+    result = check_breaking(
+        locate(root_of(wiregate_repo)), allow_breaking="readers updated", policy="lenient"
+    )
     assert (result.status, result.summary) == (
         StepStatus.PASSED,
         "1 breaking change since HEAD, with a version bump; "
-        "2 breaking changes since HEAD allowed by --allow-breaking: readers updated",
+        "2 breaking changes since HEAD allowed by --allow-breaking: readers updated (lenient)",
     )
     assert result.details[1:] == (
         "contracts/training-record.schema.json: 2 breaking changes without a version bump, "
@@ -182,3 +196,24 @@ def test_bumped_and_allowed_changes_are_both_in_the_summary(wiregate_repo: git.R
         "  required-added at #/$defs/DpoTrainingRecord/required: property 'policy_digest' "
         "became required: old records without it are rejected",
     )
+
+
+def test_a_fixture_labelled_valid_shows_why_it_is_invalid(wiregate_repo: git.Repo) -> None:
+    """The validator's problems (pointer and message), under a path relative to the repository."""
+    root = root_of(wiregate_repo)
+    invalid = root / "contracts/fixtures/rollout-wire/DpoRecord/invalid/missing-provenance.json"
+    (invalid.parent.parent / "valid" / "missing-provenance.json").write_bytes(invalid.read_bytes())
+    result = check_contract_files(locate(root))
+    assert (result.status, result.summary) == (StepStatus.FAILED, "1 of 50 fixtures mislabelled")
+    assert result.details == (
+        "contracts/fixtures/rollout-wire/DpoRecord/valid/missing-provenance.json: "
+        "labelled valid but is invalid as DpoRecord:",
+        "    /provenance: required property is missing",
+    )
+    assert [(p.message, p.file) for p in result.problems] == [
+        (
+            "contracts/fixtures/rollout-wire/DpoRecord/valid/missing-provenance.json: "
+            "labelled valid but is invalid as DpoRecord: /provenance: required property is missing",
+            "contracts/fixtures/rollout-wire/DpoRecord/valid/missing-provenance.json",
+        )
+    ]

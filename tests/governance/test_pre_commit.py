@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from .helpers import (
-    add_optional_field,
+    add_optional_field_with_version_bump,
     add_required_field,
     edit_wire,
     make_wiregate_repo,
@@ -62,7 +62,7 @@ def test_schema_edit_without_regenerating_is_refused_then_accepted(
 ) -> None:
     home = tmp_path / "pc-home"
     head = hooked_repo.head.commit.hexsha
-    edit_wire(hooked_repo, add_optional_field)
+    edit_wire(hooked_repo, add_optional_field_with_version_bump)
     refused = commit(hooked_repo, "add policy_digest", home)
     assert refused.returncode == 1
     assert "wiregate check" in refused.stdout and "Failed" in refused.stdout
@@ -145,9 +145,11 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
         (repo_root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json").read_text()
     )
     (root / "fixtures" / "dpo.jsonl").write_text(json.dumps(dict(good, rejected="")) + "\n")
-    vendored = root / "packages/core/src/ranking/schemas/rollout-wire.schema.json"
-    vendored.parent.mkdir(parents=True)
-    vendored.write_bytes((repo_root / "contracts/rollout-wire.schema.json").read_bytes())
+    # Both copies mirrors.toml declares for the producer: a missing one fails the gate.
+    vendored = root / "packages/core/src/ranking/schemas"
+    vendored.mkdir(parents=True)
+    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+        (vendored / name).write_bytes((repo_root / "contracts" / name).read_bytes())
     hooks = []
     for hook_id, args in (
         ("wiregate-validate", []),

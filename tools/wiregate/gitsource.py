@@ -1,4 +1,8 @@
-"""Reading files from any git ref through GitPython, without touching the work tree."""
+"""Reading files from any git ref without touching the work tree: the one way wiregate does it.
+
+:func:`resolve_commit` turns a ref into a commit (git itself resolves it) and :func:`file_at`
+reads a file there; callers open the repository with :func:`open_repo` and close it (``with``)
+so GitPython's helper processes end."""
 
 from __future__ import annotations
 
@@ -7,17 +11,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 import git
-from gitdb.exc import BadName, BadObject
 
 from wiregate.errors import UserError
 
 __all__ = [
     "FileRevision",
-    "blob_at",
+    "file_at",
     "file_history",
     "open_repo",
     "path_in_repo",
-    "read_at_ref",
     "resolve_commit",
     "shallow_boundary",
 ]
@@ -47,27 +49,39 @@ def shallow_boundary(repo: git.Repo) -> frozenset[str]:
     return frozenset(text.split())
 
 
-def resolve_commit(repo: git.Repo, ref: str) -> git.Commit:
-    """The commit a ref names (branch, tag, sha, ``HEAD~2`` ...)."""
-    try:
-        return repo.commit(ref)
-    except (BadName, BadObject, ValueError, git.BadName):
-        raise UserError(f"{repo.working_dir}: unknown git ref {ref!r}") from None
+def resolve_commit(repo: git.Repo, ref: str) -> str:
+    """The full sha of the commit ``ref`` names: any form git itself accepts (``HEAD~2``,
+    ``HEAD@{yesterday}``, ``@{-1}``, ``main^{commit}``, ``:/message``, tags, short shas).
+
+    git resolves it (``rev-parse``), not GitPython's own parser, which raises tracebacks on
+    reflog forms; a ref git rejects is a one-line :class:`UserError`."""
+    if ref.startswith(":/"):  # the message search runs to the end: no ^{commit} suffix
+        found = _rev_parse(repo, ref)
+        sha = _rev_parse(repo, f"{found}^{{commit}}") if found else None
+    else:
+        sha = _rev_parse(repo, f"{ref}^{{commit}}")
+    if sha is None:
+        raise UserError(f"{repo.working_dir}: unknown git ref {ref!r}")
+    return sha
 
 
-def read_at_ref(directory: str | Path, ref: str, path: str) -> bytes:
-    """The bytes of ``path`` (relative to the repository root) as committed at ``ref``."""
-    repo = open_repo(directory)
-    commit = resolve_commit(repo, ref)
-    relative = PurePosixPath(path.lstrip("/")).as_posix()
+def _rev_parse(repo: git.Repo, spec: str) -> str | None:
     try:
-        blob = commit.tree / relative
+        output: str = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", spec)
+    except git.GitCommandError:  # git's own message (to stderr) is not ours to show
+        return None
+    return output.strip() or None
+
+
+def file_at(repo: git.Repo, commit: str, path: str) -> bytes | None:
+    """The bytes of ``path`` (relative to the repository root) at ``commit`` (a sha from
+    :func:`resolve_commit` or the history), or None when no file is there."""
+    try:
+        blob = repo.commit(commit).tree / path
     except KeyError:
-        raise UserError(
-            f"{repo.working_dir}@{ref}:{relative}: path not found at that ref"
-        ) from None
+        return None
     if blob.type != "blob":
-        raise UserError(f"{repo.working_dir}@{ref}:{relative}: is a directory, not a file")
+        return None
     data: bytes = blob.data_stream.read()
     return data
 
@@ -115,18 +129,6 @@ def path_in_repo(repo: git.Repo, directory: str | Path, path: str) -> str:
     return relative.as_posix()
 
 
-def blob_at(commit: git.Commit, path: str) -> bytes | None:
-    """The bytes of ``path`` at ``commit``, or None when no file is there."""
-    try:
-        blob = commit.tree / path
-    except KeyError:
-        return None
-    if blob.type != "blob":
-        return None
-    data: bytes = blob.data_stream.read()
-    return data
-
-
 def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> list[FileRevision]:
     """Every commit reachable from ``ref`` that touched the file, newest first.
 
@@ -135,9 +137,9 @@ def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> lis
     deletions are listed like any other change.
     """
     commit = resolve_commit(repo, ref)
-    followed = next((p for p in paths if blob_at(commit, p) is not None), None)
+    followed = next((p for p in paths if file_at(repo, commit, p) is not None), None)
     if followed is None:
-        last = repo.git.log("-1", "--name-only", "--format=", commit.hexsha, "--", *paths)
+        last = repo.git.log("-1", "--name-only", "--format=", commit, "--", *paths)
         touched = [line for line in last.splitlines() if line.strip()]
         if not touched:
             return []
@@ -150,7 +152,7 @@ def file_history(repo: git.Repo, paths: Sequence[str], ref: str = "HEAD") -> lis
         "--diff-merges=first-parent",
         "--name-status",
         f"--format={_RECORD}%H{_FIELD}%aI{_FIELD}%s",
-        commit.hexsha,
+        commit,
         "--",
         followed,
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 
 from contracts import Contract, ContractError
+from wiregate.pointer import fragment, join
 
 if TYPE_CHECKING:  # imported when a record fails: most runs never explain one
     from jsonschema.exceptions import ValidationError
@@ -40,8 +41,7 @@ class Problem:
 
 def pointer(parts: Iterator[str | int] | list[str | int] | tuple[str | int, ...]) -> str:
     """RFC 6901 JSON pointer for a path; the empty pointer is shown as ``/``."""
-    escaped = [str(p).replace("~", "~0").replace("/", "~1") for p in parts]
-    return "/" + "/".join(escaped) if escaped else "/"
+    return join("", *parts) or "/"
 
 
 def _short(value: Any) -> str:
@@ -248,7 +248,7 @@ class RecordValidator:
         wrapped = {
             "$schema": schema.get("$schema", "https://json-schema.org/draft/2020-12/schema"),
             "$defs": schema.get("$defs", {}),
-            "$ref": f"#/$defs/{name}",
+            "$ref": fragment("$defs", name),
         }
         self._wrapped = wrapped
         try:

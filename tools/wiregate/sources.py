@@ -1,4 +1,6 @@
-"""Schema sources: a file path, ``-`` for stdin, or ``REPO_DIR@REF:PATH`` read from git.
+"""Schema sources: a file path, ``-`` for stdin, or ``REPO_DIR@REF:PATH`` read from git, each
+optionally followed by ``#POINTER`` (a JSON pointer as a URI fragment: the schema compared is
+the one at that location, ``contracts/x.schema.json#/$defs/Name``).
 
 The diff engine only ever sees the loaded documents; where they came from stays here.
 """
@@ -13,14 +15,38 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from wiregate.errors import UserError
+from wiregate.exactjson import parse_float, parse_int
 
-__all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec"]
+__all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec", "split_pointer"]
 
 
 @dataclass(frozen=True)
 class LoadedSource:
     document: dict[str, Any] | bool  # JSON Schema allows ``true``/``false`` as a whole schema
     origin: str
+    # The ``#POINTER`` the source ended in, as typed (a URI fragment); None when it had none.
+    pointer: str | None = None
+
+
+def split_pointer(spec: str) -> tuple[str, str | None]:
+    """``(source, pointer)``: a spec ending in ``#POINTER`` (``#`` then nothing or ``/...``) and
+    the rest; ``(spec, None)`` when it has none.
+
+    A spec naming an existing file is that file, ``#`` and all. Otherwise the pointer starts
+    at the first ``#`` followed by ``/`` (or ending the spec) whose prefix is ``-``, an
+    existing file or a ``REPO_DIR@REF:PATH`` spec; so a file whose name holds a ``#`` works,
+    and a pointer may hold ``#``, ``@`` and ``:``.
+    """
+    if spec == "-" or _exists(spec):
+        return spec, None
+    at = -1
+    while (at := spec.find("#", at + 1)) >= 0:
+        source, pointer = spec[:at], spec[at:]
+        if pointer != "#" and not pointer.startswith("#/"):
+            continue
+        if source == "-" or _exists(source) or parse_git_spec(source) is not None:
+            return source, pointer
+    return spec, None
 
 
 def parse_git_spec(spec: str) -> tuple[str, str, str] | None:
@@ -28,19 +54,36 @@ def parse_git_spec(spec: str) -> tuple[str, str, str] | None:
 
     A spec naming an existing file is a file. Otherwise REPO_DIR is the longest part before
     an ``@`` that names an existing directory; REF runs from that ``@`` to the next ``:``
-    and PATH is the rest (relative to REPO_DIR). So a ref may contain ``@`` (``HEAD@{1}``,
-    ``release@2``), and so may the directory (``node_modules/@scope/pkg``); a ref cannot
-    contain ``:``, which git forbids in branch and tag names anyway.
+    outside braces and PATH is the rest (relative to REPO_DIR). So a ref may contain ``@``
+    (``HEAD@{1}``, ``@{-1}``, ``release@2``) and a braced ``:`` (``HEAD@{2026-07-01
+    10:00}``), and so may the directory (``node_modules/@scope/pkg``). A ref searching commit
+    messages (``:/fix the parser``) runs to the last ``:``, so its PATH holds no ``:``.
     """
     if _exists(spec):
         return None
     at = len(spec)
     while (at := spec.rfind("@", 0, at)) > 0:
         directory = spec[:at]
-        ref, colon, path = spec[at + 1 :].partition(":")
-        if colon and ref and path and _is_dir(directory):
+        ref, path = _ref_and_path(spec[at + 1 :])
+        if ref and path and _is_dir(directory):
             return directory, ref, path
     return None
+
+
+def _ref_and_path(text: str) -> tuple[str, str]:
+    """``REF:PATH`` split at the ``:`` that ends REF (see :func:`parse_git_spec`)."""
+    if text.startswith(":/"):
+        colon = text.rfind(":")
+        return (text[:colon], text[colon + 1 :]) if colon > 1 else ("", "")
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth = max(depth - 1, 0)
+        elif char == ":" and depth == 0:
+            return text[:index], text[index + 1 :]
+    return "", ""
 
 
 def _exists(path: str) -> bool:
@@ -60,24 +103,25 @@ def _is_dir(path: str) -> bool:
 def load_source(spec: str) -> LoadedSource:
     """Read and parse one source; a missing file, bad git ref, non-JSON or non-object input is a
     :class:`UserError` naming the source as written."""
-    if spec == "-":
-        origin = "<stdin>"
+    source, pointer = split_pointer(spec)
+    if source == "-":
+        origin = "<stdin>" if pointer is None else f"<stdin>{pointer}"
         data = sys.stdin.buffer.read()
-    elif (git_spec := parse_git_spec(spec)) is not None:
+    elif (git_spec := parse_git_spec(source)) is not None:
         origin = spec
         data = _read_at_ref(spec, *git_spec)
     else:
         origin = spec
-        data = _read_file(spec)
+        data = _read_file(source, spec)
     document = _parse_json(data, origin)
     if not isinstance(document, (dict, bool)):  # ``true``/``false`` are whole schemas too
         raise UserError(f"{origin}: a schema document must be a JSON object or a boolean")
-    return LoadedSource(document=document, origin=origin)
+    return LoadedSource(document=document, origin=origin, pointer=pointer)
 
 
-def _read_file(spec: str) -> bytes:
+def _read_file(path: str, spec: str) -> bytes:
     try:
-        return Path(spec).read_bytes()
+        return Path(path).read_bytes()
     except FileNotFoundError:
         hint = ""
         if ":" in spec.partition("@")[2]:
@@ -94,7 +138,7 @@ def _read_file(spec: str) -> bytes:
 def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
     """PATH inside ``directory`` (a work tree or any folder in one) as committed at ``ref``,
     resolved as ``wiregate drift`` resolves a copy's path, without touching the work tree."""
-    from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit  # slow
+    from wiregate.gitsource import file_at, open_repo, path_in_repo, resolve_commit  # slow
 
     # gitsource's messages name the repository; these name the source as it was typed.
     try:
@@ -112,7 +156,7 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
             raise UserError(f"{spec}: {directory} is not inside a git work tree") from None
         if in_repo == ".." or in_repo.startswith("../"):
             raise UserError(f"{spec}: {path} is outside the repository")
-        data = blob_at(commit, in_repo)
+        data = file_at(repo, commit, in_repo)
         if data is None:
             raise UserError(f"{spec}: no file {in_repo} in the repository at {ref}")
         return data
@@ -122,8 +166,10 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
     """The bytes of a schema document as a JSON object; anything else is a one-line
     :class:`UserError` naming ``origin``.
 
-    The standard library parser keeps integers of any size exact (a bound such as
-    ``18446744073709551616`` is compared, not rejected or rounded).
+    Integers of any size stay exact (a bound such as ``18446744073709551616``, or one of
+    5,000 digits, is compared, not rejected or rounded); a number beyond double range, or an
+    integer too long for Python's int conversions, is an
+    :class:`~wiregate.exactjson.ExactNumber`, never ``inf``.
     """
     document = _parse_json(data, origin)
     if not isinstance(document, dict):
@@ -133,7 +179,9 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
 
 def _parse_json(data: bytes, origin: str) -> Any:
     try:
-        return json.loads(data, parse_constant=_reject_constant)
+        return json.loads(
+            data, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
+        )
     except UnicodeDecodeError:
         raise UserError(f"{origin}: not UTF-8 text") from None
     except ValueError as exc:

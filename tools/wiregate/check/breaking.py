@@ -15,7 +15,8 @@ from typing import Any
 from contracts import SCHEMA_FILES, Contract
 from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.errors import UserError
-from wiregate.gitsource import blob_at, open_repo, path_in_repo, resolve_commit
+from wiregate.gitsource import file_at, open_repo, path_in_repo, resolve_commit
+from wiregate.policy import DEFAULT_POLICY
 from wiregate.sources import parse_document
 
 STEP = "breaking"
@@ -72,7 +73,7 @@ def check_breaking(
     *,
     against: str | None = None,
     allow_breaking: str | None = None,
-    policy: str = "lenient",
+    policy: str = DEFAULT_POLICY,
 ) -> StepResult:
     """Compare each contract file with its version at ``against`` (default ``HEAD``) in both
     directions.
@@ -81,8 +82,8 @@ def check_breaking(
     or no commit yet) has nothing to break: the step is skipped, so the first commit of a
     repository can pass its own hook. An explicit ``against`` that does not resolve is an error.
 
-    The lenient policy is the default here: adding a typed optional property to an open record
-    is the everyday contract change, and strict set semantics would call it breaking.
+    The policy defaults to the one of ``diff`` and ``drift`` (strict), so a change is judged
+    the same way by all three; the summary says which policy judged.
     """
     from wiregate.diff import SchemaLoadError, diff  # heavy: imported only when this step runs
 
@@ -143,7 +144,7 @@ def check_breaking(
             problems.append(Problem(message, relative))
         details.extend(findings)
     if failing:
-        summary = f"breaking change without a version bump since {ref}"
+        summary = f"breaking change without a version bump since {ref} ({policy})"
         return StepResult(STEP, StepStatus.FAILED, summary, tuple(details), tuple(problems))
     parts = []
     if bumped:
@@ -152,7 +153,7 @@ def check_breaking(
         parts.append(
             f"{_changes(allowed)} since {ref} allowed by --allow-breaking: {allow_breaking}"
         )
-    summary = "; ".join(parts) or f"no breaking change since {ref}"
+    summary = ("; ".join(parts) or f"no breaking change since {ref}") + f" ({policy})"
     return StepResult(STEP, StepStatus.PASSED, summary, tuple(details))
 
 
@@ -173,7 +174,7 @@ def _previous_versions(root: Path, against: str | None) -> dict[str, bytes | Non
             return _error(str(exc))
         # git speaks of paths from its root, which may hold the wiregate folder further down.
         return {
-            name: blob_at(commit, path_in_repo(repo, root, f"contracts/{file_name}"))
+            name: file_at(repo, commit, path_in_repo(repo, root, f"contracts/{file_name}"))
             for name, file_name in SCHEMA_FILES.items()
         }
 

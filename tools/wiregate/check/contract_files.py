@@ -78,29 +78,40 @@ def check_contract_files(contract: Contract) -> StepResult:
 
     validators = ValidatorSet(contract)
     count = 0
+    details: list[str] = []
     for _schema_name, definition, expected_valid, path in contract.fixtures():
         count += 1
+        relative = relative_file(contract, path)
+        shown = relative or str(path)  # relative to the repository, as a maintainer opens it
         try:
             record = orjson.loads(path.read_bytes())
-            is_valid = validators.get(definition).is_valid(record)
+            validator = validators.get(definition)
+            is_valid = validator.is_valid(record)
         except (orjson.JSONDecodeError, ContractError) as exc:
-            problems.append(Problem(f"{path}: {exc}", relative_file(contract, path)))
+            problems.append(Problem(f"{shown}: {exc}", relative))
+            details.append(f"{shown}: {exc}")
             continue
         if is_valid != expected_valid:
-            expected = "valid" if expected_valid else "invalid"
-            actual = "valid" if is_valid else "invalid"
-            problems.append(
-                Problem(
-                    f"{path}: labelled {expected} but is {actual} as {definition}",
-                    relative_file(contract, path),
+            if expected_valid:
+                # Why the validator rejects it: each problem's pointer and message.
+                found = validator.problems(record)
+                why = "; ".join(f"{p.pointer}: {p.message}" for p in found)
+                message = f"{shown}: labelled valid but is invalid as {definition}: {why}"
+                details.append(f"{shown}: labelled valid but is invalid as {definition}:")
+                details.extend(f"    {p.pointer}: {p.message}" for p in found)
+            else:
+                message = (
+                    f"{shown}: labelled invalid but is valid as {definition}: the validator "
+                    "finds no problem in it"
                 )
-            )
+                details.append(message)
+            problems.append(Problem(message, relative))
     if problems:
         return StepResult(
             STEP,
             StepStatus.FAILED,
             f"{len(problems)} of {count} fixtures mislabelled",
-            tuple(problem.message for problem in problems),
+            tuple(details),
             problems=tuple(problems),
         )
     return StepResult(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from contracts import Contract
@@ -19,6 +19,7 @@ def check_drift(
     contract: Contract,
     *,
     overrides: Mapping[str, Path | None] | None = None,
+    copies: Collection[str] | None = None,
     ref: str | None = None,
     strict: bool = False,
     environ: Mapping[str, str] | None = None,
@@ -27,7 +28,13 @@ def check_drift(
         # Naming repositories (--repo) also selects them, as `wiregate drift` does.
         selected = list(overrides) if overrides else None
         report = run_drift(
-            contract, overrides, ref=ref, strict=strict, repositories=selected, environ=environ
+            contract,
+            overrides,
+            ref=ref,
+            strict=strict,
+            repositories=selected,
+            copies=copies,
+            environ=environ,
         )
     except UserError as exc:
         return StepResult(STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))

@@ -15,14 +15,16 @@ from wiregate.check.contract_files import check_contract_files
 from wiregate.check.drift_step import check_drift
 from wiregate.check.model import CheckReport, Problem, StepResult, StepStatus
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 
 @dataclass(frozen=True)
 class CheckOptions:
     against: str | None = None  # None: HEAD, and no previous version is no error
     allow_breaking: str | None = None  # the reason a breaking change is allowed
-    policy: str = "lenient"
+    policy: str = DEFAULT_POLICY
     repos: Mapping[str, Path | None] = field(default_factory=dict)
+    copies: tuple[str, ...] | None = None  # drift step: copy ids (default: all)
     ref: str | None = None
     strict: bool = False
 
@@ -43,7 +45,11 @@ def run_check(contract: Contract, options: CheckOptions) -> CheckReport:
         (
             "drift",
             lambda: check_drift(
-                contract, overrides=options.repos, ref=options.ref, strict=options.strict
+                contract,
+                overrides=options.repos,
+                copies=options.copies,
+                ref=options.ref,
+                strict=options.strict,
             ),
         ),
     ]

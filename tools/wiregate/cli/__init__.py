@@ -3,15 +3,21 @@ own module, fills plain arguments and calls the core; the core never imports cli
 
 from __future__ import annotations
 
+import io
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
+from wiregate.cli.signals import InterruptibleGroup
 
-__all__ = ["fail", "main", "pass_contract"]
+__all__ = ["fail", "internal_errors", "main", "pass_contract"]
+
+T = TypeVar("T")
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -20,7 +26,32 @@ def fail(message: str, code: int = 2) -> None:
     sys.exit(code)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def internal_errors(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, where an exception nobody handled is a bug: one line on stderr and
+    exit 3, never a traceback, and never exit 1, which means "incompatible" or "invalid".
+
+    Output goes out with lone surrogates (``"\\ud800"`` in a schema) escaped as ``\\ud800``.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        return function(*args)
+    except (click.ClickException, click.exceptions.Exit, click.Abort):
+        raise  # click's own ways to end a command
+    except Exception as exc:  # SystemExit and KeyboardInterrupt are not Exceptions: they pass
+        message = " ".join(str(exc).split())
+        click.echo(f"wiregate: internal error: {type(exc).__name__}: {message}", err=True)
+        sys.exit(3)
+
+
+class _Main(InterruptibleGroup):
+    # Ctrl-C exits 130 and SIGTERM 143 (wiregate.cli.signals); any other exception is a bug.
+    def invoke(self, ctx: click.Context) -> Any:
+        return internal_errors(super().invoke, ctx)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="wiregate")
 @click.option(
     "--root",
@@ -31,7 +62,10 @@ def fail(message: str, code: int = 2) -> None:
 )
 @click.pass_context
 def main(ctx: click.Context, root: Path | None) -> None:
-    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift."""
+    """Govern the rollout-wire data contract: validate records, diff schemas, gate drift.
+
+    Every command exits 3 on an internal error (a bug), with one line on stderr.
+    """
     ctx.obj = root
 
 

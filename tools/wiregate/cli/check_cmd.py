@@ -10,6 +10,7 @@ from contracts import ContractError, locate
 from wiregate.check.model import Problem, StepStatus
 from wiregate.cli import fail, main
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 from wiregate.reporters.check import CHECK_REPORTERS
 
 
@@ -31,10 +32,10 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @click.option(
     "--policy",
     type=click.Choice(["lenient", "strict"]),
-    default="lenient",
+    default=DEFAULT_POLICY,
     show_default=True,
-    help="Diff policy for the breaking-change step (lenient: adding a typed optional "
-    "property to an open record is not breaking).",
+    help="Diff policy for the breaking-change step, the same default as diff and drift "
+    "(lenient: adding a typed optional property to an open record is not breaking).",
 )
 @click.option(
     "--repo",
@@ -42,6 +43,13 @@ from wiregate.reporters.check import CHECK_REPORTERS
     multiple=True,
     metavar="NAME[=PATH]",
     help="Drift step: check only repository NAME (repeatable), checked out at PATH.",
+)
+@click.option(
+    "--copy",
+    "copies",
+    multiple=True,
+    metavar="ID",
+    help="Drift step: check only the copies with this id (repeatable).",
 )
 @click.option("--ref", default=None, help="Drift step: read every copy at this git ref.")
 @click.option("--strict", is_flag=True, help="Drift step: fail on any drift or missing copy.")
@@ -59,6 +67,7 @@ def check_command(
     allow_breaking: str | None,
     policy: str,
     repos: tuple[str, ...],
+    copies: tuple[str, ...],
     ref: str | None,
     strict: bool,
     output_format: str,
@@ -66,7 +75,8 @@ def check_command(
     """Run the whole gate: contract files and fixtures, generated code, breaking changes
     since --against, and the drift of every mirror. One summary at the end.
 
-    Exit 0 all steps pass, 1 a step fails, 2 a step cannot run (configuration or load error).
+    Exit 0 all steps pass, 1 a step fails, 2 a step cannot run (configuration or load error),
+    130 interrupted, 143 terminated.
     """
     # Imported here: the steps pull in git, jsonschema and the generator's checks, which
     # other commands need not pay for at start-up.
@@ -86,6 +96,7 @@ def check_command(
             allow_breaking=allow_breaking,
             policy=policy,
             repos=parse_repo_overrides(repos),
+            copies=tuple(copies) or None,
             ref=ref,
             strict=strict,
         )

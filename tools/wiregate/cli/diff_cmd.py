@@ -1,4 +1,5 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format ...] [-v]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format-assertion]
+[--format ...] [--verbose]``."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import click
 from wiregate.cli import fail, main
 from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 
 # The diff engine is imported when the command runs (or its help is printed), so other
@@ -40,7 +42,7 @@ def _formats() -> list[str]:
     metavar="NAME",
     default=None,
     help="Compare the $defs (or definitions) entry NAME, with everything it references, "
-    "instead of the root schema.",
+    "instead of the root schema: the same as OLD#/$defs/NAME NEW#/$defs/NAME.",
 )
 @click.option(
     "--mode",
@@ -52,10 +54,16 @@ def _formats() -> list[str]:
 @click.option(
     "--policy",
     type=LazyChoice(_policies),
-    default="strict",
+    default=DEFAULT_POLICY,
     show_default=True,
     help="lenient tolerates typed optional properties added to open models and "
     "closing additionalProperties.",
+)
+@click.option(
+    "--format-assertion",
+    is_flag=True,
+    help="Judge format as a constraint (as with the format-assertion vocabulary); by default "
+    "it is an annotation and its changes are info.",
 )
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
@@ -73,36 +81,46 @@ def diff_command(
     definition: str | None,
     mode: str,
     policy: str,
+    format_assertion: bool,
     output_format: str,
     verbose: bool,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
     OLD and NEW are a file, - for stdin, or REPO_DIR@REF:PATH (PATH inside REPO_DIR) read from
-    git without touching the work tree. Exit 0 when compatible under --mode, 1 when not, 2 on a
-    usage or load error.
+    git without touching the work tree (REF: any form git accepts), each optionally followed by
+    #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
+    schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
+    load error, 3 on an internal error (a bug). Changes the engine cannot decide are reported at
+    level unknown and never fail the verdict.
     """
     from wiregate.diff import diff
+    from wiregate.pointer import fragment
     from wiregate.reporters.diff import DIFF_REPORTERS
-    from wiregate.sources import load_source
+    from wiregate.sources import load_source, split_pointer
 
-    if old == "-" and new == "-":
+    if split_pointer(old)[0] == "-" and split_pointer(new)[0] == "-":
         fail("OLD and NEW cannot both be stdin")
-    pointer = (
-        "#" if definition is None else "#/$defs/" + definition.replace("~", "~0").replace("/", "~1")
-    )
     try:
         old_source = load_source(old)
         new_source = load_source(new)
+        if definition is not None and (old_source.pointer or new_source.pointer) is not None:
+            typed = old if old_source.pointer is not None else new
+            raise UserError(f"--def {definition} cannot be combined with a #POINTER ({typed})")
+        if definition is not None:
+            old_at = new_at = fragment("$defs", definition)
+        else:
+            old_at, new_at = old_source.pointer or "#", new_source.pointer or "#"
         result = diff(
             old_source.document,
             new_source.document,
             mode=mode,
             policy=policy,
-            old_at=pointer,
-            new_at=pointer,
+            old_at=old_at,
+            new_at=new_at,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            format_assertion=format_assertion,
         )
     except UserError as exc:
         fail(str(exc))

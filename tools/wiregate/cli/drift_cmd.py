@@ -39,14 +39,24 @@ def _history_formats() -> list[str]:
     "WIREGATE_REPO_<NAME>, else the place in mirrors.toml).",
 )
 @click.option(
+    "--copy",
+    "copies",
+    multiple=True,
+    metavar="ID",
+    help="Check only the copies with this id (repeatable), in every selected repository.",
+)
+@click.option(
     "--strict",
     is_flag=True,
-    help="Fail (exit 1) on any drift, and on a copy that is skipped or not found.",
+    help="Fail (exit 1) on any drift, and on a copy that is skipped or not found (even an "
+    "optional one).",
 )
 @click.option(
     "--discover",
     is_flag=True,
-    help="List the files in each checkout that look like a copy of the contract.",
+    help="List the files in each checkout that look like a copy of the contract, ranked by "
+    "how much of it they cover, with a ready-to-paste [[repository.copy]] block (with --ref: "
+    "as committed at that ref).",
 )
 @click.option(
     "--format",
@@ -60,6 +70,7 @@ def drift_command(
     ctx: click.Context,
     ref: str | None,
     repos: tuple[str, ...],
+    copies: tuple[str, ...],
     strict: bool,
     discover: bool,
     output_format: str,
@@ -67,8 +78,9 @@ def drift_command(
     """Check every copy of the contract listed in contracts/mirrors.toml.
 
     A producer's copy must be forward compatible with the contract, a consumer's backward
-    compatible, a mirror's both. Exit 0 no breaking drift, 1 breaking drift (with --strict:
-    any drift, or a copy skipped or not found), 2 configuration or load error.
+    compatible, a mirror's both. Exit 0 no breaking drift, 1 breaking drift or a copy not
+    found in a checkout that is present (unless optional; with --strict: any drift, or a copy
+    skipped or not found), 2 configuration or load error, 130 interrupted, 143 terminated.
     """
     if ctx.invoked_subcommand is not None:
         # The group's options do not reach a subcommand: given before it, they would be
@@ -78,6 +90,7 @@ def drift_command(
             for name, value in (
                 ("ref", ref),
                 ("repo", repos),
+                ("copy", copies),
                 ("strict", strict),
                 ("discover", discover),
                 ("format", output_format != "text"),
@@ -99,20 +112,25 @@ def drift_command(
     try:
         overrides = parse_repo_overrides(repos)
         if discover:
-            if ref is not None or strict:
-                raise UserError(
-                    "--discover searches the work tree: --ref and --strict do not apply"
-                )
+            if strict or copies:
+                raise UserError("--discover looks for copies: --strict and --copy do not apply")
             if output_format not in DISCOVERY_REPORTERS:
                 choices = ", ".join(sorted(DISCOVERY_REPORTERS))
                 raise UserError(f"--discover prints {choices}, not {output_format}")
-            found = discover_repositories(contract, overrides)
+            found = discover_repositories(contract, overrides, ref=ref)
             sys.stdout.write(DISCOVERY_REPORTERS[output_format](found))
             return
         # Inside one governed repository (pre-commit hook, composite action) --repo names the
         # repositories to check; without it every configured repository is checked.
         selected = list(overrides) or None
-        report = run_drift(contract, overrides, ref=ref, strict=strict, repositories=selected)
+        report = run_drift(
+            contract,
+            overrides,
+            ref=ref,
+            strict=strict,
+            repositories=selected,
+            copies=list(copies) or None,
+        )
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
@@ -131,7 +149,13 @@ def drift_command(
     metavar="NAME[=PATH]",
     help="The repository whose history to walk, and where it is checked out.",
 )
-@click.option("--copy", "copy_id", default=None, help="One copy id (default: every copy).")
+@click.option(
+    "--copy",
+    "copies",
+    multiple=True,
+    metavar="ID",
+    help="Walk only the copies with this id (repeatable; default: every copy).",
+)
 @click.option("--ref", default="HEAD", show_default=True, help="Walk the history of this ref.")
 @click.option(
     "--format",
@@ -142,12 +166,14 @@ def drift_command(
 )
 @click.pass_context
 def history_command(
-    ctx: click.Context, repo: str, copy_id: str | None, ref: str, output_format: str
+    ctx: click.Context, repo: str, copies: tuple[str, ...], ref: str, output_format: str
 ) -> None:
     """Judge every committed revision of a copy: against the contract, and against the
     revision before it. Renames are followed; deletions are listed.
 
-    Exit 0 when the history was printed, 2 on a configuration or git error.
+    "since" is the first commit of the current unbroken run of the same verdict; unreadable
+    revisions inside the run are listed and skipped. Exit 0 when the history was printed, 2
+    on a configuration or git error, 130 interrupted, 143 terminated.
     """
     from wiregate.drift import run_history
     from wiregate.drift.config import parse_repo_overrides
@@ -156,7 +182,7 @@ def history_command(
     contract = pass_contract(ctx)
     try:
         overrides = parse_repo_overrides([repo])
-        reports = run_history(contract, next(iter(overrides)), overrides, copy_id, ref)
+        reports = run_history(contract, next(iter(overrides)), overrides, list(copies) or None, ref)
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return

@@ -16,15 +16,18 @@ from wiregate.diff.load import (
     normalise_document,
     resolve,
 )
-from wiregate.diff.rules import FAMILIES, definitions
-from wiregate.diff.rules.base import Comparison, RawFinding
+from wiregate.diff.rules import FAMILIES, FORMAT_ASSERTION_FAMILIES, definitions
+from wiregate.diff.rules.base import Comparison, Family, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.diff.witness import Document, with_witnesses
+from wiregate.exactjson import exact_integers
+from wiregate.pointer import fragment, join
 
 __all__ = ["diff"]
 
 
+@exact_integers()  # messages show integers of any size
 def diff(
     old: Mapping[str, Any] | bool,
     new: Mapping[str, Any] | bool,
@@ -35,12 +38,15 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    format_assertion: bool = False,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
     (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
     the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
+    ``format_assertion`` judges ``format`` as a constraint (by default it is an annotation, as
+    in draft 2020-12 without the format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
@@ -54,10 +60,13 @@ def diff(
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     # Each finding with the selections (old, new) it compares: where its witness is sought.
     raw: list[tuple[RawFinding, str, str]] = []
+    families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
     with _nesting_limit(old_origin, new_origin):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += [(finding, old_at, new_at) for finding in _judge(old_schema, new_schema)]
+            raw += [
+                (finding, old_at, new_at) for finding in _judge(old_schema, new_schema, families)
+            ]
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
@@ -67,7 +76,9 @@ def diff(
             for finding in definitions.check(old_doc, new_doc):
                 at = max(finding.old_pointer, finding.new_pointer, key=len)
                 raw.append((finding, at, at))
-            raw += _unreferenced_definitions(old_doc, new_doc, reached, (old_origin, new_origin))
+            raw += _unreferenced_definitions(
+                old_doc, new_doc, reached, (old_origin, new_origin), families
+            )
     changes: dict[Change, tuple[str, str]] = {}
     for finding, finding_old_at, finding_new_at in raw:
         changes.setdefault(_apply(finding, mode, policy), (finding_old_at, finding_new_at))
@@ -77,6 +88,7 @@ def diff(
             mode,
             Document(old, old_doc, {old_at: old_schema}),
             Document(new, new_doc, {new_at: new_schema}),
+            format_assertion=format_assertion,
         )
     return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)))
 
@@ -95,8 +107,10 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
         ) from None
 
 
-def _judge(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
-    comparison = Comparison(old, new, FAMILIES)
+def _judge(
+    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...]
+) -> list[RawFinding]:
+    comparison = Comparison(old, new, families)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -106,6 +120,7 @@ def _unreferenced_definitions(
     new_doc: Schema,
     reached: Set[str],
     origins: tuple[str, str],
+    families: tuple[Family, ...],
 ) -> Iterable[tuple[RawFinding, str, str]]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
@@ -113,15 +128,27 @@ def _unreferenced_definitions(
     old_defs: dict[str, Schema] = old_doc.get("$defs") or {}
     new_defs: dict[str, Schema] = new_doc.get("$defs") or {}
     for name in sorted(old_defs.keys() & new_defs.keys()):
-        pointer = "#/$defs/" + name.replace("~", "~0").replace("/", "~1")
-        if pointer in reached or json_equal(old_defs[name], new_defs[name]):
+        if join("#", "$defs", name) in reached or json_equal(old_defs[name], new_defs[name]):
             continue
+        pointer = fragment("$defs", name)
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])
-        yield from ((finding, pointer, pointer) for finding in _judge(old_schema, new_schema))
+        yield from (
+            (finding, pointer, pointer) for finding in _judge(old_schema, new_schema, families)
+        )
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
+    if finding.undecided:  # beyond the engine: reported as such, never against the verdict
+        return Change(
+            id=finding.id,
+            level=level_for(True, True, mode, False, undecided=True),
+            old_pointer=finding.old_pointer,
+            new_pointer=finding.new_pointer,
+            message=finding.message,
+            backward=True,
+            forward=True,
+        )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
     forward = finding.forward or (lenient and finding.lenient_forward)

@@ -10,8 +10,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LEVELS", "Change"]
 
-# Most severe first; the order of sorting and of reports.
-LEVELS = ("error", "warning", "info")
+# Most severe first; the order of sorting and of reports. ``unknown``: a construct beyond the
+# engine, reported as such and never counted against the verdict.
+LEVELS = ("error", "warning", "unknown", "info")
 
 
 @dataclass(frozen=True)
@@ -21,8 +22,10 @@ class Change:
     ``backward``: the new schema still accepts every value the old one accepted (consumers can
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
-    compatible that strict set semantics would not. ``witness``: for a change that breaks the
-    verdict, a value confirmed by the reference validator to show it (None when none was found).
+    compatible that strict set semantics would not. A change the engine cannot decide has
+    level ``unknown`` and both directions true: it never fails the verdict. ``witness``: for a
+    change that breaks the verdict, a value confirmed by the reference validator to show it
+    (None when none was found).
     """
 
     id: str

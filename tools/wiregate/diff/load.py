@@ -6,7 +6,9 @@ form) and ``dependentSchemas`` (schema form), array-form ``items``/``additionalI
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
 sorted list, ``required``, ``enum`` and the name lists of ``dependentRequired`` are sorted,
 ``oneOf``/``anyOf``/``allOf`` members are
-compared as sets by the rules, and trivial keywords (``additionalProperties: true``...) are dropped.
+compared as sets by the rules, and trivial keywords (``additionalProperties: true``,
+``minContains: 1``, ``minContains``/``maxContains`` without ``contains``, ``then``/``else``
+without ``if``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
 
@@ -24,13 +26,14 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
+from wiregate.pointer import PointerError, escape, join, split
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
 
@@ -63,15 +66,6 @@ FALSE_SCHEMA: Schema = {"not": {}}
 
 class SchemaLoadError(UserError):
     """A schema document that cannot be compared: the message names the source and location."""
-
-
-def escape(token: str) -> str:
-    """Escape one JSON pointer reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
-
-
-def _unescape(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
@@ -111,7 +105,7 @@ def check_document(document: Mapping[str, Any], *, origin: str = "schema") -> No
     try:
         validator.check_schema(schema)
     except SchemaError as exc:
-        pointer = "#" + "".join(f"/{escape(str(token))}" for token in exc.absolute_path)
+        pointer = join("#", *exc.absolute_path)
         message = " ".join(exc.message.split())
         if len(message) > _MESSAGE_LIMIT:
             message = message[: _MESSAGE_LIMIT - 3] + "..."
@@ -180,10 +174,18 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
             out[key] = value.replace("#/definitions/", "#/$defs/")
         else:
             out[key] = value
-    if isinstance(out.get("pattern"), str) and _matches_everything(out["pattern"]):
+    if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
         del out["pattern"]
     if out.get("uniqueItems") is False:
         del out["uniqueItems"]
+    if "contains" not in out:  # they count the items matching contains: no effect without it
+        out.pop("minContains", None)
+        out.pop("maxContains", None)
+    elif out.get("minContains") == 1:  # the default
+        del out["minContains"]
+    if "if" not in out:  # the branches apply only after an ``if``
+        out.pop("then", None)
+        out.pop("else", None)
     for key in TRIVIAL_WHEN_EMPTY:
         if out.get(key) == {}:
             del out[key]
@@ -208,19 +210,6 @@ def _split_dependencies(raw: Schema, dependencies: Any) -> None:
         raw["dependentRequired"] = required
     if schemas:
         raw["dependentSchemas"] = schemas
-
-
-_PROBES = ("", "x", "\x00\n\u2603 A9/")
-
-
-def _matches_everything(pattern: str) -> bool:
-    """A pattern that matches the empty string at the start of any string (``a*``, ``^``,
-    ``.*``) accepts every string, like no pattern at all."""
-    try:
-        compiled = re.compile(pattern)
-    except re.error:
-        return False
-    return all(compiled.match(probe) for probe in _PROBES)
 
 
 @dataclass(frozen=True)
@@ -249,31 +238,34 @@ class ResolvedSchema:
         return written[index]
 
 
-def _lookup(document: Schema, pointer: str, origin: str, what: str) -> Any:
-    if pointer == "#" or pointer == "":
-        return document
-    if not pointer.startswith("#/"):
+def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str, Any]:
+    """The location ``pointer`` (a URI fragment, as ``$ref`` writes it) names in a normalised
+    document: its pointer as shown (``#`` and the unencoded JSON pointer) and its value."""
+    if not pointer.startswith("#"):
         raise SchemaLoadError(f"{origin}: {what} {pointer!r} is not a local JSON pointer")
+    try:
+        tokens = split(pointer)
+    except PointerError as exc:
+        raise SchemaLoadError(f"{origin}: {what} {exc}") from None
     node: Any = document
-    for raw_token in pointer[2:].split("/"):
-        token = _unescape(raw_token)
+    for index, token in enumerate(tokens):
         if token == "definitions" and isinstance(node, dict) and "definitions" not in node:
-            token = "$defs"
+            tokens[index] = token = "$defs"  # draft-07 spelling of a normalised $defs
         if isinstance(node, dict) and token in node:
             node = node[token]
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
             raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
-    return node
+    return join("#", *tokens), node
 
 
 def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> ResolvedSchema:
     """Inline the local references of the schema at ``at`` in a normalised ``document``."""
-    at = at.replace("#/definitions/", "#/$defs/")
-    selected = _lookup(document, at, origin, "schema location")
+    written = at
+    at, selected = _lookup(document, at, origin, "schema location")
     if not isinstance(selected, dict):
-        raise SchemaLoadError(f"{origin}: {at!r} is not a schema")
+        raise SchemaLoadError(f"{origin}: {written!r} is not a schema")
     sources: dict[int, str] = {}
     positions: dict[int, list[str]] = {}
     done: dict[str, Schema] = {}
@@ -281,24 +273,23 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
 
     def target_of(ref: str, where: str) -> tuple[str, Schema]:
         """Follow a chain of bare references to a schema that has content."""
-        seen = [ref]
+        seen: list[str] = []
         while True:
             if not ref.startswith("#"):
                 raise SchemaLoadError(
                     f"{origin}: {where}: remote $ref {ref!r} is not fetched; "
                     "bundle it into the document"
                 )
-            node = _lookup(document, ref, origin, "$ref")
+            shown, node = _lookup(document, ref, origin, "$ref")
+            if shown in seen:
+                chain = " -> ".join([*seen, shown])
+                raise SchemaLoadError(f"{origin}: {where}: cyclic $ref {chain}")
+            seen.append(shown)
             if not isinstance(node, dict):
                 raise SchemaLoadError(f"{origin}: {where}: $ref {ref!r} is not a schema")
             nxt = node.get("$ref")
             if not isinstance(nxt, str) or len(node) > 1:
-                return ref.replace("#/definitions/", "#/$defs/"), node
-            nxt = nxt.replace("#/definitions/", "#/$defs/")
-            if nxt in seen:
-                chain = " -> ".join([*seen, nxt])
-                raise SchemaLoadError(f"{origin}: {where}: cyclic $ref {chain}")
-            seen.append(nxt)
+                return shown, node
             ref = nxt
 
     def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:

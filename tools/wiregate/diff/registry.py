@@ -11,9 +11,11 @@ once published, keeps its meaning forever and is never reused: a retired id stay
 
 Effects: ``yes`` (always compatible in that direction), ``no`` (never), ``depends`` (decided
 per change by set containment), ``lenient`` (incompatible under the strict policy,
-tolerated by the lenient one). The default level is the level under the default mode
-(``backward``) and policy (``strict``): ``error`` when backward is not ``yes``, ``warning``
-when only forward is not ``yes``, ``info`` otherwise. Each change's actual level follows its
+tolerated by the lenient one), ``assertion`` (compatible while ``format`` is an annotation,
+incompatible under ``format_assertion``), ``unknown`` (beyond the engine: the finding has level
+``unknown`` and never fails the verdict). The default level is the level under the default mode
+(``backward``) and policy (``strict``): ``unknown`` for undecided rules, ``error`` when backward
+is not ``yes``, ``warning`` when only forward is not ``yes``, ``info`` otherwise. Each change's actual level follows its
 actual effect under the chosen mode and policy (see ``wiregate.diff.verdict.level_for``).
 """
 
@@ -27,16 +29,19 @@ from wiregate.diff.rules import (
     arrays,
     bounds,
     composition,
+    conditionals,
     definitions,
+    dependencies,
     enums,
     properties,
     required,
     schema,
     strings,
     types,
+    unevaluated,
 )
 
-__all__ = ["EVENTS", "ID_PATTERN", "RULES", "Rule"]
+__all__ = ["EFFECTS", "EVENTS", "ID_PATTERN", "RULES", "Rule"]
 
 ID_PATTERN = re.compile(r"^[a-z]+(-[a-z]+)*$")
 EVENTS = (
@@ -53,6 +58,7 @@ EVENTS = (
     "rejects-all",
     "accepts-values-again",
 )
+EFFECTS = ("yes", "no", "depends", "lenient", "assertion", "unknown")
 
 
 @dataclass(frozen=True)
@@ -66,9 +72,11 @@ class Rule:
 
     @property
     def default_level(self) -> str:
-        if self.backward != "yes":
+        if self.backward == "unknown":
+            return "unknown"
+        if self.backward not in ("yes", "assertion"):
             return "error"
-        return "warning" if self.forward != "yes" else "info"
+        return "warning" if self.forward not in ("yes", "assertion") else "info"
 
 
 def _bound_rules() -> list[Rule]:
@@ -89,6 +97,26 @@ def _bound_rules() -> list[Rule]:
     rules = []
     for keyword, what in subjects.items():
         added, removed, tightened, loosened = bounds.bound_ids(keyword)
+        if keyword == "minContains":  # 1 when absent: adding 0 loosens, removing 0 tightens
+            rules += [
+                Rule(
+                    added,
+                    "bounds",
+                    f"{keyword} added: {what} is no longer 1 (its default while contains applies).",
+                    "depends",
+                    "depends",
+                ),
+                Rule(
+                    removed,
+                    "bounds",
+                    f"{keyword} removed: {what} is 1 again (its default while contains applies).",
+                    "depends",
+                    "depends",
+                ),
+                Rule(tightened, "bounds", f"{keyword} changed to admit fewer values.", "no", "yes"),
+                Rule(loosened, "bounds", f"{keyword} changed to admit more values.", "yes", "no"),
+            ]
+            continue
         rules += [
             Rule(added, "bounds", f"{keyword} added: {what} now limits values.", "no", "yes"),
             Rule(removed, "bounds", f"{keyword} removed: {what} no longer applies.", "yes", "no"),
@@ -153,6 +181,49 @@ RULES: tuple[Rule, ...] = (
     # required
     Rule(required.REQUIRED_ADDED, "required", "A property became required.", "no", "yes"),
     Rule(required.REQUIRED_REMOVED, "required", "A property is no longer required.", "yes", "no"),
+    # dependentRequired and dependentSchemas
+    Rule(
+        dependencies.DEPENDENT_REQUIRED_ADDED,
+        "dependencies",
+        "A property got a dependentRequired entry: objects holding it must hold the listed names (compatible backward when the old schema required them anyway).",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        dependencies.DEPENDENT_REQUIRED_REMOVED,
+        "dependencies",
+        "A property's dependentRequired entry was removed: objects holding it no longer have to hold the listed names (compatible forward when the new schema requires them anyway).",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        dependencies.DEPENDENT_REQUIRED_EXTENDED,
+        "dependencies",
+        "Names were added to a property's dependentRequired entry: objects holding it must hold them too.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        dependencies.DEPENDENT_REQUIRED_NARROWED,
+        "dependencies",
+        "Names were removed from a property's dependentRequired entry: objects holding it no longer have to hold them.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        dependencies.DEPENDENT_SCHEMA_ADDED,
+        "dependencies",
+        "A property got a dependentSchemas entry: objects holding it must match that schema (compatible backward when every old value provably does).",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        dependencies.DEPENDENT_SCHEMA_REMOVED,
+        "dependencies",
+        "A property's dependentSchemas entry was removed: objects holding it no longer have to match that schema. A changed entry is compared in depth.",
+        "yes",
+        "depends",
+    ),
     # properties
     Rule(
         properties.PROPERTY_ADDED_TO_OPEN_MODEL,
@@ -241,16 +312,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         properties.PROPERTY_NAMES_ADDED,
         "properties",
-        "propertyNames now constrains the keys of an object.",
-        "no",
+        "propertyNames now constrains the keys of an object (compatible when every string meets it; a changed propertyNames is compared in depth).",
+        "depends",
         "yes",
     ),
     Rule(
         properties.PROPERTY_NAMES_REMOVED,
         "properties",
-        "propertyNames no longer constrains the keys of an object.",
+        "propertyNames no longer constrains the keys of an object (compatible forward when every string met it).",
         "yes",
-        "no",
+        "depends",
     ),
     # arrays
     Rule(
@@ -284,8 +355,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         arrays.CONTAINS_ADDED,
         "arrays",
-        "Arrays must now contain an item matching contains.",
-        "no",
+        "Arrays must now contain an item matching contains (with the minContains/maxContains next to it; compatible backward only when minContains is 0 and there is no maxContains).",
+        "depends",
         "yes",
     ),
     Rule(
@@ -293,7 +364,57 @@ RULES: tuple[Rule, ...] = (
         "arrays",
         "Arrays no longer have to contain an item matching contains.",
         "yes",
-        "no",
+        "depends",
+    ),
+    Rule(
+        arrays.CONTAINS_CHANGED,
+        "arrays",
+        "contains changed where maxContains bounds the matching items: a wider contains can reject arrays with too many matches, so the change is not decided (without maxContains, contains is compared in depth).",
+        "unknown",
+        "unknown",
+    ),
+    # unevaluatedProperties and unevaluatedItems
+    Rule(
+        unevaluated.UNEVALUATED_PROPERTIES_ADDED,
+        "unevaluated",
+        "unevaluatedProperties was added: judged like additionalProperties when no in-place applicator (allOf, anyOf, oneOf, if/then/else, dependentSchemas, a reference) can evaluate keys, undecided otherwise.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_PROPERTIES_REMOVED,
+        "unevaluated",
+        "unevaluatedProperties was removed (judged as when added).",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_PROPERTIES_CHANGED,
+        "unevaluated",
+        "unevaluatedProperties changed where it has no effect on one side (additionalProperties evaluates every key), or next to in-place applicators (undecided); otherwise the two schemas are compared in depth.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_ITEMS_ADDED,
+        "unevaluated",
+        "unevaluatedItems was added: judged like items when no in-place applicator or contains can evaluate items and the tuple prefix is unchanged, undecided otherwise.",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_ITEMS_REMOVED,
+        "unevaluated",
+        "unevaluatedItems was removed (judged as when added).",
+        "depends",
+        "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_ITEMS_CHANGED,
+        "unevaluated",
+        "unevaluatedItems changed where it has no effect on one side (items evaluates every item), or where which items it checks is not known (undecided); otherwise the two schemas are compared in depth.",
+        "depends",
+        "depends",
     ),
     # bounds
     *_bound_rules(),
@@ -349,12 +470,24 @@ RULES: tuple[Rule, ...] = (
     Rule(
         strings.FORMAT_ADDED,
         "strings",
-        "A format now applies to strings (assumed asserted by consumers).",
-        "no",
+        "A format was added: an annotation (info) unless --format-assertion, which makes it a constraint strings must now meet.",
+        "assertion",
         "yes",
     ),
-    Rule(strings.FORMAT_REMOVED, "strings", "A format no longer applies to strings.", "yes", "no"),
-    Rule(strings.FORMAT_CHANGED, "strings", "The format changed.", "no", "no"),
+    Rule(
+        strings.FORMAT_REMOVED,
+        "strings",
+        "A format was removed: an annotation (info) unless --format-assertion, under which strings no longer have to meet it.",
+        "yes",
+        "assertion",
+    ),
+    Rule(
+        strings.FORMAT_CHANGED,
+        "strings",
+        "The format changed: an annotation (info) unless --format-assertion, under which containment of formats is not decided (treated as incompatible).",
+        "assertion",
+        "assertion",
+    ),
     # composition
     Rule(
         composition.ONE_OF_ADDED,
@@ -450,6 +583,56 @@ RULES: tuple[Rule, ...] = (
         "yes",
         "no",
     ),
+    # if/then/else
+    Rule(
+        conditionals.IF_ADDED,
+        "conditionals",
+        "An if/then/else now applies: values must meet the branch they take (compatible backward when every old value provably meets it).",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        conditionals.IF_REMOVED,
+        "conditionals",
+        "The if/then/else no longer applies.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        conditionals.IF_CHANGED,
+        "conditionals",
+        "The if schema of a conditional changed: which values take which branch is not decided (with the same if, then and else are compared in depth).",
+        "unknown",
+        "unknown",
+    ),
+    Rule(
+        conditionals.THEN_ADDED,
+        "conditionals",
+        "The same if got a then schema: values matching if must now match it.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        conditionals.THEN_REMOVED,
+        "conditionals",
+        "The then schema was removed: values matching if no longer have to match it.",
+        "yes",
+        "depends",
+    ),
+    Rule(
+        conditionals.ELSE_ADDED,
+        "conditionals",
+        "The same if got an else schema: values not matching if must now match it.",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        conditionals.ELSE_REMOVED,
+        "conditionals",
+        "The else schema was removed: values not matching if no longer have to match it.",
+        "yes",
+        "depends",
+    ),
     # whole schemas
     Rule(
         schema.SCHEMA_REJECTS_ALL,
@@ -468,9 +651,24 @@ RULES: tuple[Rule, ...] = (
     Rule(
         schema.KEYWORD_CHANGED,
         "schema",
-        "A keyword that no rule judges changed (including a recursive $ref target); assumed incompatible both ways.",
+        "Retired: a keyword that no rule judged changed, assumed incompatible both ways. Every keyword of draft-07 and 2020-12 is judged now; other keywords are annotations.",
         "no",
         "no",
+        deprecated_by=schema.UNKNOWN_KEYWORD_CHANGED,
+    ),
+    Rule(
+        schema.UNKNOWN_KEYWORD_CHANGED,
+        "schema",
+        "A keyword JSON Schema does not define (OpenAPI's nullable or discriminator, tsType, a misspelt minimun) was added, removed or changed: validators ignore it, so it is an annotation. x-* extensions are annotation-changed.",
+        "yes",
+        "yes",
+    ),
+    Rule(
+        schema.REF_CHANGED,
+        "schema",
+        "A recursive $ref (or a $dynamicRef/$recursiveRef) differs from the other side: recursive schemas are compared where they are defined, but whether this position accepts the same values is not decided.",
+        "unknown",
+        "unknown",
     ),
     # definitions
     Rule(
@@ -526,7 +724,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         annotation_rules.ANNOTATION_CHANGED,
         "annotations",
-        "Another annotation changed ($schema, $id, deprecated, readOnly, writeOnly, content*, x-* extensions).",
+        "Another annotation changed ($schema, $id, $anchor, deprecated, readOnly, writeOnly, contentMediaType, contentEncoding, contentSchema, x-* extensions).",
         "yes",
         "yes",
     ),

@@ -16,9 +16,10 @@ Every comparison of JSON values in the diff engine (schemas are JSON values too)
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
-import orjson
+from wiregate.exactjson import INT_DIGITS, ExactNumber, dumps
 
 __all__ = ["canonical", "json_equal", "json_key"]
 
@@ -50,14 +51,32 @@ def json_key(value: Any) -> str:
     are :func:`json_equal`.
 
     Integral floats are written as integers (``1.0`` as ``1``); the standard library encoder
-    keeps integers of any size and never writes an out-of-range float as ``null``.
+    keeps integers of any size and never writes an out-of-range float as ``null``; a number
+    beyond double range is written in one normal form (``1e400`` and ``10E399`` alike).
     """
-    return json.dumps(_integral(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    value = _integral(value)
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError):  # an ExactNumber, or an integer beyond the digit limit
+        return dumps(value, sort_keys=True, stdlib=True)
+
+
+# An integral ExactNumber (``1e400``) becomes an int for its key when parse_int would read its
+# digits as one (so it equals ``10**400`` written out); beyond, both are ExactNumbers.
+_EXACT_INT_DIGITS = INT_DIGITS
 
 
 def _integral(value: Any) -> Any:
     if isinstance(value, float):
         return int(value) if value.is_integer() else value
+    if isinstance(value, Decimal):
+        sign, digits, exponent = value.as_tuple()
+        text = "".join(map(str, digits)).rstrip("0") or "0"
+        assert isinstance(exponent, int)  # a JSON number is finite
+        exponent += len(digits) - len(text)
+        if exponent >= 0 and len(text) + exponent <= _EXACT_INT_DIGITS:
+            return int(value)
+        return ExactNumber(f"{'-' if sign else ''}{text}e{exponent}")
     if isinstance(value, dict):
         return {key: _integral(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -66,9 +85,7 @@ def _integral(value: Any) -> Any:
 
 
 def canonical(value: Any) -> bytes:
-    """Compact JSON with sorted keys, numbers as written (``1.0`` stays ``1.0``): the form in
-    which messages show a value. Not an identity: use :func:`json_key` for that."""
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # an integer beyond 64 bits, or nesting beyond orjson's limit
-        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    """Compact JSON with sorted keys, numbers as written (``1.0`` stays ``1.0``, ``1e400``
+    too), lone surrogates escaped: the form in which messages show a value. Not an identity:
+    use :func:`json_key` for that."""
+    return dumps(value, sort_keys=True).encode()

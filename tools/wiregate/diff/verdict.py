@@ -12,9 +12,14 @@ MODES = ("backward", "forward", "full")
 POLICIES = ("strict", "lenient")
 
 
-def level_for(backward: bool, forward: bool, mode: str, tolerated: bool) -> str:
+def level_for(
+    backward: bool, forward: bool, mode: str, tolerated: bool, undecided: bool = False
+) -> str:
     """``error`` breaks the verdict under ``mode``; ``warning`` is compatible under ``mode`` but
-    not in the other direction (or only by policy); ``info`` is compatible both ways."""
+    not in the other direction (or only by policy); ``unknown`` is beyond the engine (never a
+    break); ``info`` is compatible both ways."""
+    if undecided:
+        return "unknown"
     needed = {"backward": (backward,), "forward": (forward,), "full": (backward, forward)}[mode]
     if not all(needed):
         return "error"
@@ -49,8 +54,11 @@ class DiffResult:
     def equivalent(self) -> bool:
         """The schemas accept the same values: only changes compatible both ways by set semantics
         (annotations, defaults, an added or removed definition that something else references)
-        remain."""
-        return all(c.backward and c.forward and c.tolerated_by is None for c in self.changes)
+        remain; an undecided change leaves the question open."""
+        return all(
+            c.backward and c.forward and c.tolerated_by is None and c.level != "unknown"
+            for c in self.changes
+        )
 
     @property
     def identical(self) -> bool:

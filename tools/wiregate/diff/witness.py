@@ -17,9 +17,11 @@ answer is None, never a guess.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -80,8 +82,16 @@ class Side:
     resolved tree of that selection (None when the selection does not exist: a removed
     definition, which rejects every value)."""
 
-    def __init__(self, raw: Mapping[str, Any] | bool, at: str, resolved: ResolvedSchema | None):
+    def __init__(
+        self,
+        raw: Mapping[str, Any] | bool,
+        at: str,
+        resolved: ResolvedSchema | None,
+        *,
+        formats: bool = False,
+    ):
         self.raw = raw
+        self.formats = formats  # format is asserted (``--format-assertion``)
         self.at = at
         self.resolved = resolved
         self._fast: Any = None
@@ -108,31 +118,42 @@ class Side:
         keep = {k: v for k, v in raw.items() if k in ("$schema", "$defs", "definitions", "$id")}
         return {**keep, "$ref": at}
 
-    def fast_valid(self, instance: Any) -> bool:
+    def fast_valid(self, instance: Any) -> bool | None:
+        """Validity under ``jsonschema_rs`` (None: this side cannot be checked by it)."""
         if self.resolved is None:
             return False
-        if self._fast is None:
-            import jsonschema_rs
-
-            schema = self._selected()
-            if isinstance(schema, dict) and "$schema" not in schema:
-                self._fast = jsonschema_rs.Draft202012Validator(schema)
-            else:
-                self._fast = jsonschema_rs.validator_for(schema)
         try:
-            return bool(self._fast.is_valid(instance))
-        except (ValueError, OverflowError):
-            return False
+            if self._fast is None:
+                import jsonschema_rs
 
-    def reference_valid(self, instance: Any) -> bool:
+                schema = self._selected()
+                if isinstance(schema, dict) and "$schema" not in schema:
+                    self._fast = jsonschema_rs.Draft202012Validator(
+                        schema, validate_formats=self.formats
+                    )
+                else:
+                    self._fast = jsonschema_rs.validator_for(schema, validate_formats=self.formats)
+            return bool(self._fast.is_valid(instance))
+        except Exception:  # a document or value the fast validator cannot take: unknown
+            return None
+
+    def reference_valid(self, instance: Any) -> bool | None:
+        """Validity under the reference validator (None: it cannot check this value)."""
         if self.resolved is None:
             return False
-        if self._reference is None:
-            from jsonschema.validators import Draft202012Validator, validator_for
+        try:
+            if self._reference is None:
+                from jsonschema import FormatChecker
+                from jsonschema.validators import Draft202012Validator, validator_for
 
-            schema = self._selected()
-            self._reference = validator_for(schema, default=Draft202012Validator)(schema)
-        return bool(self._reference.is_valid(instance))
+                schema = self._selected()
+                cls = validator_for(schema, default=Draft202012Validator)
+                checker = FormatChecker() if self.formats else None
+                self._reference = cls(schema, format_checker=checker)
+            with _linear_regexes():
+                return bool(self._reference.is_valid(instance))
+        except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
+            return None
 
     # -- where each schema node sits ---------------------------------------------------------
     def place(self, pointer: str) -> _Place | None:
@@ -149,6 +170,51 @@ class Side:
             if "/" not in pointer:
                 return self._places.get("#")
             pointer = pointer.rsplit("/", 1)[0]
+
+
+class _LinearRe:
+    """Stands in for the ``re`` module inside jsonschema while it confirms a witness: schema
+    regexes run on RE2 in linear time with ECMA-262 meanings (``wiregate.diff.regex``), never
+    on Python's backtracking engine (``^(a+)+$`` against a long key runs for hours there)."""
+
+    @staticmethod
+    def search(pattern: str, string: str, flags: int = 0) -> bool | None:
+        regex = _translated(pattern)
+        if regex is None:
+            raise ValueError(f"pattern {pattern!r} does not run under RE2")
+        return regex.search(string) or None
+
+
+def _matches(pattern: str, text: str) -> bool | None:
+    """Does ``pattern`` match in ``text`` (None: the pattern does not run under RE2)?"""
+    regex = _translated(pattern)
+    return None if regex is None else bool(regex.search(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _translated(pattern: str) -> Any:
+    from wiregate.diff import regex
+
+    return regex.translate(pattern)
+
+
+@contextmanager
+def _linear_regexes() -> Iterator[None]:
+    """jsonschema's modules that search with ``re`` (``pattern``, ``patternProperties``,
+    ``additionalProperties``, ``unevaluatedProperties``) use :class:`_LinearRe` in the block."""
+    import jsonschema._keywords
+    import jsonschema._legacy_keywords
+    import jsonschema._utils
+
+    modules = (jsonschema._keywords, jsonschema._utils, jsonschema._legacy_keywords)
+    saved = [module.re for module in modules]
+    for module in modules:
+        module.re = _LinearRe  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for module, original in zip(modules, saved, strict=True):
+            module.re = original  # type: ignore[attr-defined]
 
 
 # A step from a value into a member of it: ("key", name) or ("index", position).
@@ -233,9 +299,7 @@ def _fresh_key(*nodes: Schema) -> str:
         if any(key in (n.get("properties") or {}) for n in nodes):
             continue
         if any(
-            _local_valid({"pattern": p}, key) is not False
-            for n in nodes
-            for p in n.get("patternProperties") or {}
+            _matches(p, key) is not False for n in nodes for p in n.get("patternProperties") or {}
         ):
             continue
         return key
@@ -267,15 +331,11 @@ def _local_valid(schema: Schema, value: Any) -> bool | None:
 def _pattern_samples(pattern: str, length: int = 0) -> list[str]:
     """A few strings meant to match ``pattern`` (unverified), built from its parse tree so no
     user regex ever runs here; with ``length``, one of them at least that long if it can."""
-    try:
-        from wiregate.diff import regex as regex_module  # type: ignore[attr-defined]
+    from wiregate.diff import regex
 
-        sample = regex_module.sample(pattern)
-        if isinstance(sample, str):
-            return [sample, *_parsed_samples(pattern, length)]
-    except (ImportError, AttributeError):
-        pass
-    return _parsed_samples(pattern, length)
+    sample = regex.sample(pattern)
+    parsed = _parsed_samples(pattern, length)
+    return [sample, *parsed] if sample is not None else parsed
 
 
 def _parsed_samples(pattern: str, length: int = 0) -> list[str]:
@@ -440,9 +500,23 @@ def _undeclared(node: Schema, key: str) -> Schema:
     if key in props:
         return props[key]  # type: ignore[no-any-return]
     for pattern, schema in (node.get("patternProperties") or {}).items():
-        if _local_valid({"pattern": pattern}, key):
+        if _matches(pattern, key):
             return schema  # type: ignore[no-any-return]
-    return node.get("additionalProperties", {})  # type: ignore[no-any-return]
+    return _rest(node, "additionalProperties", "unevaluatedProperties")
+
+
+def _rest(node: Schema, keyword: str, unevaluated: str) -> Schema:
+    """The schema of the members no ``properties``/``prefixItems`` entry names: ``keyword``,
+    else ``unevaluated`` (the same when no in-place applicator evaluates more; otherwise an
+    approximation, the validators judge every candidate), else any value."""
+    rest = node.get(keyword, node.get(unevaluated, {}))
+    return rest if isinstance(rest, dict) else {}
+
+
+def _item(node: Schema, index: int) -> Schema:
+    """The schema of array position ``index``."""
+    prefix: list[Schema] = node.get("prefixItems") or []
+    return prefix[index] if index < len(prefix) else _rest(node, "items", "unevaluatedItems")
 
 
 def _dedup(values: list[Any]) -> list[Any]:
@@ -603,7 +677,7 @@ class _Generator:
 
     def _arrays(self, node: Schema, depth: int) -> list[Any]:
         prefix: list[Schema] = node.get("prefixItems") or []
-        items = node.get("items", {})
+        items = _rest(node, "items", "unevaluatedItems")
         low = int(node.get("minItems") or 0)
         contains = node.get("contains")
         length = max(low, len(prefix) if low > len(prefix) else low, 1 if contains else 0)
@@ -742,7 +816,9 @@ class _Generator:
                 acc.get("contains"), dict
             ):
                 count = int(value) - 1 if keyword == "minContains" else int(value) + 1
-                ok, item = self.first(conj(acc.get("items", {}), acc["contains"]), depth + 1)
+                ok, item = self.first(
+                    conj(_item(acc, len(acc.get("prefixItems") or [])), acc["contains"]), depth + 1
+                )
                 if ok and 0 <= count <= _MAX_STRING:
                     yield [item] * count
             if flip is not None:
@@ -760,7 +836,7 @@ class _Generator:
 
     def _longer(self, acc: Schema, length: int, keyword: str, depth: int) -> Iterator[Any]:
         if keyword == "maxItems":
-            ok, item = self.first(acc.get("items", {}), depth + 1)
+            ok, item = self.first(_rest(acc, "items", "unevaluatedItems"), depth + 1)
             if ok and not acc.get("prefixItems"):
                 yield [item] * length if acc.get("uniqueItems") is not True else []
         else:
@@ -820,8 +896,7 @@ class _Generator:
         acc_prefix: list[Schema] = acc.get("prefixItems") or []
         other_prefix: list[Schema] = other.get("prefixItems") or []
         for index in range(max(len(acc_prefix), len(other_prefix)) + 1):
-            mine = acc_prefix[index] if index < len(acc_prefix) else acc.get("items", {})
-            theirs = other_prefix[index] if index < len(other_prefix) else other.get("items", {})
+            mine, theirs = _item(acc, index), _item(other, index)
             if json_equal(mine, theirs):
                 continue
             for value in itertools.islice(self.apart(mine, theirs, depth + 1), 6):
@@ -867,7 +942,7 @@ class _Generator:
                     out.append({**base, where: value})
             return out or [{where: value}]
         prefix: list[Schema] = node.get("prefixItems") or []
-        items = node.get("items", {})
+        items = _rest(node, "items", "unevaluatedItems")
         array: list[Any] = []
         for index in range(where):
             schema = prefix[index] if index < len(prefix) else items
@@ -1016,13 +1091,11 @@ class WitnessFinder:
             self.checks += 1
             if self.checks > _MAX_CHECKS:
                 return None
-            if (
-                accepting.fast_valid(instance)
-                and not other.fast_valid(instance)
-                and _serialisable(instance)
-                and accepting.reference_valid(instance)
-                and not other.reference_valid(instance)
-            ):
+            fast = (accepting.fast_valid(instance), other.fast_valid(instance))
+            if fast == (True, False) and (
+                accepting.reference_valid(instance),
+                other.reference_valid(instance),
+            ) == (True, False):
                 return Witness(direction, instance)
         return None
 
@@ -1073,17 +1146,7 @@ def _child(schema: Schema, step: Step) -> Schema:
     prefix: list[Schema] = schema.get("prefixItems") or []
     if where < len(prefix):
         return prefix[where]
-    return schema.get("items", {})  # type: ignore[no-any-return]
-
-
-def _serialisable(instance: Any) -> bool:
-    import orjson
-
-    try:
-        orjson.dumps(instance)
-    except TypeError:
-        return False
-    return True
+    return _rest(schema, "items", "unevaluatedItems")
 
 
 @dataclass
@@ -1094,20 +1157,27 @@ class Document:
     normalised: Schema
     resolved: dict[str, ResolvedSchema]
 
-    def side(self, at: str) -> Side:
+    def side(self, at: str, *, formats: bool = False) -> Side:
         if at not in self.resolved:
             try:
                 self.resolved[at] = resolve(self.normalised, at)
             except SchemaLoadError:
-                return Side(self.raw, at, None)  # a removed definition: rejects every value
-        return Side(self.raw, at, self.resolved[at])
+                # a removed definition: rejects every value
+                return Side(self.raw, at, None, formats=formats)
+        return Side(self.raw, at, self.resolved[at], formats=formats)
 
 
 def with_witnesses(
-    changes: Mapping[Change, tuple[str, str]], mode: str, old: Document, new: Document
+    changes: Mapping[Change, tuple[str, str]],
+    mode: str,
+    old: Document,
+    new: Document,
+    *,
+    format_assertion: bool = False,
 ) -> list[Change]:
     """``changes`` (each with the selections it compares), those that break the verdict under
-    ``mode`` carrying a witness of the direction that breaks."""
+    ``mode`` carrying a witness of the direction that breaks (``format_assertion``: the
+    validators check ``format`` too)."""
     finders: dict[tuple[str, str], WitnessFinder] = {}
     out = []
     for change, (old_at, new_at) in changes.items():
@@ -1117,7 +1187,10 @@ def with_witnesses(
             continue
         finder = finders.get((old_at, new_at))
         if finder is None:
-            finder = finders[(old_at, new_at)] = WitnessFinder(old.side(old_at), new.side(new_at))
+            finder = finders[(old_at, new_at)] = WitnessFinder(
+                old.side(old_at, formats=format_assertion),
+                new.side(new_at, formats=format_assertion),
+            )
         witness = None
         for wanted in direction:
             witness = finder.find(change.old_pointer, change.new_pointer, wanted)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shlex
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from wiregate.drift.result import CopyResult, DriftReport, Verdict
 from wiregate.errors import UserError
 from wiregate.sources import parse_document
 
-__all__ = ["Judgement", "judge", "run_drift"]
+__all__ = ["Judgement", "judge", "reproduce_command", "run_drift"]
 
 #: (verdict, changes, required directions that fail)
 Judgement = tuple[Verdict, tuple[Change, ...], tuple[str, ...]]
@@ -70,6 +72,33 @@ def judge(
     return verdict, result.changes, tuple(failed)
 
 
+def reproduce_command(
+    contract: Contract,
+    spec: CopySpec,
+    policy: str,
+    checkout: Path,
+    path: str,
+    commit: str | None = None,
+) -> str:
+    """The ``wiregate diff`` command (shell-quoted) that compares the canonical definition with
+    the copy at ``path`` in ``checkout`` (at ``commit``: a ``REPO_DIR@REF:PATH`` source) as
+    the gate did: same pointers, mode and policy, so it reports the same changes."""
+    canonical = _shown(contract.schema_path(spec.schema))
+    old = canonical if spec.canonical_at == "#" else canonical + spec.canonical_at
+    new = f"{_shown(checkout)}@{commit}:{path}" if commit else _shown(checkout / path)
+    new = new if spec.copy_at == "#" else new + spec.copy_at
+    return shlex.join(["wiregate", "diff", old, new, "--mode", spec.direction, "--policy", policy])
+
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when inside it, else absolute."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(os.path.abspath(Path.cwd())).as_posix()
+    except ValueError:
+        return str(absolute)
+
+
 def run_drift(
     contract: Contract,
     overrides: Mapping[str, Path | None] | None = None,
@@ -77,32 +106,35 @@ def run_drift(
     strict: bool = False,
     *,
     repositories: Collection[str] | None = None,
+    copies: Collection[str] | None = None,
     config: MirrorsConfig | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> DriftReport:
     """Check the copies in ``contracts/mirrors.toml`` against ``contract``.
 
     ``overrides`` maps repository names to checkouts (``--repo NAME=PATH``; None keeps the
-    configured place); ``repositories`` limits the check to those names (default: all). A
-    copy that cannot be read becomes an ``error`` result, so one bad repository never hides
-    the others; a bad config or an unknown repository name raises UserError.
+    configured place); ``repositories`` and ``copies`` (copy ids) limit the check to those
+    names (default: all). A copy that cannot be read becomes an ``error`` result, so one bad
+    repository never hides the others; a bad config or an unknown name raises UserError.
     """
     config = config or load_mirrors(contract)
     overrides = dict(overrides or {})
-    for name in [*overrides, *(repositories or ())]:
+    for name in overrides:
         config.repository(name)  # an unknown name is a usage error
     results: list[CopyResult] = []
-    for repository in config.repositories:
-        if repositories is not None and repository.name not in repositories:
-            continue
+    for repository, specs in config.select(repositories, copies):
         checkout, explicit = config.checkout(repository, overrides, environ)
-        results.extend(_check_repository(contract, repository, checkout, explicit, ref))
+        results.extend(
+            _check_repository(contract, config, repository, specs, checkout, explicit, ref)
+        )
     return DriftReport(results=tuple(results), ref=ref, strict=strict)
 
 
 def _check_repository(
     contract: Contract,
+    config: MirrorsConfig,
     repository: RepositorySpec,
+    specs: tuple[CopySpec, ...],
     checkout: Path,
     explicit: bool,
     ref: str | None,
@@ -113,35 +145,36 @@ def _check_repository(
             copy_at=spec.copy_at,
             verdict=verdict,
             tried=spec.paths,
+            optional=spec.optional,
             **fields,
         )
 
     if not checkout.is_dir():
         if explicit:
             message = f"{checkout}: checkout of {repository.name!r} not found: no such directory"
-            return [result(spec, Verdict.ERROR, message=message) for spec in repository.copies]
+            return [result(spec, Verdict.ERROR, message=message) for spec in specs]
         message = (
             f"{checkout}: no checkout of {repository.name!r} "
             f"(set --repo {repository.name}=PATH or {env_var_name(repository.name)})"
         )
-        return [result(spec, Verdict.SKIPPED, message=message) for spec in repository.copies]
+        return [result(spec, Verdict.SKIPPED, message=message) for spec in specs]
 
     source: CopySource
     commit: str | None = None
     try:
         if ref is None:
-            source = WorkTree(checkout)
+            source = WorkTree(checkout, config.max_file_bytes, str(config.path))
         else:
             tree = GitTree(checkout, ref)
-            source, commit = tree, tree.commit.hexsha
+            source, commit = tree, tree.commit
     except UserError as exc:
-        return [result(spec, Verdict.ERROR, message=str(exc)) for spec in repository.copies]
+        return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
     results = []
     try:
-        for spec in repository.copies:
+        for spec in specs:
             try:
-                found = source.find(spec.paths)
+                found = source.find(spec)
                 if found is None:
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
@@ -154,6 +187,11 @@ def _check_repository(
             except UserError as exc:
                 results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
                 continue
+            command = None
+            if changes:
+                command = reproduce_command(
+                    contract, spec, repository.policy, checkout, found.path, commit
+                )
             results.append(
                 result(
                     spec,
@@ -162,6 +200,7 @@ def _check_repository(
                     commit=commit,
                     changes=changes,
                     failed=failed,
+                    reproduce=command,
                 )
             )
     finally:

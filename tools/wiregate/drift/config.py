@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -18,7 +19,10 @@ from typing import Any, TypedDict
 import jsonschema_rs
 
 from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
+from wiregate import pointer as json_pointer
+from wiregate.drift.files import DEFAULT_MAX_BYTES
 from wiregate.errors import UserError
+from wiregate.policy import DEFAULT_POLICY
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -26,6 +30,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 __all__ = [
+    "DEFAULT_POLICY",
     "MIRRORS_FILE",
     "ROLE_DIRECTION",
     "CopySpec",
@@ -54,10 +59,15 @@ class CopySpec:
     copy_at: str
     role: str
     paths: tuple[str, ...]
+    optional: bool = False  # absent from a present checkout is fine
+    where: str = ""  # its key in mirrors.toml, "repository[0].copy[1]"
 
     @property
     def direction(self) -> str:
         return ROLE_DIRECTION[self.role]
+
+    def path_key(self, index: int) -> str:
+        return f"{self.where}.paths[{index}]"
 
 
 @dataclass(frozen=True)
@@ -81,6 +91,32 @@ class MirrorsConfig:
     path: Path
     base_dir: Path
     repositories: tuple[RepositorySpec, ...]
+    max_file_bytes: int = DEFAULT_MAX_BYTES
+
+    def select(
+        self, repositories: Collection[str] | None = None, copies: Collection[str] | None = None
+    ) -> tuple[tuple[RepositorySpec, tuple[CopySpec, ...]], ...]:
+        """The repositories named (default: all) with the copies named (``--copy ID``,
+        default: all), in the config's order. A name that matches nothing is a UserError, so a
+        typo never makes a gate pass by checking nothing."""
+        for name in repositories or ():
+            self.repository(name)
+        chosen = [r for r in self.repositories if repositories is None or r.name in repositories]
+        if copies is not None:
+            known = {spec.id for repository in chosen for spec in repository.copies}
+            for copy_id in copies:
+                if copy_id not in known:
+                    where = ", ".join(r.name for r in chosen)
+                    raise UserError(
+                        f"--copy {copy_id!r}: no such copy in {where} "
+                        f"(known: {', '.join(sorted(known))})"
+                    )
+        selected = []
+        for repository in chosen:
+            specs = tuple(s for s in repository.copies if copies is None or s.id in copies)
+            if specs:
+                selected.append((repository, specs))
+        return tuple(selected)
 
     def repository(self, name: str) -> RepositorySpec:
         for repository in self.repositories:
@@ -153,12 +189,13 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
 
+    _check_paths(data, path)
     errors = sorted(_config_validator().iter_errors(data), key=lambda e: str(e.instance_path))
     if errors:
         error = errors[0]
         raise UserError(f"{path}: {_key(list(error.instance_path))}: {error.message}")
 
-    default_policy = data.get("policy", "strict")
+    default_policy = data.get("policy", DEFAULT_POLICY)
     repositories = []
     seen: set[str] = set()
     for index, entry in enumerate(data["repository"]):
@@ -192,6 +229,8 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
                     copy_at=copy.get("copy_at", "#"),
                     role=copy.get("role", entry["role"]),
                     paths=tuple(copy["paths"]),
+                    optional=copy.get("optional", False),
+                    where=f"repository[{index}].copy[{copy_index}]",
                 )
             )
         repositories.append(
@@ -204,21 +243,65 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
             )
         )
     base_dir = contract.directory.parent if not contract.bundled else Path.cwd()
-    return MirrorsConfig(path=path, base_dir=base_dir, repositories=tuple(repositories))
+    return MirrorsConfig(
+        path=path,
+        base_dir=base_dir,
+        repositories=tuple(repositories),
+        max_file_bytes=data.get("max_file_bytes", DEFAULT_MAX_BYTES),
+    )
 
 
-def resolve_pointer(document: Any, pointer: str) -> Any:
-    """The value at a ``#/a/b`` JSON pointer, or None when there is none."""
-    node = document
-    for raw in pointer.removeprefix("#").split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return None
-    return node
+def _os_limit(name: str, default: int) -> int:
+    try:
+        return os.pathconf("/", name)
+    except (OSError, ValueError, AttributeError):  # not on this OS
+        return default
+
+
+#: Bytes in a path and in one of its components, as the OS counts them (Linux: 4096 and 255).
+PATH_MAX = _os_limit("PC_PATH_MAX", 4096)
+NAME_MAX = _os_limit("PC_NAME_MAX", 255)
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def path_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a copy's path inside a checkout, or None. Checked before the
+    schema so the message is ours (and never echoes a 5,000-character value)."""
+    if "\0" in value:
+        return "contains a NUL byte"
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size >= PATH_MAX:
+        return f"is {size} bytes long, over the OS limit of {PATH_MAX - 1} (PATH_MAX)"
+    if value.startswith(("/", "\\")) or _DRIVE.match(value):
+        return f"{value!r} is absolute: paths are relative to the checkout"
+    parts = value.replace("\\", "/").split("/")
+    if ".." in parts:
+        return f"{value!r} contains '..': paths must stay inside the checkout"
+    longest = max(len(part.encode("utf-8", "surrogatepass")) for part in parts)
+    if longest > NAME_MAX:
+        return f"a component is {longest} bytes long, over the OS limit of {NAME_MAX} (NAME_MAX)"
+    return None
+
+
+def _check_paths(data: Any, path: Path) -> None:
+    repositories = data.get("repository") if isinstance(data, dict) else None
+    for index, entry in enumerate(repositories if isinstance(repositories, list) else ()):
+        copies = entry.get("copy") if isinstance(entry, dict) else None
+        for copy_index, copy in enumerate(copies if isinstance(copies, list) else ()):
+            paths = copy.get("paths") if isinstance(copy, dict) else None
+            for path_index, value in enumerate(paths if isinstance(paths, list) else ()):
+                problem = path_problem(value) if isinstance(value, str) else None
+                if problem:
+                    key = f"repository[{index}].copy[{copy_index}].paths[{path_index}]"
+                    raise UserError(f"{path}: {key}: {problem}")
+
+
+def resolve_pointer(document: Any, at: str) -> Any:
+    """The value at a ``#/a/b`` JSON pointer, or None when there is none (or it is malformed)."""
+    try:
+        return json_pointer.resolve(document, at)
+    except json_pointer.PointerError:
+        return None
 
 
 class CopyIdentity(TypedDict):

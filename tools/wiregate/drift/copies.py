@@ -3,10 +3,13 @@ ref through GitPython without touching the work tree."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from wiregate.drift.config import CopySpec
+from wiregate.drift.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
@@ -25,8 +28,8 @@ class FoundCopy:
 class CopySource(Protocol):
     """Where the files of one checkout are read from."""
 
-    def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
-        """The first candidate that exists, read."""
+    def find(self, spec: CopySpec) -> FoundCopy | None:
+        """The first of the copy's candidate paths that exists, read."""
 
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
         """One line saying none of the candidates exists."""
@@ -38,18 +41,35 @@ class CopySource(Protocol):
 class WorkTree:
     """Files as they are on disk (no git needed: an installed site-packages works too)."""
 
-    def __init__(self, checkout: Path) -> None:
+    def __init__(
+        self, checkout: Path, max_bytes: int = DEFAULT_MAX_BYTES, config: str = "mirrors.toml"
+    ) -> None:
         self.checkout = checkout
+        self.max_bytes = max_bytes
+        self.config = config  # names the file in errors about a configured path
 
-    def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
-        for candidate in candidates:
+    def find(self, spec: CopySpec) -> FoundCopy | None:
+        root = os.path.realpath(self.checkout)
+        for index, candidate in enumerate(spec.paths):
             path = self.checkout / candidate
-            if path.is_file():
-                try:
-                    data = path.read_bytes()
-                except OSError as exc:
-                    raise UserError(f"{path}: cannot read: {exc.strerror}") from None
-                return FoundCopy(candidate, data, str(path))
+            if not os.path.lexists(path):
+                continue
+            # A configured path must stay inside the checkout once its symlinks are resolved:
+            # a link to /etc/passwd or /dev/zero is a configuration problem, not a copy.
+            real = os.path.realpath(path)
+            if os.path.commonpath([root, real]) != root:
+                raise UserError(
+                    f"{self.config}: {spec.path_key(index)}: {candidate!r} resolves to {real}, "
+                    f"outside the checkout {self.checkout}"
+                )
+            if not os.path.exists(real) or os.path.isdir(real):
+                continue  # a dangling link or a folder: no copy there
+            try:
+                # Resolved already: O_NOFOLLOW refuses a link swapped in meanwhile.
+                data = read_regular(real, self.max_bytes, follow=False)
+            except NotReadable as exc:
+                raise UserError(f"{path}: {exc}") from None
+            return FoundCopy(candidate, data, str(path))
         return None
 
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
@@ -71,16 +91,17 @@ class GitTree:
         self.ref = ref
         self.repo: git.Repo = open_repo(checkout)
         try:
-            self.commit: git.Commit = resolve_commit(self.repo, ref)
+            self.commit = resolve_commit(self.repo, ref)
         except UserError:
             self.repo.close()
             raise
 
-    def find(self, candidates: tuple[str, ...]) -> FoundCopy | None:
-        from wiregate.gitsource import blob_at, path_in_repo
+    def find(self, spec: CopySpec) -> FoundCopy | None:
+        from wiregate.gitsource import file_at, path_in_repo
 
-        for candidate in candidates:
-            data = blob_at(self.commit, path_in_repo(self.repo, self.checkout, candidate))
+        for candidate in spec.paths:
+            path = path_in_repo(self.repo, self.checkout, candidate)
+            data = file_at(self.repo, self.commit, path)
             if data is not None:
                 return FoundCopy(candidate, data, f"{self.checkout}@{self.ref}:{candidate}")
         return None

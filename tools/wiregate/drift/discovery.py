@@ -4,33 +4,52 @@ A file is a candidate when it has one of our schemas' ``$id`` or title, one of t
 names, a title naming one of our ``$defs`` entries (a single-record copy), or ``$defs`` /
 ``definitions`` entries with the same names as ours. ``node_modules`` and ``site-packages``
 are searched too: an installed package is a copy like any other.
+
+Each candidate is scored by how much of the contract it covers: the share of the canonical
+record types (``$defs`` entries) and their properties that it has too. Only a candidate at or
+above :data:`PROPOSE_THRESHOLD` is proposed as a copy (two shared ``$defs`` names do not make
+a copy); the others are listed with their score and said not to be proposed.
 """
 
 from __future__ import annotations
 
-import os
+import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from contracts import SCHEMA_FILES, Contract
-from wiregate.drift.config import load_mirrors
+from wiregate.drift.config import CopySpec, load_mirrors
+from wiregate.drift.expected import expected_copy
+from wiregate.drift.files import DEFAULT_MAX_BYTES, NotReadable, Skipped, read_regular, walk_files
 from wiregate.errors import UserError
+from wiregate.pointer import fragment
 from wiregate.sources import parse_document
 
-__all__ = ["Candidate", "RepositoryCandidates", "discover", "discover_repositories"]
+__all__ = [
+    "PROPOSE_THRESHOLD",
+    "Candidate",
+    "Proposal",
+    "RepositoryCandidates",
+    "discover",
+    "discover_repositories",
+    "scan",
+]
 
 #: Folders that never hold a copy worth reporting.
 SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".mypy_cache", ".ruff_cache"})
 #: Bytes a JSON Schema almost always contains; cheaper than parsing every package.json.
 _SCHEMA_MARKERS = (b'"$schema"', b'"$defs"', b'"definitions"', b'"$id"', b'"title"')
-_MAX_BYTES = 5_000_000
+#: The share of the contract's record types and properties a file must cover to be proposed.
+PROPOSE_THRESHOLD = 0.5
+_GIT_SYMLINK = 0o120000
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A file that looks like a copy, why, and the config it suggests."""
+    """A file that looks like a copy, why, how much of the contract it covers, and whether it
+    is proposed as a copy."""
 
     path: str  # relative to the checkout
     schema: str  # the canonical schema it resembles
@@ -38,37 +57,139 @@ class Candidate:
     reasons: tuple[str, ...]
     shared_defs: tuple[str, ...] = ()
     error: str | None = None  # set when the file matched by name but cannot be parsed
+    score: float = 0.0  # share of the canonical record types and properties present, 0..1
+
+    @property
+    def proposed(self) -> bool:
+        return self.error is None and self.score >= PROPOSE_THRESHOLD
 
 
-def discover(contract: Contract, checkout: Path) -> list[Candidate]:
-    """Every file under ``checkout`` that looks like a copy, sorted by path."""
+@dataclass(frozen=True)
+class Proposal:
+    """A ready-to-paste ``[[repository.copy]]`` entry: the proposed candidates that stand for
+    the same part of the contract, best first."""
+
+    id: str
+    schema: str
+    canonical_at: str
+    paths: tuple[str, ...]
+
+    def toml(self) -> str:
+        lines = ["[[repository.copy]]", f'id = "{self.id}"', f'schema = "{self.schema}"']
+        lines.append(f'canonical_at = "{self.canonical_at}"')
+        lines.append("paths = [" + ", ".join(_toml_string(p) for p in self.paths) + "]")
+        return "\n".join(lines) + "\n"
+
+
+def _toml_string(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def proposals(candidates: tuple[Candidate, ...] | list[Candidate]) -> tuple[Proposal, ...]:
+    """The proposed candidates grouped by the part of the contract they copy."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for candidate in candidates:
+        if candidate.proposed:
+            groups.setdefault((candidate.schema, candidate.canonical_at), []).append(candidate.path)
+    return tuple(
+        Proposal(_copy_id(schema, at), schema, at, tuple(paths))
+        for (schema, at), paths in groups.items()
+    )
+
+
+def _copy_id(schema: str, canonical_at: str) -> str:
+    if canonical_at == "#":
+        return schema
+    name = canonical_at.rsplit("/", 1)[-1]
+    kebab = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", kebab).strip("-._") or schema
+
+
+def discover(
+    contract: Contract,
+    checkout: Path,
+    *,
+    ref: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> list[Candidate]:
+    """Every file under ``checkout`` that looks like a copy, best coverage first."""
+    return scan(contract, checkout, ref=ref, max_bytes=max_bytes)[0]
+
+
+def scan(
+    contract: Contract,
+    checkout: Path,
+    *,
+    ref: str | None = None,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> tuple[list[Candidate], list[Skipped]]:
+    """The candidates under ``checkout`` (in its work tree, or committed at ``ref``), best
+    coverage first, and what was skipped (a FIFO, a device, a file over ``max_bytes``, a
+    folder too deep), each with its reason."""
     if not checkout.is_dir():
         raise UserError(f"{checkout}: no such directory")
     ours = _Fingerprints(contract)
-    found = [
-        candidate
-        for path in _json_files(checkout)
-        if (candidate := ours.match(checkout, path)) is not None
-    ]
-    return sorted(found, key=lambda c: c.path)
+    found: list[Candidate] = []
+    skipped: list[Skipped] = []
+    files = (
+        _work_tree_files(checkout, max_bytes)
+        if ref is None
+        else _git_files(checkout, ref, max_bytes)
+    )
+    for item in files:
+        if isinstance(item, Skipped):
+            skipped.append(item)
+            continue
+        relative, data = item
+        candidate = ours.match(relative, data)
+        if candidate is not None:
+            found.append(candidate)
+    found.sort(key=lambda c: (-c.score, c.path))
+    return found, skipped
 
 
-def _json_files(root: Path) -> Iterator[Path]:
-    # Symlinks are followed (pnpm and workspaces link packages into node_modules, and a copy is
-    # configured by its linked path); a folder that links back to one of its own ancestors is
-    # not entered, so a link cycle ends.
-    top = Path(root)
-    for directory, dirnames, filenames in os.walk(root, followlinks=True):
-        here = Path(directory)
-        ancestors = {os.path.realpath(p) for p in (here, *here.parents) if p.is_relative_to(top)}
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in SKIPPED_DIRS and os.path.realpath(here / d) not in ancestors
-        )
-        for name in filenames:
-            if name.endswith(".json"):
-                yield Path(directory) / name
+def _work_tree_files(root: Path, max_bytes: int) -> Iterator[tuple[str, bytes] | Skipped]:
+    for item in walk_files(root, ".json", SKIPPED_DIRS):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        relative, path = item
+        try:
+            yield relative, read_regular(path, max_bytes)
+        except NotReadable as exc:
+            yield Skipped(relative, str(exc))
+
+
+def _git_files(checkout: Path, ref: str, max_bytes: int) -> Iterator[tuple[str, bytes] | Skipped]:
+    """The ``.json`` files committed at ``ref`` under ``checkout``; a symlink is not followed
+    (git stores its target, not a file)."""
+    import git
+
+    from wiregate.gitsource import open_repo, path_in_repo, resolve_commit
+
+    with open_repo(checkout) as repo:  # closes git's helper processes
+        commit = repo.commit(resolve_commit(repo, ref))
+        prefix = path_in_repo(repo, checkout, "").rstrip("/")
+        prefix = "" if prefix == "." else prefix
+        try:
+            tree = commit.tree / prefix if prefix else commit.tree
+        except KeyError:
+            return
+        for item in tree.traverse():
+            if not isinstance(item, git.Blob) or not item.name.endswith(".json"):
+                continue
+            full = str(item.path)
+            relative = full[len(prefix) + 1 :] if prefix else full
+            if SKIPPED_DIRS.intersection(relative.split("/")[:-1]):
+                continue
+            if item.mode == _GIT_SYMLINK:
+                yield Skipped(relative, "a symbolic link, not followed at a ref")
+            elif item.size > max_bytes:
+                yield Skipped(relative, f"{item.size} bytes, over the limit of {max_bytes}")
+            else:
+                data: bytes = item.data_stream.read()
+                yield relative, data
 
 
 class _Fingerprints:
@@ -82,16 +203,12 @@ class _Fingerprints:
             if isinstance(schema.get("title"), str):
                 self.titles[schema["title"]] = name
         self.defs = contract.definitions  # def name -> schema name
+        self.contract = contract
+        self.record_types = contract.record_types  # record type -> schema name
+        self._targets: dict[tuple[str, str], _Target] = {}
 
-    def match(self, checkout: Path, path: Path) -> Candidate | None:
-        relative = path.relative_to(checkout).as_posix()
-        by_name = self.file_names.get(path.name)
-        try:
-            if path.stat().st_size > _MAX_BYTES:
-                return None
-            data = path.read_bytes()
-        except OSError:
-            return None
+    def match(self, relative: str, data: bytes) -> Candidate | None:
+        by_name = self.file_names.get(relative.rsplit("/", 1)[-1])
         if by_name is None and not any(marker in data for marker in _SCHEMA_MARKERS):
             return None
         try:
@@ -100,7 +217,28 @@ class _Fingerprints:
             if by_name is None:
                 return None
             return Candidate(relative, by_name, "#", ("file name",), error=str(exc))
-        return self._judge(relative, by_name, document)
+        candidate = self._judge(relative, by_name, document)
+        if candidate is None:
+            return None
+        wanted = self._target(candidate.schema, candidate.canonical_at)
+        present = _features(document, wanted.records, candidate.canonical_at) & wanted.features
+        score = len(present) / len(wanted.features) if wanted.features else 0.0
+        return replace(candidate, score=score)
+
+    def _target(self, schema: str, canonical_at: str) -> _Target:
+        """The record types and properties of the part of the contract a copy stands for."""
+        key = (schema, canonical_at)
+        if key not in self._targets:
+            if canonical_at == "#":
+                records = tuple(r for r, owner in self.record_types.items() if owner == schema)
+                document: Any = self.contract.schemas[schema]
+            else:
+                records = (canonical_at.rsplit("/", 1)[-1],)
+                spec = CopySpec("-", schema, canonical_at, "#", "mirror", ("-",))
+                document = expected_copy(self.contract, spec)
+            features = _features(document, records, canonical_at)
+            self._targets[key] = _Target(records, features)
+        return self._targets[key]
 
     def _judge(
         self, relative: str, by_name: str | None, document: dict[str, Any]
@@ -119,7 +257,7 @@ class _Fingerprints:
             reasons.append("title")
         elif title is not None and title in self.defs:
             schema = schema or self.defs[title]
-            canonical_at = f"#/$defs/{title}"
+            canonical_at = fragment("$defs", title)
             reasons.append(f"title names $defs/{title}")
         if by_name is not None:
             schema = schema or by_name
@@ -135,36 +273,115 @@ class _Fingerprints:
 
 
 @dataclass(frozen=True)
+class _Target:
+    records: tuple[str, ...]  # the record types the part of the contract holds
+    features: frozenset[tuple[str, ...]]
+
+
+#: Levels of nested properties that coverage counts (record.key.sub.subsub).
+_FEATURE_DEPTH = 3
+
+
+def _features(
+    document: Any, records: tuple[str, ...], canonical_at: str
+) -> frozenset[tuple[str, ...]]:
+    """What coverage counts: each record type present, and each property path below it
+    (through local ``$ref``s, ``items`` and ``anyOf``/``oneOf``/``allOf``), up to
+    :data:`_FEATURE_DEPTH` levels. Names only, whether a definition is inlined or referenced:
+    the diff judges the content once the copy is configured."""
+    found: set[tuple[str, ...]] = set()
+    if not isinstance(document, dict):
+        return frozenset()
+
+    def resolve(node: Any, seen: frozenset[str]) -> tuple[Any, frozenset[str]]:
+        while isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            ref = node["$ref"]
+            if ref in seen or not ref.startswith(("#/$defs/", "#/definitions/")):
+                return None, seen
+            seen = seen | {ref}
+            section, _, name = ref[2:].partition("/")
+            defs = document.get(section)
+            node = defs.get(name) if isinstance(defs, dict) else None
+        return node, seen
+
+    def walk(node: Any, path: tuple[str, ...], seen: frozenset[str]) -> None:
+        node, seen = resolve(node, seen)
+        if not isinstance(node, dict) or len(path) > _FEATURE_DEPTH:
+            return
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for name, sub in props.items():
+                found.add((*path, name))
+                walk(sub, (*path, name), seen)
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], path, seen)
+        for key in ("anyOf", "oneOf", "allOf"):
+            members = node.get(key)
+            for member in members if isinstance(members, list) else ():
+                walk(member, path, seen)
+
+    for record in records:
+        if canonical_at == "#":
+            node = None
+            for section in ("$defs", "definitions"):
+                defs = document.get(section)
+                if isinstance(defs, dict) and record in defs:
+                    node = defs[record]
+                    break
+        else:
+            node = document  # a single-record copy: the record is the root
+        if isinstance(node, dict):
+            found.add((record,))
+            walk(node, (record,), frozenset())
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
 class RepositoryCandidates:
     repository: str
     checkout: str
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[Candidate, ...]  # best coverage first
+    skipped: tuple[Skipped, ...] = ()
+    ref: str | None = None
+
+    @property
+    def proposals(self) -> tuple[Proposal, ...]:
+        return proposals(self.candidates)
 
 
 def discover_repositories(
     contract: Contract,
     overrides: Mapping[str, Path | None],
     environ: Mapping[str, str] | None = None,
+    *,
+    ref: str | None = None,
 ) -> tuple[RepositoryCandidates, ...]:
     """Candidates in each ``--repo NAME=PATH`` checkout (any name, configured or not), or
-    else in every configured repository whose checkout is present."""
+    else in every configured repository whose checkout is present; read at ``ref`` when
+    given, else in the work tree."""
     places: list[tuple[str, Path]] = []
+    max_bytes = DEFAULT_MAX_BYTES
     if overrides:
         config = None
         for name, path in overrides.items():
             if path is None:
                 config = config or load_mirrors(contract)
+                max_bytes = config.max_file_bytes
                 path, _ = config.checkout(config.repository(name), {}, environ)
             places.append((name, path))
     else:
         config = load_mirrors(contract)
+        max_bytes = config.max_file_bytes
         for repository in config.repositories:
             checkout, _ = config.checkout(repository, {}, environ)
             if checkout.is_dir():
                 places.append((repository.name, checkout))
         if not places:
             raise UserError("no checkout to search: pass --repo NAME=PATH")
-    return tuple(
-        RepositoryCandidates(name, str(checkout), tuple(discover(contract, checkout)))
-        for name, checkout in places
-    )
+    found = []
+    for name, checkout in places:
+        candidates, skipped = scan(contract, checkout, ref=ref, max_bytes=max_bytes)
+        found.append(
+            RepositoryCandidates(name, str(checkout), tuple(candidates), tuple(skipped), ref)
+        )
+    return tuple(found)

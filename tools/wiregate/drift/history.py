@@ -3,7 +3,7 @@ and against the revision before it, so the output says since which commit a copy
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,16 +34,17 @@ def run_history(
     contract: Contract,
     repository_name: str,
     overrides: Mapping[str, Path | None] | None = None,
-    copy_id: str | None = None,
+    copies: str | Collection[str] | None = None,
     ref: str = "HEAD",
     *,
     config: MirrorsConfig | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[HistoryReport, ...]:
-    """The history of one copy (``copy_id``) or of every copy of a repository."""
+    """The history of the copies named (``copies``: ids) or of every copy of a repository."""
     config = config or load_mirrors(contract)
-    repository = config.repository(repository_name)
-    specs = repository.copies if copy_id is None else (repository.copy(copy_id),)
+    if isinstance(copies, str):
+        copies = (copies,)  # one copy id
+    ((repository, specs),) = config.select([repository_name], copies)
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
     if not checkout.is_dir():
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
@@ -74,7 +75,7 @@ def _entries(
     repo: git.Repo,
 ) -> list[HistoryEntry]:
     """The judged revisions of a copy, oldest first."""
-    from wiregate.gitsource import blob_at, file_history, path_in_repo, shallow_boundary
+    from wiregate.gitsource import file_at, file_history, path_in_repo, shallow_boundary
 
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
@@ -98,7 +99,7 @@ def _entries(
             entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
             previous = None
             continue
-        data = blob_at(repo.commit(revision.commit), revision.path) or b""
+        data = file_at(repo, revision.commit, revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
             document = parse_document(data, label)

@@ -75,6 +75,16 @@ class CopyResult:
     changes: tuple[Change, ...] = ()
     failed: tuple[str, ...] = ()  # required directions that fail: "forward" and/or "backward"
     message: str | None = None  # why it was skipped, not found or unreadable
+    reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
+    optional: bool = False  # mirrors.toml allows it to be absent
+
+    @property
+    def fails(self) -> bool:
+        """Whether this copy fails the gate without --strict: breaking drift, or a copy
+        that is not found in a checkout that is present (unless it is optional)."""
+        return self.verdict is Verdict.BREAKING or (
+            self.verdict is Verdict.NOT_FOUND and not self.optional
+        )
 
     @property
     def breaks(self) -> tuple[str, ...]:
@@ -97,12 +107,13 @@ class DriftReport:
 
     @property
     def exit_code(self) -> int:
-        """2 a copy cannot be read; 1 breaking drift (with strict: any drift, or a copy that was
-        skipped or not found); 0 otherwise."""
+        """2 a copy cannot be read; 1 breaking drift or a copy not found in a checkout that is
+        present, unless optional (with strict: any drift, or a copy that was skipped or not
+        found); 0 otherwise."""
         verdicts = {r.verdict for r in self.results}
         if Verdict.ERROR in verdicts:
             return 2
-        if Verdict.BREAKING in verdicts:
+        if any(r.fails for r in self.results):
             return 1
         if self.strict and verdicts & {Verdict.COMPATIBLE, Verdict.SKIPPED, Verdict.NOT_FOUND}:
             return 1
@@ -158,18 +169,43 @@ class HistoryReport:
         return next((e for e in self.entries if e.status == FIRST_VISIBLE), None)
 
     @property
-    def since(self) -> HistoryEntry | None:
-        """The oldest revision of the newest run of revisions sharing the current verdict:
-        "breaking since commit X". None when there is no revision, or when the run reaches
-        the shallow-clone cut: the verdict may have started before it, so nothing is claimed."""
-        if not self.entries:
-            return None
-        verdict = self.entries[0].verdict
-        oldest = self.entries[0]
-        for entry in self.entries[1:]:
-            if entry.verdict is not verdict:
+    def judged(self) -> HistoryEntry | None:
+        """The newest revision that could be read and judged."""
+        return next((e for e in self.entries if e.verdict is not Verdict.ERROR), None)
+
+    def _run(self) -> list[HistoryEntry]:
+        """The newest unbroken run of revisions sharing the newest judged verdict, newest
+        first, with the unreadable revisions inside it (they neither end nor start a run)."""
+        judged = self.judged
+        if judged is None:
+            return []
+        run: list[HistoryEntry] = []
+        for entry in self.entries:
+            if entry.verdict is Verdict.ERROR:
+                run.append(entry)
+                continue
+            if entry.verdict is not judged.verdict:
                 break
-            oldest = entry
+            run.append(entry)
             if entry.status == FIRST_VISIBLE:
                 break
+        while run and run[-1].verdict is Verdict.ERROR:
+            run.pop()  # unreadable revisions before the run's first commit are not in it
+        return run
+
+    @property
+    def since(self) -> HistoryEntry | None:
+        """The first commit of the newest unbroken run of revisions sharing the current
+        verdict: "breaking since commit X". Unreadable revisions are skipped: they never end
+        a run. None when nothing could be judged, or when the run reaches the shallow-clone
+        cut: the verdict may have started before it, so nothing is claimed."""
+        run = self._run()
+        if not run:
+            return None
+        oldest = run[-1]
         return None if oldest.status == FIRST_VISIBLE else oldest
+
+    @property
+    def unreadable_in_run(self) -> tuple[HistoryEntry, ...]:
+        """The unreadable revisions skipped inside the current run (newest first)."""
+        return tuple(e for e in self._run() if e.verdict is Verdict.ERROR)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import orjson
-
 from wiregate.check.model import CheckReport, Problem, StepStatus
+from wiregate.exactjson import dumps
 from wiregate.reporters.github import workflow_command
 
 __all__ = ["CHECK_REPORTERS"]
@@ -63,7 +62,7 @@ def render_json(report: CheckReport) -> str:
         ],
         "summary": _summary(report),
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps(document, indent=True) + "\n"
 
 
 CHECK_REPORTERS: dict[str, Callable[[CheckReport], str]] = {

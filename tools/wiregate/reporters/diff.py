@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from wiregate.diff import Change, DiffResult
+from wiregate.diff.findings import LEVELS
+from wiregate.exactjson import dumps
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -19,11 +19,16 @@ __all__ = [
     "witness_line",
 ]
 
-_GITHUB_COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+# An undecided change never fails a check, but someone should look at it.
+_GITHUB_COMMAND = {"error": "error", "warning": "warning", "unknown": "warning", "info": "notice"}
 
 
 def _yes_no(value: bool) -> str:
     return "yes" if value else "no"
+
+
+def _effect(change: Change, value: bool) -> str:
+    return "unknown" if change.level == "unknown" else _yes_no(value)
 
 
 def change_to_json(change: Change) -> dict[str, Any]:
@@ -48,7 +53,7 @@ def witness_line(change: Change) -> str | None:
     """The witness of a change as one indented line (compact JSON), or None without one."""
     if change.witness is None:
         return None
-    instance = orjson.dumps(change.witness.instance).decode()
+    instance = dumps(change.witness.instance)
     return f"  witness ({change.witness.direction}): {instance}"
 
 
@@ -61,7 +66,8 @@ def change_to_text(change: Change) -> str:
     tolerated = f", tolerated by {change.tolerated_by}" if change.tolerated_by else ""
     return (
         f"{change.level}: {change.id} at {where}: {change.message} "
-        f"(backward: {_yes_no(change.backward)}, forward: {_yes_no(change.forward)}{tolerated})"
+        f"(backward: {_effect(change, change.backward)}, "
+        f"forward: {_effect(change, change.forward)}{tolerated})"
     )
 
 
@@ -94,10 +100,10 @@ def markdown_table(changes: Iterable[Change]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for c in changes:
-        backward = _yes_no(c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
+        backward = _effect(c, c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
         lines.append(
             f"| {c.level} | `{c.id}` | `{_cell(c.old_pointer)}` | `{_cell(c.new_pointer)}` | "
-            f"{_cell(c.message)} | {backward} | {_yes_no(c.forward)} |"
+            f"{_cell(c.message)} | {backward} | {_effect(c, c.forward)} |"
         )
     return "\n".join(lines)
 
@@ -107,7 +113,7 @@ def summary(result: DiffResult) -> str:
     if result.identical:
         detail = "no changes"
     else:
-        counts = {level: 0 for level in ("error", "warning", "info")}
+        counts = {level: 0 for level in LEVELS}
         for change in result.changes:
             counts[change.level] += 1
         detail = ", ".join(f"{n} {level}" for level, n in counts.items() if n)
@@ -137,7 +143,7 @@ def render_json(result: DiffResult) -> str:
         "forward_compatible": result.forward_compatible,
         "changes": [change_to_json(change) for change in result.changes],
     }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps(document, indent=True) + "\n"
 
 
 def render_github(result: DiffResult) -> str:

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import orjson
-
 from wiregate.diff import Change
-from wiregate.drift.discovery import RepositoryCandidates
+from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
 from wiregate.drift.result import (
     FIRST_VISIBLE,
     CopyResult,
@@ -22,6 +20,7 @@ from wiregate.drift.result import (
     Verdict,
     is_breaking,
 )
+from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
@@ -52,7 +51,7 @@ _REQUIRED = {
 
 
 def _dumps(document: Any) -> str:
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    return dumps(document, indent=True) + "\n"
 
 
 def _verdict_text(verdict: Verdict) -> str:
@@ -86,7 +85,20 @@ def _summary(report: DriftReport) -> str:
         for verdict in Verdict
         if report.count(verdict)
     ]
-    return f"{len(report.results)} copies: " + ", ".join(counts)
+    return f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+
+
+def policy_note(results: Sequence[CopyResult]) -> str:
+    """`` (strict)`` or `` (lenient)``: the diff policy that judged, stated in every summary;
+    with repositories of both, which ones each."""
+    by_policy: dict[str, list[str]] = {}
+    for result in results:
+        names = by_policy.setdefault(result.policy, [])
+        if result.repository not in names:
+            names.append(result.repository)
+    if len(by_policy) == 1:
+        return f" ({next(iter(by_policy))})"
+    return " (" + "; ".join(f"{p}: {', '.join(n)}" for p, n in sorted(by_policy.items())) + ")"
 
 
 def _copy_heading(result: CopyResult) -> str:
@@ -96,6 +108,7 @@ def _copy_heading(result: CopyResult) -> str:
     return (
         f"{result.repository} {result.copy_id} ({result.role}, {_REQUIRED[result.direction]})"
         f"{where}: {_verdict_text(result.verdict)}"
+        + (" (optional)" if result.optional and result.verdict is Verdict.NOT_FOUND else "")
     )
 
 
@@ -110,6 +123,8 @@ def render_text(report: DriftReport) -> str:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
             lines.extend(_change_lines(result.changes))
+        if result.reproduce:
+            lines.append(f"    reproduce: {result.reproduce}")
     lines.append(_summary(report))
     return "\n".join(lines) + "\n"
 
@@ -139,7 +154,9 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "failed": list(result.failed),
         "breaks": list(result.breaks),
         "message": result.message,
+        "optional": result.optional,
         "changes": [_change_json(change, result.failed) for change in result.changes],
+        "reproduce": result.reproduce,
     }
 
 
@@ -170,7 +187,7 @@ def render_github(report: DriftReport) -> str:
         if result.verdict is Verdict.ERROR:
             lines.append(workflow_command("error", message, title=title))
         elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
-            level = "error" if report.strict else "warning"
+            level = "error" if report.strict or result.fails else "warning"
             lines.append(workflow_command(level, message, title=title))
         elif result.verdict.drifted:
             lines.extend(
@@ -247,19 +264,28 @@ def _history_text(report: HistoryReport) -> list[str]:
     ]
     since = report.since
     current = report.current
+    judged = report.judged
     cut = report.cut
     if current is None:
         lines.append("    never committed at any of its paths")
         return lines
-    if since is not None:
+    # The newest revision may be unreadable: the verdict is the newest one that was judged.
+    now = "now" if judged is current else "last readable revision"
+    if judged is not None and since is not None:
         lines.append(
-            f"    now {_verdict_text(current.verdict)} since {since.commit[:7]} "
+            f"    {now} {_verdict_text(judged.verdict)} since {since.commit[:7]} "
             f"{since.date[:10]}: {since.subject}"
         )
-    elif cut is not None:  # the verdict reaches back to the cut: no claim past it
+    elif judged is not None and cut is not None:  # the run reaches the cut: no claim past it
         lines.append(
-            f"    now {_verdict_text(current.verdict)} at least since {cut.commit[:7]} "
+            f"    {now} {_verdict_text(judged.verdict)} at least since {cut.commit[:7]} "
             f"{cut.date[:10]}: {cut.subject} (shallow clone: history before it is not available)"
+        )
+    skipped = report.unreadable_in_run
+    if skipped:
+        lines.append(
+            "    skipped unreadable revisions in that run: "
+            + ", ".join(entry.commit[:7] for entry in skipped)
         )
     for entry in report.entries:
         lines.append(f"  {_entry_heading(entry)}")
@@ -321,7 +347,9 @@ def history_to_json(report: HistoryReport) -> dict[str, Any]:
         **_identity_json(report),
         "ref": report.ref,
         "verdict": report.current.verdict.value if report.current else None,
+        "judged_verdict": report.judged.verdict.value if report.judged else None,
         "since": since.commit if since else None,
+        "unreadable_in_run": [entry.commit for entry in report.unreadable_in_run],
         "shallow_cut": report.cut.commit if report.cut else None,
         "revisions": [_entry_json(entry) for entry in report.entries],
     }
@@ -340,42 +368,75 @@ HISTORY_REPORTERS: dict[str, Callable[[Sequence[HistoryReport]], str]] = {
 # --- discovery -----------------------------------------------------------------------------
 
 
+def _percent(score: float) -> str:
+    return f"{int(score * 100)}%"  # floor: 49.9% is not shown as the 50% threshold
+
+
 def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
     lines = []
     for repository in found:
+        proposed = sum(1 for c in repository.candidates if c.proposed)
+        at = f" at {repository.ref}" if repository.ref else ""
         lines.append(
-            f"{repository.repository} ({repository.checkout}): "
-            f"{len(repository.candidates)} candidates"
+            f"{repository.repository} ({repository.checkout}){at}: "
+            f"{len(repository.candidates)} candidates, {proposed} proposed"
         )
         for candidate in repository.candidates:
+            if candidate.error:
+                note = "cannot be read, not proposed"
+            elif candidate.proposed:
+                note = f"covers {_percent(candidate.score)}"
+            else:
+                note = (
+                    f"covers {_percent(candidate.score)}, below the "
+                    f"{_percent(PROPOSE_THRESHOLD)} threshold: not proposed"
+                )
             lines.append(
-                f"  {candidate.path}: {candidate.schema} {candidate.canonical_at} "
+                f"  {candidate.path}: {candidate.schema} {candidate.canonical_at}, {note} "
                 f"(matched: {'; '.join(candidate.reasons)})"
             )
             if candidate.error:
                 lines.append(f"    {candidate.error}")
-    return "\n".join(lines) + "\n"
+        for skipped in repository.skipped:
+            lines.append(f"  skipped {skipped.path}: {skipped.reason}")
+        blocks = repository.proposals
+        if blocks:
+            lines.append(
+                f"  ready to paste under the [[repository]] entry of {repository.repository} "
+                "in contracts/mirrors.toml:"
+            )
+            for block in blocks:
+                lines.append("")
+                lines.extend(block.toml().splitlines())
+        lines.append("")
+    return "\n".join(lines[:-1]) + "\n" if lines else ""
 
 
 def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:
     return _dumps(
         {
             "version": REPORT_VERSION,
+            "threshold": PROPOSE_THRESHOLD,
             "repositories": [
                 {
                     "repository": repository.repository,
                     "checkout": repository.checkout,
+                    "ref": repository.ref,
                     "candidates": [
                         {
                             "path": c.path,
                             "schema": c.schema,
                             "canonical_at": c.canonical_at,
+                            "score": round(c.score, 4),
+                            "proposed": c.proposed,
                             "reasons": list(c.reasons),
                             "shared_defs": list(c.shared_defs),
                             "error": c.error,
                         }
                         for c in repository.candidates
                     ],
+                    "skipped": [{"path": k.path, "reason": k.reason} for k in repository.skipped],
+                    "toml": "\n".join(block.toml() for block in repository.proposals),
                 }
                 for repository in found
             ],

@@ -13,6 +13,7 @@ TUPLE_ITEM_ADDED = "tuple-item-added"
 TUPLE_ITEM_REMOVED = "tuple-item-removed"
 CONTAINS_ADDED = "contains-added"
 CONTAINS_REMOVED = "contains-removed"
+CONTAINS_CHANGED = "contains-changed"
 
 KEYWORDS = frozenset({"items", "prefixItems", "contains"})
 ANY: Schema = {}
@@ -71,25 +72,47 @@ def _where_items(prefix: list[Schema]) -> str:
     return f"array items after position {len(prefix) - 1}" if prefix else "array items"
 
 
+def _vacuous(node: Schema) -> bool:
+    """``contains`` with ``minContains: 0`` and no ``maxContains`` accepts every array."""
+    return node.get("minContains") == 0 and "maxContains" not in node
+
+
+def _counted(node: Schema) -> str:
+    bounds = [f"{k} {node[k]}" for k in ("minContains", "maxContains") if k in node]
+    return f" ({', '.join(bounds)})" if bounds else ""
+
+
 def _contains(cmp: Comparison, old: Schema, new: Schema) -> None:
     before, after = old.get("contains"), new.get("contains")
     if json_equal(before, after):
         return
     if before is not None and after is not None:
-        cmp.compare(before, after)
+        if "maxContains" in old or "maxContains" in new:
+            # With an upper bound on matches, a wider contains can reject more arrays.
+            cmp.emit(
+                CONTAINS_CHANGED,
+                *cmp.keyword_ptrs(old, new, "contains"),
+                "contains changed under maxContains: which arrays have too many matching "
+                "items is not decided",
+                backward=False,
+                forward=False,
+                undecided=True,
+            )
+        else:
+            cmp.compare(before, after)
     elif after is not None:
         cmp.emit(
             CONTAINS_ADDED,
             *cmp.keyword_ptrs(old, new, "contains"),
-            "arrays must now contain a matching item",
-            backward=False,
+            "arrays must now contain a matching item" + _counted(new),
+            backward=_vacuous(new),
             forward=True,
         )
     else:
         cmp.emit(
             CONTAINS_REMOVED,
             *cmp.keyword_ptrs(old, new, "contains"),
-            "arrays no longer have to contain a matching item",
+            "arrays no longer have to contain a matching item" + _counted(old),
             backward=True,
-            forward=False,
+            forward=_vacuous(old),
         )

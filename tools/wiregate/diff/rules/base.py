@@ -2,9 +2,10 @@
 
 A :class:`Comparison` walks two resolved schemas in parallel. At each pair of schema nodes
 that differ, every rule family looks at the keywords it owns and emits findings; a keyword
-no family owns is reported as ``keyword-changed``. Families recurse into subschemas through
-:meth:`Comparison.compare`, and ask set questions ("does every value of A satisfy B?")
-through :meth:`Comparison.subsumes`, which runs a silent comparison.
+no family owns is an annotation (``unknown-keyword-changed``), and a recursive reference the
+walk cannot follow is undecided (``ref-changed``, level ``unknown``). Families recurse into
+subschemas through :meth:`Comparison.compare`, and ask set questions ("does every value of A
+satisfy B?") through :meth:`Comparison.subsumes`, which runs a silent comparison.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from wiregate.diff.load import ResolvedSchema, Schema, escape
-from wiregate.diff.rules.schema import check_false, keyword_changed
+from wiregate.diff.load import ResolvedSchema, Schema
+from wiregate.diff.rules.schema import check_false, keyword_changed, ref_changed
 from wiregate.diff.values import json_equal
+from wiregate.pointer import join
 
 _MISSING = object()
 
@@ -29,7 +31,7 @@ def is_false(node: Schema) -> bool:
 
 def is_true(node: Schema) -> bool:
     """The schema accepts every value (annotations aside)."""
-    return all(key in ANNOTATION_KEYWORDS for key in node)
+    return all(key in ANNOTATION_KEYWORDS or key.startswith("x-") for key in node)
 
 
 ANNOTATION_KEYWORDS = frozenset(
@@ -49,6 +51,8 @@ ANNOTATION_KEYWORDS = frozenset(
         "$vocabulary",
         "contentMediaType",
         "contentEncoding",
+        "contentSchema",
+        "$recursiveAnchor",
     }
 )
 
@@ -58,7 +62,9 @@ class RawFinding:
     """A finding before the policy and mode are applied.
 
     ``backward``/``forward`` are strict set semantics; ``lenient_backward``/``lenient_forward``
-    say the lenient policy tolerates that direction.
+    say the lenient policy tolerates that direction. ``undecided``: beyond the engine (both
+    directions are false here, so containment questions stay unproven; the verdict counts it
+    as compatible and reports it at level ``unknown``).
     """
 
     id: str
@@ -69,6 +75,7 @@ class RawFinding:
     forward: bool
     lenient_backward: bool = False
     lenient_forward: bool = False
+    undecided: bool = False
 
 
 class Family(Protocol):
@@ -127,7 +134,10 @@ class Comparison:
         forward: bool,
         lenient_backward: bool = False,
         lenient_forward: bool = False,
+        undecided: bool = False,
     ) -> None:
+        if undecided:
+            backward = forward = lenient_backward = lenient_forward = False
         if self.flipped:  # inside ``not``: accepting more means rejecting more
             backward, forward = forward, backward
             lenient_backward, lenient_forward = lenient_forward, lenient_backward
@@ -141,6 +151,7 @@ class Comparison:
                 forward,
                 lenient_backward and not backward,
                 lenient_forward and not forward,
+                undecided,
             )
         )
 
@@ -175,6 +186,9 @@ class Comparison:
         if key in self._visited:
             return  # shared definitions are compared once; recursion terminates
         self._visited[key] = (old, new)
+        if "$ref" in old or "$ref" in new:  # a recursive reference kept as a marker
+            ref_changed(self, old, new)
+            return
         old_false, new_false = is_false(old), is_false(new)
         if old_false or new_false:
             check_false(self, old, new, old_false, new_false)
@@ -211,4 +225,4 @@ class Comparison:
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
-    return base + "".join(f"/{escape(str(token))}" for token in tokens)
+    return join(base, *tokens)

@@ -6,6 +6,7 @@ Each bound keyword has four ids: ``<keyword>-added`` / ``-removed`` / ``-tighten
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -98,7 +99,7 @@ KEYWORDS = frozenset({*LOWER_BOUNDS, *UPPER_BOUNDS, "multipleOf", "uniqueItems"}
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
 
 
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
@@ -110,6 +111,10 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             after is not None and not _number(after)
         ):
             continue  # a non-numeric bound is left to keyword-changed
+        if keyword in ("minContains", "maxContains") and not (
+            "contains" in old and "contains" in new
+        ):
+            continue  # part of contains being added or removed (arrays judges that)
         _bound(cmp, old, new, keyword, before, after, lower=keyword in LOWER_BOUNDS)
     _multiple_of(cmp, old, new)
     _unique(cmp, old, new)
@@ -127,6 +132,9 @@ def _bound(
 ) -> None:
     added, removed, tightened, loosened = bound_ids(keyword)
     where = cmp.keyword_ptrs(old, new, keyword)
+    if keyword == "minContains" and (before is None or after is None):
+        _min_contains(cmp, where, before, after)
+        return
     if before is None:
         cmp.emit(added, *where, f"{keyword} {after} added", backward=False, forward=True)
     elif after is None:
@@ -137,6 +145,16 @@ def _bound(
     else:
         message = f"{keyword} loosened from {before} to {after}"
         cmp.emit(loosened, *where, message, backward=True, forward=False)
+
+
+def _min_contains(cmp: Comparison, where: tuple[str, str], before: Any, after: Any) -> None:
+    """``minContains`` is 1 when absent (it is dropped without ``contains``)."""
+    if before is None:
+        message = f"minContains {after} added (1 when absent)"
+        cmp.emit(MIN_CONTAINS_ADDED, *where, message, backward=after <= 1, forward=after >= 1)
+    else:
+        message = f"minContains {before} removed (1 when absent)"
+        cmp.emit(MIN_CONTAINS_REMOVED, *where, message, backward=before >= 1, forward=before <= 1)
 
 
 def _multiple_of(cmp: Comparison, old: Schema, new: Schema) -> None:

@@ -13,6 +13,7 @@ from wiregate.diff.rules.base import Comparison
 from wiregate.diff.rules.disjoint import disjoint
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
+from wiregate.pointer import split
 
 ONE_OF_ADDED = "one-of-added"
 ONE_OF_REMOVED = "one-of-removed"
@@ -181,7 +182,7 @@ def _among(member: Schema, members: list[Schema]) -> bool:
 def _describe(pointer: str, member: Schema) -> str:
     """A definition's name, else the member's types."""
     if pointer.startswith("#/$defs/") and pointer.count("/") == 2:
-        return pointer.rsplit("/", 1)[1].replace("~1", "/").replace("~0", "~")
+        return split(pointer, percent_encoded=False)[1]
     types = sorted(effective_types(member))
     return "of type " + "|".join(types) if len(types) < 7 else "accepting any type"
 

@@ -15,15 +15,16 @@ record types would pass unnoticed.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Set
+from contextlib import suppress
 
 from wiregate.diff.load import (
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
     Schema,
-    escape,
 )
 from wiregate.diff.rules.base import RawFinding
+from wiregate.pointer import PointerError, escape, split
 
 DEFINITION_ADDED = "definition-added"
 DEFINITION_REMOVED = "definition-removed"
@@ -110,8 +111,8 @@ def _referenced_names(schema: Schema) -> set[str]:
             continue
         for key, value in node.items():
             if key == "$ref" and isinstance(value, str) and value.startswith(_DEFS_PREFIX):
-                token = value[len(_DEFS_PREFIX) :].split("/", 1)[0]
-                names.add(token.replace("~1", "/").replace("~0", "~"))
+                with suppress(PointerError):  # a malformed $ref is reported where it is used
+                    names.add(split(value)[1])
             elif key in SUBSCHEMA_KEYWORDS:
                 pending.append(value)
             elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):

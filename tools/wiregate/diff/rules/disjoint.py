@@ -11,6 +11,7 @@ assumption that records carry no undeclared keys), open models are treated as cl
 from __future__ import annotations
 
 from wiregate.diff.load import Schema
+from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.enums import allowed_values
 from wiregate.diff.rules.types import effective_types
@@ -49,6 +50,15 @@ def _objects_disjoint(a: Schema, b: Schema, closed_world: bool, depth: int) -> b
                 a_props[name], b_props[name], closed_world=closed_world, depth=depth + 1
             ):
                 return True
-        elif b_closed and not b.get("patternProperties"):
+        elif b_closed and not _may_match_a_pattern(b, name):
+            return True
+    return False
+
+
+def _may_match_a_pattern(node: Schema, name: str) -> bool:
+    """Is ``name`` matched (or maybe matched: a pattern beyond RE2) by a patternProperties key?"""
+    for pattern in node.get("patternProperties") or ():
+        regex = translate(pattern)
+        if regex is None or regex.search(name):
             return True
     return False

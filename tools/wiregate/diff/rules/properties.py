@@ -7,9 +7,8 @@ partially open (``additionalProperties`` or a matching ``patternProperties`` sch
 
 from __future__ import annotations
 
-import re
-
 from wiregate.diff.load import Schema
+from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import Comparison, is_false, is_true
 from wiregate.diff.values import json_equal
 
@@ -30,18 +29,27 @@ PROPERTY_NAMES_REMOVED = "property-names-removed"
 
 KEYWORDS = frozenset({"properties", "patternProperties", "additionalProperties", "propertyNames"})
 OPEN: Schema = {}
+# Property names are strings: a propertyNames schema every string meets constrains nothing.
+NAMES: Schema = {"type": ["string"]}
 
 
-def undeclared_schema(node: Schema, key: str) -> Schema:
+def undeclared_schema(node: Schema, key: str) -> Schema | None:
     """The schema a key not in ``properties`` gets: a matching pattern, else
-    ``additionalProperties`` (``{}`` when absent: the open model)."""
-    for pattern, schema in (node.get("patternProperties") or {}).items():
-        try:
-            if re.search(pattern, key):
-                return schema  # type: ignore[no-any-return]
-        except re.error:
-            continue
+    ``additionalProperties`` (``{}`` when absent: the open model). None when a pattern cannot
+    be evaluated here (lookaround, backreference: see ``wiregate.diff.regex``)."""
+    patterns: dict[str, Schema] = node.get("patternProperties") or {}
+    regexes = [(translate(pattern), schema) for pattern, schema in patterns.items()]
+    if any(regex is None for regex, _ in regexes):
+        return None
+    for regex, schema in regexes:
+        if regex is not None and regex.search(key):
+            return schema
     return node.get("additionalProperties", OPEN)  # type: ignore[no-any-return]
+
+
+def undecidable_patterns(node: Schema) -> list[str]:
+    """The ``patternProperties`` keys of ``node`` that cannot be evaluated here."""
+    return [p for p in node.get("patternProperties") or {} if translate(p) is None]
 
 
 def _model(schema: Schema) -> str:
@@ -67,8 +75,15 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
 
 def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema) -> None:
     before = undeclared_schema(old, name)
-    model = _model(before)
     where = (cmp.old_ptr(old), cmp.new_ptr(new, "properties", name))
+    if before is None:
+        message = (
+            f"property {name!r} added where old records were checked by a patternProperties "
+            f"pattern that cannot be evaluated here ({_undecidable(old)})"
+        )
+        _undecided(cmp, PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL, where, message)
+        return
+    model = _model(before)
     if model == "open":
         message = (
             f"property {name!r} added to an open model: old records could hold any value "
@@ -103,8 +118,15 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
 
 def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema) -> None:
     after = undeclared_schema(new, name)
-    model = _model(after)
     where = (cmp.old_ptr(old, "properties", name), cmp.new_ptr(new))
+    if after is None:
+        message = (
+            f"property {name!r} removed; its key is now checked by a patternProperties pattern "
+            f"that cannot be evaluated here ({_undecidable(new)})"
+        )
+        _undecided(cmp, PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, where, message)
+        return
+    model = _model(after)
     if model == "open":
         message = (
             f"property {name!r} removed from an open model: new records may hold any value "
@@ -135,6 +157,17 @@ def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schem
         cmp.emit_moved(
             PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, *where, message, before=schema, after=after
         )
+
+
+def _undecidable(node: Schema) -> str:
+    names = ", ".join(repr(p) for p in undecidable_patterns(node))
+    return f"{names}: lookaround, backreference or beyond RE2"
+
+
+def _undecided(cmp: Comparison, rule_id: str, where: tuple[str, str], message: str) -> None:
+    """Whether a key matches a pattern is not known here: neither direction is claimed, and
+    the finding is undecided (level ``unknown``), never a break."""
+    cmp.emit(rule_id, *where, message, backward=False, forward=False, undecided=True)
 
 
 def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
@@ -224,15 +257,15 @@ def _names(cmp: Comparison, old: Schema, new: Schema) -> None:
             cmp.old_ptr(old),
             cmp.new_ptr(new, "propertyNames"),
             "property names are now constrained",
-            backward=False,
+            backward=cmp.subsumes(NAMES, after),
             forward=True,
         )
-    else:
+    elif before is not None:
         cmp.emit(
             PROPERTY_NAMES_REMOVED,
             cmp.old_ptr(old, "propertyNames"),
             cmp.new_ptr(new),
             "property names are no longer constrained",
             backward=True,
-            forward=False,
+            forward=cmp.subsumes(NAMES, before),
         )

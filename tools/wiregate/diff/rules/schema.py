@@ -1,4 +1,5 @@
-"""Whole schemas: a schema that accepts nothing, and keywords no other family knows."""
+"""Whole schemas: a schema that accepts nothing, references the walk cannot follow, and
+keywords no other family knows."""
 
 from __future__ import annotations
 
@@ -13,9 +14,16 @@ if TYPE_CHECKING:
 
 SCHEMA_REJECTS_ALL = "schema-rejects-all"
 SCHEMA_ACCEPTS_VALUES_AGAIN = "schema-accepts-values-again"
+# Retired: it called every keyword no rule judged incompatible both ways. Unknown keywords are
+# annotations now (UNKNOWN_KEYWORD_CHANGED); references the walk cannot follow are REF_CHANGED.
 KEYWORD_CHANGED = "keyword-changed"
+UNKNOWN_KEYWORD_CHANGED = "unknown-keyword-changed"
+REF_CHANGED = "ref-changed"
 
 KEYWORDS: frozenset[str] = frozenset()
+# Applicators that name a schema elsewhere; the loader inlines local ``$ref`` s, so what is
+# left of them here is beyond the walk.
+REFERENCES = frozenset({"$ref", "$dynamicRef", "$recursiveRef"})
 
 
 def check_false(
@@ -33,9 +41,33 @@ def check_false(
         cmp.emit(SCHEMA_ACCEPTS_VALUES_AGAIN, *where, message, backward=True, forward=False)
 
 
+def ref_changed(cmp: Comparison, old: Schema, new: Schema) -> None:
+    """A recursive reference (kept as a ``{"$ref": ...}`` marker so the walk terminates) on
+    either side, differing from the other side: the referenced schemas are compared where they
+    are defined, but whether this position accepts the same values is not decided here."""
+    before, after = old.get("$ref"), new.get("$ref")
+    if before is not None and after is not None:
+        what = f"recursive reference changed from {before} to {after}"
+    elif before is not None:
+        what = f"recursive reference to {before} replaced by a schema"
+    else:
+        what = f"schema replaced by a recursive reference to {after}"
+    cmp.emit(
+        REF_CHANGED,
+        *cmp.keyword_ptrs(old, new, "$ref"),
+        f"{what}: not decided (recursive schemas are compared where they are defined)",
+        backward=False,
+        forward=False,
+        undecided=True,
+    )
+
+
 def keyword_changed(cmp: Comparison, old: Schema, new: Schema, keyword: str) -> None:
-    """A keyword no rule judges: reported with its raw differences (the structural facts),
-    and counted as incompatible both ways."""
+    """A keyword no rule family owns, reported with its raw differences (the structural facts).
+    JSON Schema ignores keywords it does not know (vendor extensions such as OpenAPI's
+    ``nullable`` or ``discriminator``, a misspelt ``minimun``), so it is an annotation; a
+    dynamic reference (``$dynamicRef``, ``$recursiveRef``) is an applicator the engine does not
+    follow, so its change is undecided."""
     if keyword not in old:
         what = f"{keyword} added: {_short(new[keyword])}"
     elif keyword not in new:
@@ -45,13 +77,13 @@ def keyword_changed(cmp: Comparison, old: Schema, new: Schema, keyword: str) -> 
         shown = "; ".join(_describe(keyword, fact) for fact in facts[:3])
         more = f" and {len(facts) - 3} more" if len(facts) > 3 else ""
         what = f"{keyword} changed: {shown}{more}"
-    cmp.emit(
-        KEYWORD_CHANGED,
-        *cmp.keyword_ptrs(old, new, keyword),
-        f"{what} (no rule judges {keyword}: assumed incompatible)",
-        backward=False,
-        forward=False,
-    )
+    where = cmp.keyword_ptrs(old, new, keyword)
+    if keyword in REFERENCES:
+        message = f"{what} (dynamic references are not followed: not decided)"
+        cmp.emit(REF_CHANGED, *where, message, backward=False, forward=False, undecided=True)
+        return
+    message = f"{what} (unknown keyword: validators ignore it)"
+    cmp.emit(UNKNOWN_KEYWORD_CHANGED, *where, message, backward=True, forward=True)
 
 
 def _short(value: Any) -> str:

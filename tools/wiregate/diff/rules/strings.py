@@ -1,4 +1,10 @@
-"""String content: ``pattern`` and ``format``."""
+"""String content: ``pattern`` and ``format``.
+
+``format`` is an annotation in draft 2020-12 unless the format-assertion vocabulary is on
+(validators such as ``jsonschema`` do not check it by default): its changes are compatible
+both ways, and constraints only under ``format_assertion`` (``--format-assertion``), which
+selects :data:`ASSERTING_FORMAT` in place of this module.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,23 @@ KEYWORDS = frozenset({"pattern", "format"})
 
 
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
+    _check(cmp, old, new, format_assertion=False)
+
+
+class _AssertingFormat:
+    """This family with ``format`` judged as a constraint."""
+
+    KEYWORDS = KEYWORDS
+
+    @staticmethod
+    def check(cmp: Comparison, old: Schema, new: Schema) -> None:
+        _check(cmp, old, new, format_assertion=True)
+
+
+ASSERTING_FORMAT = _AssertingFormat()
+
+
+def _check(cmp: Comparison, old: Schema, new: Schema, *, format_assertion: bool) -> None:
     for keyword, ids in (
         ("pattern", (PATTERN_ADDED, PATTERN_REMOVED, PATTERN_CHANGED)),
         ("format", (FORMAT_ADDED, FORMAT_REMOVED, FORMAT_CHANGED)),
@@ -26,7 +49,18 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             continue
         added, removed, changed = ids
         where = cmp.keyword_ptrs(old, new, keyword)
-        if before is None:
+        if keyword == "format" and not format_assertion:
+            verb = (
+                f"{after!r} added"
+                if before is None
+                else f"{before!r} removed"
+                if after is None
+                else f"changed from {before!r} to {after!r}"
+            )
+            rule_id = added if before is None else removed if after is None else changed
+            message = f"format {verb} (an annotation; --format-assertion makes it a constraint)"
+            cmp.emit(rule_id, *where, message, backward=True, forward=True)
+        elif before is None:
             message = f"{keyword} {after!r} added: strings must now match it"
             cmp.emit(added, *where, message, backward=False, forward=True)
         elif after is None:

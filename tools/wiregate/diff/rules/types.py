@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from wiregate.diff.load import Schema
@@ -27,6 +28,8 @@ def _type_of(value: Any) -> str:
         return "integer"
     if isinstance(value, float):
         return "number"
+    if isinstance(value, Decimal):  # beyond double range (wiregate.exactjson.ExactNumber)
+        return "integer" if value == value.to_integral_value() else "number"
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"

@@ -1,0 +1,146 @@
+"""Reading a governed checkout that may be hostile: only regular files, a bounded number of
+bytes, each real directory once, a bounded depth.
+
+A checkout is someone else's tree: a FIFO would block ``open``, ``/dev/zero`` would fill the
+memory, a pnpm-style symlink DAG multiplies paths exponentially and a link loop never ends.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_DEPTH",
+    "NotReadable",
+    "Skipped",
+    "read_regular",
+    "walk_files",
+]
+
+#: Bytes read from one file at most (``max_file_bytes`` in mirrors.toml overrides it).
+DEFAULT_MAX_BYTES = 5_000_000
+#: Folder levels below the checkout that discovery searches.
+MAX_DEPTH = 64
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class NotReadable(Exception):
+    """A file that is not read: not a regular file, too large, or unopenable. The message is
+    the reason, without the path (callers name the file their own way)."""
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_regular(path: str | os.PathLike[str], max_bytes: int, *, follow: bool = True) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` bytes.
+
+    ``O_NONBLOCK`` makes opening a FIFO return at once (instead of waiting for a writer), and
+    the type is checked on the opened descriptor, so nothing can swap the file in between.
+    ``follow=False`` adds ``O_NOFOLLOW``: the caller has resolved the path already.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise NotReadable(f"cannot open: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable(f"{_kind(info.st_mode)}, not a regular file")
+        if info.st_size > max_bytes:
+            raise NotReadable(f"{info.st_size} bytes, over the limit of {max_bytes}")
+        chunks = []
+        left = max_bytes + 1  # a file that grows while read is still caught
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        data = b"".join(chunks)
+        if len(data) > max_bytes:
+            raise NotReadable(f"more than {max_bytes} bytes, over the limit")
+        return data
+    except OSError as exc:
+        raise NotReadable(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Something the walk did not enter or read, and why (one line in the report)."""
+
+    path: str  # relative to the root, POSIX separators
+    reason: str
+
+
+def walk_files(
+    root: Path, suffix: str, skip_dirs: frozenset[str], max_depth: int = MAX_DEPTH
+) -> Iterator[tuple[str, Path] | Skipped]:
+    """``(relative path, path)`` of every entry whose name ends with ``suffix``, breadth
+    first; a folder too deep or unreadable comes as :class:`Skipped`.
+
+    Symlinks are followed (pnpm and workspaces link packages into node_modules, and a copy is
+    configured by its linked path), but each real directory (device, inode) is entered once:
+    a symlink DAG or loop costs time linear in the real tree. Breadth first, with dot-folders
+    after the others, so a directory is named by its shortest, plainest path
+    (``node_modules/@scope/pkg`` rather than ``node_modules/.pnpm/pkg@1/...``).
+    """
+    visited: set[tuple[int, int]] = set()
+    try:
+        info = os.stat(root)
+    except OSError as exc:
+        yield Skipped(".", f"cannot open: {exc.strerror}")
+        return
+    visited.add((info.st_dev, info.st_ino))
+    queue: deque[tuple[str, int]] = deque([("", 0)])
+    while queue:
+        relative, depth = queue.popleft()
+        directory = root / relative if relative else root
+        try:
+            with os.scandir(directory) as scan:
+                entries = sorted(scan, key=lambda e: (e.name.startswith("."), e.name))
+        except OSError as exc:
+            yield Skipped(relative or ".", f"cannot list: {exc.strerror}")
+            continue
+        for entry in entries:
+            child = f"{relative}/{entry.name}" if relative else entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=True)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name in skip_dirs:
+                    continue
+                try:
+                    target = entry.stat(follow_symlinks=True)
+                except OSError:
+                    continue
+                key = (target.st_dev, target.st_ino)
+                if key in visited:
+                    continue
+                visited.add(key)
+                if depth + 1 > max_depth:
+                    yield Skipped(child, f"deeper than {max_depth} levels, not searched")
+                    continue
+                queue.append((child, depth + 1))
+            elif entry.name.endswith(suffix):
+                yield child, Path(entry.path)
