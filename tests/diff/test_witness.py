@@ -189,3 +189,37 @@ def test_a_witness_inside_a_draft_07_tuple_and_a_selected_definition() -> None:
     new["definitions"]["P"]["items"][1]["maximum"] = 3
     (change,) = diff(old, new, old_at="#/$defs/P", new_at="#/$defs/P").changes
     assert (change.id, change.witness) == ("maximum-added", Witness("backward", ["", 4]))
+
+
+def test_format_assertion_witnesses_are_checked_with_formats() -> None:
+    old, new = {"type": "string", "format": "date"}, {"type": "string", "format": "email"}
+    (change,) = diff(old, new, mode="full", format_assertion=True).changes
+    assert (change.id, change.witness) == ("format-changed", Witness("backward", "2020-01-01"))
+    (annotation,) = diff(old, new, mode="full").changes
+    assert (annotation.level, annotation.witness) == ("info", None)
+
+
+def test_a_hostile_pattern_is_never_run_by_a_backtracking_engine() -> None:
+    # jsonschema confirms the witness with the schema's regexes on RE2: under Python's re,
+    # ``^(a+)+$`` against this key backtracks 2**40 times.
+    long_key = "a" * 40 + "b"
+    old: dict[str, Any] = {
+        "type": "object",
+        "patternProperties": {"^(a+)+$": {"type": "string"}},
+        "additionalProperties": False,
+        "properties": {long_key: {"type": "integer"}},
+    }
+    new = {k: v for k, v in old.items() if k != "properties"}
+    (change,) = diff(old, new).changes
+    assert change.witness == Witness("backward", {long_key: 0})
+
+
+def test_a_string_outside_the_new_pattern_extends_a_sample_of_the_old_one() -> None:
+    # Found by the differential test: "a" matches both patterns, "a0" only the old one.
+    old = {"type": "string", "pattern": "^a"}
+    new = {"type": ["array", "null", "string"], "pattern": "^[ab]*$"}
+    changes = diff(old, new).changes
+    assert [(c.id, c.witness) for c in changes] == [
+        ("pattern-changed", Witness("backward", "a0")),
+        ("type-widened", None),
+    ]

@@ -831,8 +831,20 @@ class _Generator:
                     yield [array[0], *array]
         pattern = other.get("pattern")
         if isinstance(pattern, str) and pattern != acc.get("pattern"):
-            strings = [*_strings(acc, spread=True), "", "!", "~~", " ", "0", "A", "\u00e9"]
-            yield from (s for s in strings if self.accepts(conj(acc, {"type": ["string"]}), s))
+            from wiregate.diff import regex
+
+            mine = _strings(acc, spread=True)
+            outside = regex.sample_not(pattern)
+            odd = [c for c in ("0", "!", "A", " ", "~", "\u00e9") if _matches(pattern, c) is False]
+            strings = [*mine, "", "!", "~~", " ", "0", "A", "\u00e9"]
+            strings += [t + c for t in mine[:3] for c in odd[:3]] + [
+                c + t for t in mine[:3] for c in odd[:3]
+            ]
+            if outside is not None:
+                strings += [outside, *(t + outside for t in mine[:3])]
+            strings = [t for t in strings if _matches(pattern, t) is not True]
+            as_string = _as_type(acc, "string")
+            yield from (t for t in _dedup(strings) if self.accepts(as_string, t) is not False)
 
     def _longer(self, acc: Schema, length: int, keyword: str, depth: int) -> Iterator[Any]:
         if keyword == "maxItems":
@@ -965,13 +977,12 @@ class _Generator:
         """``value`` placed at ``place`` inside values of every enclosing schema."""
         values = [value]
         for here, step in reversed(place.outer):
-            node = self.flat(conj(*here))
+            # one schema is used as it is, so the memo of its values serves every candidate
+            node = self.flat(here[0] if len(here) == 1 else conj(*here))
             nxt: list[Any] = []
             for inner in values:
                 nxt += self._with_member(node, step, inner, 0)[:2]
             values = nxt[:2]
-        if isinstance(value, dict) and not place.outer:
-            return values
         return values
 
 
