@@ -22,7 +22,7 @@ from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.diff.witness import Document, with_witnesses
 from wiregate.exactjson import exact_integers
-from wiregate.pointer import fragment, join
+from wiregate.pointer import fragment, join, split
 
 __all__ = ["diff"]
 
@@ -74,7 +74,9 @@ def diff(
                 new_schema.sources.values()
             )
             for finding in definitions.check(old_doc, new_doc):
-                at = max(finding.old_pointer, finding.new_pointer, key=len)
+                # the definition added or removed, as a fragment (its name percent-encoded)
+                shown = max(finding.old_pointer, finding.new_pointer, key=len)
+                at = fragment(*split(shown, percent_encoded=False))
                 raw.append((finding, at, at))
             raw += _unreferenced_definitions(
                 old_doc, new_doc, reached, (old_origin, new_origin), families

@@ -39,7 +39,7 @@ DIRECTIONS = ("backward", "forward")
 # kept per schema node, and nesting followed when generating.
 _MAX_CHECKS = 200
 _MAX_WORK = 600
-_VARIANTS = 4
+_VARIANTS = 6
 _MAX_DEPTH = 8
 _MAX_STRING = 64
 
@@ -627,7 +627,7 @@ class _Generator:
                 keyword = composed[0]
                 rest = _without(node, keyword)
                 per_member = [
-                    self.values(conj(rest, self._deref(m)), depth + 1)[:2] for m in node[keyword]
+                    self.values(conj(rest, self._deref(m)), depth + 1) for m in node[keyword]
                 ]
                 candidates = [v for group in itertools.zip_longest(*per_member) for v in group]
                 candidates = [v for v in candidates if v is not None or _allows_null(node)]
@@ -1018,7 +1018,9 @@ def _numbers(
         return (v > low if low_open else v >= low) and (v < high if high_open else v <= high)
 
     out: list[Any] = []
-    seeds: list[float] = [0, 1, -1, 2, 0.5, 1.5, -0.5, 10, 100]
+    seeds: list[float] = [0, 1, -1, 10, 2, 100, -100]
+    if not integer:
+        seeds[1:1] = [0.5]  # a non-integer early: ``integer`` members of a oneOf reject it
     for bound in (low, high):
         if math.isfinite(bound):
             seeds += [bound, bound + 1, bound - 1, bound + 0.5, bound - 0.5]
@@ -1040,7 +1042,7 @@ def _numbers(
             out.append(value)
     if spread:
         out += [v for v in (3, 4, 5, 6, 7) if inside(v) and (step is None or _is_multiple(v, step))]
-    return _dedup(out)[: 8 if spread else 3]
+    return _dedup(out)[: 8 if spread else 6]
 
 
 def _is_multiple(value: Any, step: Any) -> bool:
