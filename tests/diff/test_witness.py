@@ -223,3 +223,23 @@ def test_a_string_outside_the_new_pattern_extends_a_sample_of_the_old_one() -> N
         ("pattern-changed", Witness("backward", "a0")),
         ("type-widened", None),
     ]
+
+
+def test_a_one_of_member_covered_only_by_overlapping_members_is_not_compatible() -> None:
+    # Found by the differential test: the old oneOf has two string members, so it rejects every
+    # string; the new one accepts "" (only its first member matches). The added member is
+    # covered by an old member, but that member overlaps another one.
+    old = {"oneOf": [{"type": "string"}, {"type": "string"}]}
+    new = {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 3}]}
+    (added,) = diff(old, new, mode="forward").changes
+    assert (added.id, added.forward, added.witness) == (
+        "one-of-member-added",
+        False,
+        Witness("forward", ""),
+    )
+    (removed,) = diff(new, old).changes
+    assert (removed.id, removed.backward, removed.witness) == (
+        "one-of-member-removed",
+        False,
+        Witness("backward", ""),
+    )

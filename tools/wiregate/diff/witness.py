@@ -1100,16 +1100,21 @@ class WitnessFinder:
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
         self.checks = 0
-        for instance in self._candidates(accepting, other, mine, theirs):
-            self.checks += 1
-            if self.checks > _MAX_CHECKS:
-                return None
-            fast = (accepting.fast_valid(instance), other.fast_valid(instance))
-            if fast == (True, False) and (
-                accepting.reference_valid(instance),
-                other.reference_valid(instance),
-            ) == (True, False):
-                return Witness(direction, instance)
+        try:
+            for instance in self._candidates(accepting, other, mine, theirs):
+                self.checks += 1
+                if self.checks > _MAX_CHECKS:
+                    return None
+                fast = (accepting.fast_valid(instance), other.fast_valid(instance))
+                if fast == (True, False) and (
+                    accepting.reference_valid(instance),
+                    other.reference_valid(instance),
+                ) == (True, False):
+                    return Witness(direction, instance)
+        except (ArithmeticError, ValueError, TypeError):
+            # a bound beyond what the generators compute with (a 5,000-digit integer, an
+            # exact 1e400): no witness, never an error
+            return None
         return None
 
     def _candidates(self, accepting: Side, other: Side, mine: str, theirs: str) -> Iterator[Any]:

@@ -141,7 +141,11 @@ def _members(
             continue
         member = after[j]
         name = _describe(cmp.new.pointer(member), member)
-        covered = any(cmp.subsumes(member, m) for m in before)
+        # For oneOf, old accepts a value of the member only through an old member that no
+        # other old member overlaps (a value matching two is rejected).
+        covered = any(
+            cmp.subsumes(member, m) and (not exclusive or _apart(m, before)) for m in before
+        )
         implied = cmp.subsumes(old, member)
         # A oneOf member that overlaps another makes values matching both invalid.
         apart = not exclusive or _apart(member, after)
@@ -160,7 +164,9 @@ def _members(
             continue
         member = before[i]
         name = _describe(cmp.old.pointer(member), member)
-        covered = any(cmp.subsumes(member, m) for m in after)
+        covered = any(
+            cmp.subsumes(member, m) and (not exclusive or _apart(m, after)) for m in after
+        )
         implied = cmp.subsumes(new, member)
         apart = not exclusive or _apart(member, before)
         cmp.emit(
