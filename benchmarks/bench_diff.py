@@ -99,7 +99,7 @@ def main() -> int:
         if completed.returncode not in (0, 1):
             print(completed.stderr, file=sys.stderr)
             return 2
-        findings = completed.stdout.strip().splitlines()[:-1]
+        findings = completed.stdout.strip().splitlines()[2:-1]  # after the two draft lines
         sizes = old_path.stat().st_size // 1024, new_path.stat().st_size // 1024
         print(f"schemas: {sizes[0]} KB and {sizes[1]} KB, {len(old['$defs'])} definitions")
         print(f"findings: {len(findings)}; exit code {completed.returncode}")

@@ -28,7 +28,6 @@ from codegen.errors import BrokenSchemaError, CodegenError
 from codegen.freshness import read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import CONVERT_MODULE, model_module, shapes_module
 from codegen.plan import EXTRA_FIELD, NULLS_FIELD, Plan, build_plan
-from wiregate.pointer import join
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -124,17 +123,14 @@ def _reject_constant(name: str) -> Any:
 
 def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
     """First gate: the planner may then rely on each keyword having its JSON type."""
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
+    from wiregate.metaschema import violation
 
-    try:
-        Draft202012Validator.check_schema(schema)
-    except SchemaError as exc:
-        pointer = join("", *exc.absolute_path)
+    found = violation(schema, "2020-12")  # the canonical contract is 2020-12, whatever it says
+    if found is not None:
         raise BrokenSchemaError(
-            f"{label}: not a valid JSON Schema (draft 2020-12) at {pointer or '/'}: "
-            f"{_shorten(exc.message)}"
-        ) from None
+            f"{label}: not a valid JSON Schema (draft 2020-12) at {found.pointer or '/'}: "
+            f"{found.message}"
+        )
 
 
 def _shorten(message: str, limit: int = 200) -> str:

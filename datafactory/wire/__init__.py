@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=bed50c857d6edb48b2efa6c9e9765b7739928d2dcdd54b4aece9bfdc9cc71137
+# generator: sha256=e4874af7bd90d42ad162fa0c8ff46df4ffc4518e489efbe81c31497a68bbc483
 # body: sha256=44b492a67bf08b676b733f8cbdcfe9eb0848f4dc3a858ae30a32bbf47e344bf9
 
 """Typed models of the rollout-wire contract and their wire converters.

@@ -19,12 +19,15 @@ DAY = 24 * 3600
 ANY: dict[str, Any] = {"$defs": {"X": {}}}
 STRING: dict[str, Any] = {"$defs": {"X": {"type": "string"}}}
 INTEGER: dict[str, Any] = {"$defs": {"X": {"type": "integer"}}}
+DEFS = "2020-12 (detected: $defs at #/$defs)"
+NO_SIGNAL = "2020-12 (default: no draft-specific keyword)"
 NARROWED = (
+    f"old: {DEFS}\nnew: {DEFS}\n"
     "error: type-narrowed at #/$defs/X -> #/$defs/X/type: type narrowed from any type to "
     "string (backward: no, forward: yes)\n"
     "INCOMPATIBLE (backward, strict): 1 change (1 error)\n"
 )
-SAME = "compatible (backward, strict): no changes\n"
+SAME = f"old: {DEFS}\nnew: {DEFS}\ncompatible (backward, strict): no changes\n"
 
 
 def _git(repo: Path, *args: str, when: float | None = None) -> str:
@@ -120,6 +123,7 @@ def test_a_pointer_after_a_git_source(repo: Path) -> None:
 RECORD = {"type": "object", "properties": {"id": {"type": "integer"}}}
 COPY = {"type": "object", "properties": {"id": {"type": "number"}}}
 WIDENED = (
+    f"old: {DEFS}\nnew: {NO_SIGNAL}\n"
     "warning: type-widened at #/$defs/Rec/properties/id/type -> #/properties/id/type: "
     "type widened from integer to number (backward: yes, forward: no)\n"
     "compatible (backward, strict): 1 change (1 warning)\n"
@@ -140,7 +144,10 @@ def test_file_sources_with_a_pointer(files: Path) -> None:
     assert run("contract.json#/$defs/Rec", "copy.json#") == (0, WIDENED, "")
     assert run("contract.json#/%24defs/Rec", "odd#name.json") == (0, WIDENED, "")
     # A file whose name holds "#" works as typed, and with a pointer after it.
-    assert run("odd#name.json#/properties/id", "copy.json#/properties/id")[:2] == (0, SAME)
+    assert run("odd#name.json#/properties/id", "copy.json#/properties/id")[:2] == (
+        0,
+        f"old: {NO_SIGNAL}\nnew: {NO_SIGNAL}\ncompatible (backward, strict): no changes\n",
+    )
 
 
 def test_def_is_the_same_pointer_on_both_sides(files: Path) -> None:

@@ -49,6 +49,7 @@ def test_the_validators_resolve_these_refs() -> None:
 def test_percent_encoded_and_tilde_refs_are_compared(tmp_path: Path) -> None:
     assert _diff(tmp_path) == (
         1,
+        "old: 2020-12 (detected: $defs at #/$defs)\nnew: 2020-12 (detected: $defs at #/$defs)\n"
         "error: max-length-added at #/$defs/a b -> #/$defs/a b/maxLength: maxLength 3 added "
         "(backward: no, forward: yes)\n"
         "warning: type-widened at #/$defs/c~0d~1e/type: type widened from integer to number "

@@ -47,9 +47,25 @@ matches every string), and Pydantic's `Optional[X]` (`{"anyOf": [X, {"type": "nu
 X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`,
 `dependentRequired`, `dependentSchemas`, `prefixItems`).
 
-Each document is first checked against the metaschema of its draft (`$schema`: draft-07 or
-2020-12; 2020-12 when absent): a keyword whose value has the wrong shape (`"enum": 5`,
-`"type": "strin"`) is a load error naming the source and the JSON pointer of the keyword.
+Each document is read under one JSON Schema draft: the one its `$schema` names (draft-04,
+draft-06, draft-07, 2019-09, 2020-12); without one (or with one jsonschema does not know), the
+one its keywords show: array-form `items`, `additionalItems`, `definitions`, `dependencies`
+mean draft-07, `prefixItems`, `$defs`, `dependentRequired`, `dependentSchemas`, `$dynamicRef`
+mean 2020-12, `$recursiveRef`/`$recursiveAnchor` 2019-09 and a boolean `exclusiveMinimum`
+draft-04; forms that fit only 2019-09 together (`$defs` with array-form `items`) mean
+2019-09; no such form, or forms no one draft has (mixed signals), mean 2020-12.
+`wiregate diff --draft 4|6|7|2019-09|2020-12` forces one for both documents. The report says
+which draft each document was read under and why. Each draft's forms are normalised to the
+2020-12 model, so a draft-07 copy compares cleanly with a 2020-12 contract: under draft-04/06/07
+a `$ref` ignores its sibling keywords, draft-04's boolean `exclusiveMinimum`/`exclusiveMaximum`
+become the numeric form, 2019-09's `$recursiveRef: "#"` is a `$ref` to the document root (any
+other use is a load error), and a keyword the draft does not have (`dependencies` or
+`additionalItems` under 2020-12, `prefixItems` under draft-07) constrains nothing, as that
+draft's validators ignore it. `$schema` itself is not compared.
+
+Each document is first checked against the metaschema of its draft: a keyword whose value has
+the wrong shape (`"enum": 5`, `"type": "strin"`, array-form `items` under 2020-12, a `pattern`
+that is no regex) is a load error naming the source and the JSON pointer of the keyword.
 
 Local `$ref`s are resolved (recursive schemas terminate); a remote `$ref` is never fetched
 and is a load error, like a reference chain that never reaches a schema (a cyclic `$ref`).
@@ -75,6 +91,49 @@ incompatible": a construct beyond the engine (a changed `if`, `unevaluatedProper
 reference that differs) is a finding of level **unknown**. The id that used to say so,
 `keyword-changed`, is retired (it stays below, replaced by `unknown-keyword-changed`; undecided
 references are `ref-changed`), because its published meaning was "incompatible both ways".
+
+Regular expressions (`pattern`, `patternProperties` keys) are ECMA-262 and are never run by
+a backtracking engine: they are translated to RE2 and run in linear time, so `^(a+)+$`
+against a key `aaa...ab` is answered at once. Constructs RE2 lacks (lookahead, lookbehind,
+backreferences) cannot be evaluated here: whether such a `patternProperties` key matches a
+property name is not decided, and the finding claims neither direction. Every diff has a
+budget of 50,000 schema nodes (resolving references, comparing, probing containment) and a
+time limit of 10 s (`--time-limit`); a pair beyond either is a load error naming the
+documents (`<old> vs <new>: comparison exceeded its budget of 50,000 schema nodes (schemas
+too large or too recursive to compare)`).
+
+## How a direction is decided: set containment
+
+Each rule judges the keywords it owns, and a direction it cannot grant on its own is then
+decided by set containment of the two schemas' instance sets, in context: a keyword's change
+is backward compatible when every value the whole old schema accepts meets the new keyword
+(forward: every value of the new schema meets the old keyword). So `pattern
+"^[0-9a-f]{16}$"` replaced by `minLength: 1` is backward compatible (every such string has
+16 or 17 characters: the anchors `^...$` bound the length, and `$` may match before a final
+newline), a range `{minimum: 0, maximum: 10}` replaced by `enum [0, 1, 2]` is forward
+compatible, `oneOf` of provably disjoint members is the same set as `anyOf` of them, and
+`allOf [A, B]` compares equal to the merged schema.
+
+Containment is decided over a normal form: each schema is split by JSON type into atoms
+(null; booleans; numbers: range, integer-ness, `multipleOf`, finite values; strings: length
+bounds, patterns with their least and greatest match length, formats, finite values; objects
+and arrays, judged by the rules above), `allOf` intersects atoms, `anyOf` (and `oneOf` with
+provably disjoint members) unites them, `enum`/`const` keep the listed values each atom
+admits. A direction is only ever granted when proven; a schema beyond this fragment (`not`,
+`if`/`then`/`else`, a pattern whose match length is unknown) is never assumed compatible.
+
+When a subschema is replaced as a whole, by a union with the old schema as a member or the
+reverse (`items: X` -> `items: anyOf [X, Y]`), and one provably contains the other, the
+change is one finding at that keyword (`items-widened`, `property-narrowed`, ...), not the
+differences inside `X`.
+
+## Root changes
+
+Each finding names its root change: the pointer in each document where the edit behind it
+was made (`--format json`: `"root": {"old_pointer", "new_pointer"}`). It is the finding's own
+pointers, except under a schema that the two documents hold at different places (a `$ref`
+retargeted, a reference replaced by a schema written inline): every finding below shares the
+place that holds it in each document.
 
 ## Levels
 

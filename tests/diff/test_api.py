@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from wiregate.diff import Change, DiffResult, SchemaLoadError, diff
+from wiregate.diff import Change, DiffResult, DraftChoice, Drafts, SchemaLoadError, diff
 from wiregate.errors import UserError
 
 OPEN_A = {"type": "object", "properties": {"a": {"type": "string"}}}
@@ -15,7 +15,8 @@ OPEN_AB = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type
 
 def test_identical_documents_have_no_changes() -> None:
     result = diff(OPEN_A, dict(OPEN_A))
-    assert result == DiffResult("backward", "strict", ())
+    default = DraftChoice("2020-12", "default", "no draft-specific keyword")
+    assert result == DiffResult("backward", "strict", (), Drafts(default, default))
     assert result.identical and result.equivalent and result.compatible
 
 
@@ -46,32 +47,41 @@ def test_draft_07_dependencies_are_dependent_required_and_dependent_schemas() ->
         "dependentRequired": {"a": ["b", "c"]},
         "dependentSchemas": {"x": {"required": ["y"]}},
     }
+    # $schema is consumed by the choice of draft (reported with the result), not compared.
     result = diff(old, new, mode="full")
-    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
-        ("annotation-changed", "#/$schema", "#")
-    ]
-    assert result.equivalent
+    assert result.identical
     narrowed = diff(old, {**new, "dependentRequired": {"a": ["b"]}}, mode="full")
     # Dropping a required name from a dependency only loosens the schema (an error under
     # --mode full, since old readers would reject what new writers may send).
     assert [(c.id, c.level, c.old_pointer, c.new_pointer) for c in narrowed.changes] == [
         ("dependent-required-narrowed", "error", "#/dependentRequired/a", "#/dependentRequired/a"),
-        ("annotation-changed", "info", "#/$schema", "#"),
     ]
     assert narrowed.backward_compatible and not narrowed.forward_compatible
 
 
-def test_a_name_in_both_dependency_keywords_must_meet_both() -> None:
+def test_each_draft_has_its_own_dependency_keywords() -> None:
+    """``dependencies`` is draft-07's, ``dependentRequired``/``dependentSchemas`` 2020-12's:
+    a document using both is read as 2020-12 (mixed signals), where jsonschema ignores
+    ``dependencies``, and forced to draft-07 it ignores the other two."""
     both = {
         "dependencies": {"a": ["b"], "x": {"required": ["y"]}},
         "dependentRequired": {"a": ["c"]},
         "dependentSchemas": {"x": {"required": ["z"]}},
     }
-    merged = {
-        "dependentRequired": {"a": ["b", "c"]},
-        "dependentSchemas": {"x": {"allOf": [{"required": ["z"]}, {"required": ["y"]}]}},
+    new_keywords = {
+        "dependentRequired": {"a": ["c"]},
+        "dependentSchemas": {"x": {"required": ["z"]}},
     }
-    assert diff(both, merged).identical
+    result = diff(both, new_keywords)
+    assert result.identical
+    assert result.drafts is not None
+    assert result.drafts.old == DraftChoice(
+        "2020-12",
+        "default",
+        "mixed signals: dependencies at #/dependencies (draft-07), dependentRequired at "
+        "#/dependentRequired (2020-12), dependentSchemas at #/dependentSchemas (2020-12)",
+    )
+    assert diff(both, {"dependencies": both["dependencies"]}, draft="7").identical
 
 
 def test_integer_to_number_is_a_widening() -> None:
@@ -182,6 +192,7 @@ def test_malformed_documents_raise_schema_load_error(
 _UNDER_2020_12 = " (not a valid schema under https://json-schema.org/draft/2020-12/schema)"
 _UNDER_DRAFT_07 = " (not a valid schema under http://json-schema.org/draft-07/schema)"
 _DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+_DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 
 @pytest.mark.parametrize(
@@ -200,9 +211,9 @@ _DRAFT_07 = "http://json-schema.org/draft-07/schema#"
             {"$schema": _DRAFT_07, "definitions": {"A": {"maxItems": -1}}},
             "#/definitions/A/maxItems: -1 is less than the minimum of 0" + _UNDER_DRAFT_07,
         ),
-        # Array-form items is draft-07 only: without $schema the document is 2020-12.
+        # Array-form items is draft-07 (and 2019-09) only.
         (
-            {"properties": {"v": {"items": [{}]}}},
+            {"$schema": _DRAFT_2020_12, "properties": {"v": {"items": [{}]}}},
             "#/properties/v/items: [{}] is not of type 'object', 'boolean'" + _UNDER_2020_12,
         ),
         # A $schema the compiled meta-validator does not know is checked as 2020-12 too.

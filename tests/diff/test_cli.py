@@ -46,6 +46,14 @@ def files(tmp_path: Path) -> tuple[str, str]:
     return _write(tmp_path / "old.json", OLD), _write(tmp_path / "new.json", NEW)
 
 
+# The first lines of every text report: the draft each document was read under.
+DEFS_DRAFTS = (
+    "old: 2020-12 (detected: $defs at #/$defs)\nnew: 2020-12 (detected: $defs at #/$defs)\n"
+)
+NO_SIGNAL = "2020-12 (default: no draft-specific keyword)"
+PLAIN_DRAFTS = f"old: {NO_SIGNAL}\nnew: {NO_SIGNAL}\n"
+
+
 def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, ["diff", *args], input=stdin)
     return result.exit_code, result.stdout, result.stderr
@@ -54,7 +62,7 @@ def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
 def test_text_output_and_exit_1_when_incompatible(files: tuple[str, str]) -> None:
     code, out, err = run(*files)
     assert (code, err) == (1, "")
-    assert out == (
+    assert out == DEFS_DRAFTS + (
         "error: required-added at #/$defs/Rec/required: property 'tag' became required: "
         "old records without it are rejected (backward: no, forward: yes)\n"
         "warning: type-widened at #/$defs/Rec/properties/id/type: type widened from integer "
@@ -67,6 +75,8 @@ def test_verbose_text_shows_the_witness_of_each_breaking_change(files: tuple[str
     code, out, _ = run(*files, "--verbose", "--mode", "full")
     assert code == 1
     assert out == (
+        "old: 2020-12 (detected: $defs at #/$defs)\n"
+        "new: 2020-12 (detected: $defs at #/$defs)\n"
         "error: type-widened at #/$defs/Rec/properties/id/type: type widened from integer "
         "to number (backward: yes, forward: no)\n"
         '  witness (forward): {"id":0.5,"tag":""}\n'
@@ -93,6 +103,10 @@ def test_json_format(files: tuple[str, str]) -> None:
         "compatible": False,
         "mode": "full",
         "policy": "strict",
+        "drafts": {
+            side: {"draft": "2020-12", "how": "detected", "evidence": "$defs at #/$defs"}
+            for side in ("old", "new")
+        },
         "backward_compatible": False,
         "forward_compatible": False,
         "changes": [
@@ -105,6 +119,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": True,
                 "forward": False,
                 "tolerated_by": None,
+                "root": {
+                    "old_pointer": "#/$defs/Rec/properties/id/type",
+                    "new_pointer": "#/$defs/Rec/properties/id/type",
+                },
                 # valid under the new schema only: the widening's own value
                 "witness": {"direction": "forward", "instance": {"id": 0.5, "tag": ""}},
             },
@@ -117,6 +135,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": False,
                 "forward": True,
                 "tolerated_by": None,
+                "root": {
+                    "old_pointer": "#/$defs/Rec/required",
+                    "new_pointer": "#/$defs/Rec/required",
+                },
                 "witness": {"direction": "backward", "instance": {"id": 0}},
             },
         ],
@@ -140,6 +162,9 @@ def test_markdown_format(files: tuple[str, str]) -> None:
     assert code == 1
     assert out.splitlines() == [
         "### Schema diff: **incompatible** (backward, policy strict)",
+        "",
+        "- old: **2020-12** (detected: `$defs at #/$defs`)",
+        "- new: **2020-12** (detected: `$defs at #/$defs`)",
         "",
         "| Level | Rule | Old pointer | New pointer | Message | Backward | Forward |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -343,7 +368,7 @@ def test_git_path_is_relative_to_a_subfolder(nested_repo: Path) -> None:
 def test_refs_containing_an_at_sign(nested_repo: Path, ref: str) -> None:
     old = f"{nested_repo}@{ref}:schemas/rec.schema.json"
     code, out, err = run(old, f"{nested_repo}@main:schemas/rec.schema.json")
-    assert (code, err) == (1, "") and out.startswith(REQUIRED_TAG)
+    assert (code, err) == (1, "") and out.startswith(DEFS_DRAFTS + REQUIRED_TAG)
 
 
 def test_a_directory_name_containing_an_at_sign(tmp_path: Path) -> None:
@@ -356,7 +381,7 @@ def test_a_directory_name_containing_an_at_sign(tmp_path: Path) -> None:
     _git(package, "commit", "-q", "-m", "old")
     _write(package / "s.json", NEW)
     code, out, err = run(f"{package}@HEAD:s.json", str(package / "s.json"))
-    assert (code, err) == (1, "") and out.startswith(REQUIRED_TAG)
+    assert (code, err) == (1, "") and out.startswith(DEFS_DRAFTS + REQUIRED_TAG)
 
 
 def test_a_file_name_too_long_exits_2(files: tuple[str, str]) -> None:
@@ -433,6 +458,7 @@ def test_option_choices_are_the_engine_registries(files: tuple[str, str]) -> Non
     assert choices == {
         "mode": MODES,
         "policy": POLICIES,
+        "draft": ("4", "6", "7", "2019-09", "2020-12"),
         "output_format": tuple(DIFF_REPORTERS),
     }
     code, out, err = run(*files, "--format", "yaml")
@@ -456,10 +482,14 @@ def test_load_errors_name_the_source_even_when_a_value_reads_like_a_side(
 def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
     old = _write(tmp_path / "old.json", {"enum": [2**64, 1], "maximum": 2**64})
     new = _write(tmp_path / "new.json", {"enum": [2**64 + 1, 1], "maximum": 2**64})
+    # The new maximum rejects the added 2**64 + 1, exactly: the new schema accepts only 1,
+    # which the old one accepts too (forward compatible).
     assert run(old, new) == (
         1,
-        "error: enum-changed at #/enum: enum changed: added 18446744073709551617; removed "
-        "18446744073709551616 (backward: no, forward: no)\n"
+        PLAIN_DRAFTS
+        + "error: enum-changed at #/enum: enum changed: added 18446744073709551617; removed "
+        "18446744073709551616; every value the new schema accepts still meets the old one "
+        "(backward: no, forward: yes)\n"
         "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
         "",
     )
@@ -487,14 +517,14 @@ def test_moving_a_schema_into_a_definition_another_one_references_exits_0(
     new = _write(tmp_path / "new.json", REF_NEW)
     assert run(old, new, "--mode", "full") == (
         0,
-        "info: definition-added at # -> #/$defs/Str: definition 'Str' added "
+        DEFS_DRAFTS + "info: definition-added at # -> #/$defs/Str: definition 'Str' added "
         "(backward: yes, forward: yes)\n"
         "compatible (full, strict): 1 change (1 info)\n",
         "",
     )
     assert run(new, old, "--mode", "full") == (
         0,
-        "info: definition-removed at #/$defs/Str -> #: definition 'Str' removed "
+        DEFS_DRAFTS + "info: definition-removed at #/$defs/Str -> #: definition 'Str' removed "
         "(backward: yes, forward: yes)\n"
         "compatible (full, strict): 1 change (1 info)\n",
         "",
@@ -509,7 +539,8 @@ def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> Non
     new = _write(tmp_path / "new.json", {"$defs": {"Rec": defs["Rec"]}, "$ref": "#/$defs/Rec"})
     assert run(old, new) == (
         1,
-        "error: definition-removed at #/$defs/Side -> #: definition 'Side' removed: a record "
+        DEFS_DRAFTS
+        + "error: definition-removed at #/$defs/Side -> #: definition 'Side' removed: a record "
         "type of its own, records validated by that name are rejected (backward: no, "
         "forward: yes)\n"
         "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
@@ -520,6 +551,11 @@ def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> Non
     assert run(new, old)[0] == 0
 
 
+BOOLEAN_DRAFTS = (
+    "old: 2020-12 (default: a boolean schema)\nnew: 2020-12 (default: a boolean schema)\n"
+)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
@@ -528,18 +564,30 @@ def test_removing_a_record_type_validated_by_name_exits_1(tmp_path: Path) -> Non
             "false",
             (
                 1,
-                "error: schema-rejects-all at #: the schema now rejects every value "
+                BOOLEAN_DRAFTS
+                + "error: schema-rejects-all at #: the schema now rejects every value "
                 "(backward: no, forward: yes)\n"
                 "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
                 "",
             ),
         ),
-        ("true", "{}", (0, "compatible (backward, strict): no changes\n", "")),
+        (
+            "true",
+            "{}",
+            (
+                0,
+                "old: 2020-12 (default: a boolean schema)\n"
+                f"new: {NO_SIGNAL}\n"
+                "compatible (backward, strict): no changes\n",
+                "",
+            ),
+        ),
         (
             '{"type": "string"}',
             "true",
             (
                 0,
+                f"old: {NO_SIGNAL}\nnew: 2020-12 (default: a boolean schema)\n"
                 "warning: type-widened at #/type -> #: type widened from string to any type "
                 "(backward: yes, forward: no)\n"
                 "compatible (backward, strict): 1 change (1 warning)\n",

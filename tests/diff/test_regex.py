@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wiregate.diff import DiffResult, diff
 from wiregate.diff.regex import (
+    UndecidableRegex,
     length_bounds,
     matches_everything,
+    reference_validator,
     sample,
     sample_not,
     translate,
@@ -327,3 +332,127 @@ def test_disjoint_one_of_members_use_re2_for_closed_patterns() -> None:
     assert _summary(_timed_diff({"oneOf": [overlapping]}, {"oneOf": [overlapping, tagged]})) == [
         ("one-of-member-added", "error", "#/oneOf", "#/oneOf/1", False, False)
     ]
+
+
+# -- differential: RE2 translation vs Python's re where ECMA and Python agree ----------------
+
+# Texts and patterns over characters on which ECMA-262 and Python's re agree (no line
+# terminators: Python's ``$`` also matches before a final newline and its ``.`` accepts
+# ``\r``; no \x1c-\x1f, which Python's ``\s`` accepts).
+_ALPHABET = "ab0_ -.X"
+_ATOMS = ["a", "b", "0", ".", "\\d", "\\w", "\\s", "\\S", "[ab]", "[^a]", "[a-c0]", "\\.", "X"]
+
+
+@st.composite
+def _patterns(draw: st.DrawFn, depth: int = 0) -> str:
+    kind = draw(st.integers(0, 5 if depth < 2 else 1))
+    if kind <= 1:
+        return draw(st.sampled_from(_ATOMS))
+    if kind == 2:
+        return "".join(draw(st.lists(_patterns(depth + 1), min_size=1, max_size=3)))
+    if kind == 3:
+        options = draw(st.lists(_patterns(depth + 1), min_size=2, max_size=3))
+        return "(?:" + "|".join(options) + ")"
+    if kind == 4:
+        quantifier = draw(st.sampled_from(["*", "+", "?", "{2}", "{1,3}", "{0,2}?"]))
+        return "(?:" + draw(_patterns(depth + 1)) + ")" + quantifier
+    anchors = draw(st.sampled_from([("^", ""), ("", "$"), ("^", "$"), ("\\b", "")]))
+    return anchors[0] + draw(_patterns(depth + 1)) + anchors[1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(pattern=_patterns(), texts=st.lists(st.text(_ALPHABET, max_size=8), max_size=6))
+def test_translation_agrees_with_python_re_on_the_common_fragment(
+    pattern: str, texts: list[str]
+) -> None:
+    regex = translate(pattern)
+    assert regex is not None, pattern
+    reference = re.compile(pattern)
+    for text in texts:
+        assert regex.search(text) is (reference.search(text) is not None), (pattern, text)
+    accepted, rejected = sample(pattern), sample_not(pattern)
+    if accepted is not None:
+        assert reference.search(accepted), (pattern, accepted)
+    if rejected is not None and "\n" not in rejected and "\r" not in rejected:
+        assert not reference.search(rejected), (pattern, rejected)
+    bounds = length_bounds(pattern)
+    assert bounds is not None
+    for text in [*texts, accepted or ""]:
+        if reference.search(text):
+            assert len(text) >= bounds[0], (pattern, text)
+            assert bounds[1] is None or len(text) <= bounds[1], (pattern, text)
+
+
+# -- the reference validator with its regexes on RE2 ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance", "valid"),
+    [
+        ({"pattern": "^(a+)+$"}, "a" * 40 + "b", False),
+        ({"pattern": "^(a+)+$"}, "a" * 40, True),
+        ({"pattern": "^(.*){16}X$"}, "objective_score", False),
+        ({"pattern": "^\\d+$"}, 7, True),  # not a string: pattern does not apply
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}, "additionalProperties": False},
+            {LONG_KEY: "x"},
+            False,
+        ),
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}, "additionalProperties": False},
+            {"a" * 40: "x"},
+            True,
+        ),
+        (
+            {"patternProperties": {"^(a+)+$": {"type": "string"}}},
+            {"a" * 40: 1},
+            False,
+        ),
+        (
+            {"patternProperties": {"^x-": {}}, "additionalProperties": {"type": "integer"}},
+            {"x-a": "s", "b": 1},
+            True,
+        ),
+        (
+            {
+                "$schema": "http://json-schema.org/draft-07/schema#",
+                "properties": {"id": {"type": "integer"}},
+                "additionalProperties": False,
+            },
+            {"id": 1, "other": 2},
+            False,
+        ),
+        ({"properties": {"n": {"pattern": "^\\w+$"}}}, {"n": "\u00e9"}, False),  # ECMA \w
+    ],
+)
+def test_reference_validator_runs_regexes_on_re2(
+    schema: dict[str, Any], instance: Any, valid: bool
+) -> None:
+    start = time.monotonic()
+    assert reference_validator(schema).is_valid(instance) is valid
+    assert time.monotonic() - start < 1
+
+
+@pytest.mark.parametrize(
+    ("schema", "instance"),
+    [
+        ({"pattern": "^(?!x)(a+)+$"}, "a" * 40 + "b"),
+        ({"patternProperties": {"(a)\\1": {}}}, {"aa": 1}),
+        (
+            {"patternProperties": {"^x-": {}}, "unevaluatedProperties": False},
+            {"x-a": 1},
+        ),
+    ],
+)
+def test_reference_validator_refuses_what_it_cannot_run_in_linear_time(
+    schema: dict[str, Any], instance: Any
+) -> None:
+    with pytest.raises(UndecidableRegex):
+        reference_validator(schema).is_valid(instance)
+
+
+def test_reference_validator_keeps_unevaluated_properties_without_patterns() -> None:
+    schema = {"properties": {"a": {}}, "unevaluatedProperties": False}
+    validator = reference_validator(schema)
+    assert validator.is_valid({"a": 1}) is True
+    assert validator.is_valid({"a": 1, "b": 2}) is False

@@ -109,3 +109,63 @@ def test_pointer_suffix_grammar(
     (tmp_path / "s.json").write_text("{}", encoding="utf-8")
     (tmp_path / "odd#name.json").write_text("{}", encoding="utf-8")
     assert split_pointer(spec) == expected
+
+
+def _diff_exit(*args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from wiregate.cli import main
+
+    result = CliRunner().invoke(main, ["diff", *args])
+    return result.exit_code, result.stderr
+
+
+def test_a_fifo_or_device_source_is_one_line_not_a_hang(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "schema.json"
+    os.mkfifo(fifo)  # no writer: opening it for reading would wait forever
+    schema = tmp_path / "s.json"
+    schema.write_text("{}")
+    assert _diff_exit(str(fifo), str(schema)) == (
+        2,
+        f"wiregate: error: {fifo}: a FIFO, not a regular file\n",
+    )
+    assert _diff_exit("/dev/zero", str(schema)) == (
+        2,
+        "wiregate: error: /dev/zero: a character device, not a regular file\n",
+    )
+
+
+def test_a_source_over_the_size_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import git
+
+    import wiregate.sources
+
+    monkeypatch.setattr(wiregate.sources, "MAX_SCHEMA_BYTES", 10)
+    big = tmp_path / "big.json"
+    big.write_text('{"title": "eleven+ bytes"}')
+    assert _diff_exit(str(big), str(big)) == (
+        2,
+        f"wiregate: error: {big}: 26 bytes, over the limit of 10\n",
+    )
+    repo = git.Repo.init(tmp_path, initial_branch="main")
+    repo.git.add("big.json")
+    repo.git.commit(
+        "-m",
+        "big",
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    )
+    repo.close()
+    code, message = _diff_exit(f"{tmp_path}@HEAD:big.json", str(tmp_path / "big.json"))
+    assert (code, message) == (
+        2,
+        f"wiregate: error: {tmp_path}@HEAD:big.json: 26 bytes, over the limit of 10\n",
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -318,4 +319,55 @@ def test_history_reports_a_rename_off_the_configured_paths(
         "moved/wire.json: move",
         "      vs contract: renamed away",
         "      renamed to moved/wire.json (not a configured path)",
+    ]
+
+
+def test_a_copy_too_costly_to_compare_is_one_error_line_fast(run: Run, tmp_path: Path) -> None:
+    # Every level an anyOf of three references to the level below: 3**30 paths in 3 KB.
+    defs: dict[str, object] = {"L0": {"type": "integer"}}
+    for level in range(1, 31):
+        defs[f"L{level}"] = {
+            "anyOf": [{"$ref": f"#/$defs/L{level - 1}", "title": f"m{i}"} for i in range(3)]
+        }
+    copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps({"$defs": defs, "$ref": "#/$defs/L30"}), encoding="utf-8")
+    start = time.monotonic()
+    result = run("--repo", f"producer={tmp_path / 'producer'}")
+    assert time.monotonic() - start < 2
+    assert result.exit_code == 2
+    assert _one_error_line(result) == (
+        f"{copy}: canonical contract vs copy: comparison exceeded its budget of 50,000 schema "
+        "nodes (schemas too large or too recursive to compare)"
+    )
+
+
+def test_a_copy_with_catastrophic_regexes_is_judged_fast(
+    run: Run, tmp_path: Path, repo_root: Path
+) -> None:
+    # A mirror copy with ``^(.*){16}X$`` as a pattern and as a patternProperties key that the
+    # name of a removed property (``objective_score``) is matched against: Python's re
+    # backtracks for many minutes on each.
+    copy_doc = json.loads((repo_root / "contracts/rollout-wire.schema.json").read_text())
+    branch = copy_doc["$defs"]["ForkBranch"]
+    del branch["properties"]["objective_score"]
+    branch["patternProperties"] = {"^(.*){16}X$": {"type": "string"}}
+    branch["properties"]["final_answer"]["pattern"] = "^(.*){16}X$"
+    copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps(copy_doc), encoding="utf-8")
+    start = time.monotonic()
+    result = run("--repo", f"producer={tmp_path / 'producer'}", "--format", "json")
+    assert time.monotonic() - start < 2
+    (copy_result,) = json.loads(result.stdout)["copies"]
+    assert (result.exit_code, copy_result["verdict"]) == (1, "breaking-drift")
+    # ``objective_score`` has no X: the open model, not the pattern's schema, checks it now.
+    assert [(c["id"], c["level"], c["new_pointer"]) for c in copy_result["changes"]] == [
+        ("property-removed-from-open-model", "error", "#/$defs/ForkBranch"),
+        (
+            "pattern-property-added",
+            "warning",
+            "#/$defs/ForkBranch/patternProperties/^(.*){16}X$",
+        ),
+        ("pattern-added", "warning", "#/$defs/ForkBranch/properties/final_answer/pattern"),
     ]

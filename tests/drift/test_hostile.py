@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from contracts import Contract
 from wiregate.cli import main
 from wiregate.drift.discovery import scan
-from wiregate.drift.files import MAX_DEPTH
+from wiregate.files import MAX_DEPTH
 
 MIRRORS = """
 version = 1

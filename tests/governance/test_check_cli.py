@@ -299,3 +299,30 @@ def test_wiregate_in_a_subfolder_of_a_larger_repository(repo_root: Path, tmp_pat
     )
     assert result.exit_code == 1
     assert "breaking  failed   breaking change without a version bump since HEAD" in result.stdout
+
+
+def test_copy_too_costly_to_compare_exits_2_naming_it(
+    wiregate_repo: git.Repo, tmp_path: Path
+) -> None:
+    # Every level an anyOf of three references to the level below: 3**30 paths in 3 KB.
+    defs: dict[str, Any] = {"L0": {"type": "integer"}}
+    for level in range(1, 31):
+        defs[f"L{level}"] = {
+            "anyOf": [{"$ref": f"#/$defs/L{level - 1}", "title": f"m{i}"} for i in range(3)]
+        }
+    checkout = tmp_path / "wasmagent-js"
+    copy = checkout / "packages/core/src/ranking/schemas/rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(json.dumps({"$defs": defs, "$ref": "#/$defs/L30"}), encoding="utf-8")
+    code, lines, stderr = run_check(root_of(wiregate_repo), "--repo", f"wasmagent-js={checkout}")
+    assert (code, lines[3:]) == (
+        2,
+        [
+            "drift     error    2 copies: 1 not found, 1 error (strict)",
+            "check could not run: 3 passed, 1 error",
+        ],
+    )
+    assert stderr == (
+        f"wiregate: error: drift: {copy}: canonical contract vs copy: comparison exceeded its "
+        "budget of 50,000 schema nodes (schemas too large or too recursive to compare)\n"
+    )

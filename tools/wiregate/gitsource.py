@@ -15,6 +15,7 @@ import git
 from wiregate.errors import UserError
 
 __all__ = [
+    "BlobTooLarge",
     "FileRevision",
     "file_at",
     "file_history",
@@ -73,15 +74,27 @@ def _rev_parse(repo: git.Repo, spec: str) -> str | None:
     return output.strip() or None
 
 
-def file_at(repo: git.Repo, commit: str, path: str) -> bytes | None:
+class BlobTooLarge(UserError):
+    """A committed file over the caller's size limit (known before anything is read)."""
+
+    def __init__(self, path: str, commit: str, size: int, limit: int) -> None:
+        super().__init__(f"{path} at {commit[:12]}: {size} bytes, over the limit of {limit}")
+        self.size = size
+        self.limit = limit
+
+
+def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None) -> bytes | None:
     """The bytes of ``path`` (relative to the repository root) at ``commit`` (a sha from
-    :func:`resolve_commit` or the history), or None when no file is there."""
+    :func:`resolve_commit` or the history), or None when no file is there. A blob larger than
+    ``max_bytes`` is a :class:`UserError` (its size is known before anything is read)."""
     try:
         blob = repo.commit(commit).tree / path
     except KeyError:
         return None
     if blob.type != "blob":
         return None
+    if max_bytes is not None and blob.size > max_bytes:
+        raise BlobTooLarge(path, commit, blob.size, max_bytes)
     data: bytes = blob.data_stream.read()
     return data
 

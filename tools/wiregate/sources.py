@@ -7,7 +7,9 @@ The diff engine only ever sees the loaded documents; where they came from stays 
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import posixpath
 import sys
 from dataclasses import dataclass
@@ -100,13 +102,19 @@ def _is_dir(path: str) -> bool:
         return False
 
 
+#: The largest schema document read (from a file, stdin or git): far above any real schema.
+MAX_SCHEMA_BYTES = 64 * 1024 * 1024
+
+
 def load_source(spec: str) -> LoadedSource:
     """Read and parse one source; a missing file, bad git ref, non-JSON or non-object input is a
     :class:`UserError` naming the source as written."""
     source, pointer = split_pointer(spec)
     if source == "-":
         origin = "<stdin>" if pointer is None else f"<stdin>{pointer}"
-        data = sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_SCHEMA_BYTES + 1)
+        if len(data) > MAX_SCHEMA_BYTES:
+            raise UserError(f"{origin}: more than {MAX_SCHEMA_BYTES} bytes, over the limit")
     elif (git_spec := parse_git_spec(source)) is not None:
         origin = spec
         data = _read_at_ref(spec, *git_spec)
@@ -120,17 +128,23 @@ def load_source(spec: str) -> LoadedSource:
 
 
 def _read_file(path: str, spec: str) -> bytes:
+    """A regular file of at most ``MAX_SCHEMA_BYTES``: a FIFO, a device (``/dev/zero``) or a
+    huge file is a one-line error, never a hang or unbounded memory."""
+    from wiregate.files import NotReadable, read_regular
+
     try:
-        return Path(path).read_bytes()
-    except FileNotFoundError:
-        hint = ""
-        if ":" in spec.partition("@")[2]:
-            hint = " (nor a REPO_DIR@REF:PATH source: no existing directory before an '@')"
-        raise UserError(f"{spec}: no such file{hint}") from None
-    except IsADirectoryError:
-        raise UserError(f"{spec}: is a directory, not a schema file") from None
-    except OSError as exc:
-        raise UserError(f"{spec}: cannot read: {exc.strerror}") from None
+        return read_regular(path, MAX_SCHEMA_BYTES)
+    except NotReadable as exc:
+        if _is_dir(path):
+            raise UserError(f"{spec}: is a directory, not a schema file") from None
+        if exc.errno == errno.ENOENT:
+            hint = ""
+            if ":" in spec.partition("@")[2]:
+                hint = " (nor a REPO_DIR@REF:PATH source: no existing directory before an '@')"
+            raise UserError(f"{spec}: no such file{hint}") from None
+        if exc.errno is not None:
+            raise UserError(f"{spec}: cannot read: {os.strerror(exc.errno)}") from None
+        raise UserError(f"{spec}: {exc}") from None
     except ValueError as exc:  # a NUL byte in the name
         raise UserError(f"{spec}: cannot read: {exc}") from None
 
@@ -138,7 +152,13 @@ def _read_file(path: str, spec: str) -> bytes:
 def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
     """PATH inside ``directory`` (a work tree or any folder in one) as committed at ``ref``,
     resolved as ``wiregate drift`` resolves a copy's path, without touching the work tree."""
-    from wiregate.gitsource import file_at, open_repo, path_in_repo, resolve_commit  # slow
+    from wiregate.gitsource import (  # slow
+        BlobTooLarge,
+        file_at,
+        open_repo,
+        path_in_repo,
+        resolve_commit,
+    )
 
     # gitsource's messages name the repository; these name the source as it was typed.
     try:
@@ -156,7 +176,10 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
             raise UserError(f"{spec}: {directory} is not inside a git work tree") from None
         if in_repo == ".." or in_repo.startswith("../"):
             raise UserError(f"{spec}: {path} is outside the repository")
-        data = file_at(repo, commit, in_repo)
+        try:
+            data = file_at(repo, commit, in_repo, MAX_SCHEMA_BYTES)
+        except BlobTooLarge as exc:
+            raise UserError(f"{spec}: {exc.size} bytes, over the limit of {exc.limit}") from None
         if data is None:
             raise UserError(f"{spec}: no file {in_repo} in the repository at {ref}")
         return data

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from contracts import SCHEMA_FILES, Contract, ContractError
 from wiregate.check.model import Problem, StepResult, StepStatus
+from wiregate.metaschema import violation
 from wiregate.record_validator import ValidatorSet
 
 STEP = "contract"
@@ -58,13 +57,14 @@ def check_contract_files(contract: Contract) -> StepResult:
         )
     problems: list[Problem] = []
     for name, schema in schemas.items():
-        try:
-            Draft202012Validator.check_schema(schema)
-        except SchemaError as exc:
-            where = "/" + "/".join(str(p) for p in exc.absolute_path)
+        broken = violation(schema, "2020-12")
+        if broken is not None:
             path = contract.schema_path(name)
             problems.append(
-                Problem(f"{path}: {where}: {exc.message}", relative_file(contract, path))
+                Problem(
+                    f"{path}: {broken.pointer or '/'}: {broken.message}",
+                    relative_file(contract, path),
+                )
             )
     if problems:
         return StepResult(

@@ -1,5 +1,5 @@
-"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--format-assertion]
-[--format ...] [--verbose]``."""
+"""``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--draft ...]
+[--format-assertion] [--format ...] [--verbose]``."""
 
 from __future__ import annotations
 
@@ -25,6 +25,12 @@ def _policies() -> tuple[str, ...]:
     from wiregate.diff import POLICIES
 
     return POLICIES
+
+
+def _drafts() -> list[str]:
+    from wiregate.diff.drafts import ALIASES
+
+    return list(ALIASES)
 
 
 def _formats() -> list[str]:
@@ -60,6 +66,13 @@ def _formats() -> list[str]:
     "closing additionalProperties.",
 )
 @click.option(
+    "--draft",
+    type=LazyChoice(_drafts),
+    default=None,
+    help="Read both schemas under this JSON Schema draft (default: each one's $schema, else "
+    "the draft its keywords show, else 2020-12).",
+)
+@click.option(
     "--format-assertion",
     is_flag=True,
     help="Judge format as a constraint (as with the format-assertion vocabulary); by default "
@@ -67,6 +80,14 @@ def _formats() -> list[str]:
 )
 @click.option(
     "--format", "output_format", type=LazyChoice(_formats), default="text", show_default=True
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 50,000 "
+    "compared schema nodes, the schemas are refused (exit 2).",
 )
 @click.option(
     "--verbose",
@@ -81,8 +102,10 @@ def diff_command(
     definition: str | None,
     mode: str,
     policy: str,
+    draft: str | None,
     format_assertion: bool,
     output_format: str,
+    time_limit: float | None,
     verbose: bool,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
@@ -91,10 +114,11 @@ def diff_command(
     git without touching the work tree (REF: any form git accepts), each optionally followed by
     #POINTER, the schema to compare inside the document (a JSON pointer as a URI fragment:
     schema.json#/$defs/Name). Exit 0 when compatible under --mode, 1 when not, 2 on a usage or
-    load error, 3 on an internal error (a bug). Changes the engine cannot decide are reported at
-    level unknown and never fail the verdict.
+    load error (a pair too large or too recursive to compare within the limits included), 3 on
+    an internal error (a bug). Changes the engine cannot decide are reported at level unknown
+    and never fail the verdict.
     """
-    from wiregate.diff import diff
+    from wiregate.diff import TIME_LIMIT, diff
     from wiregate.pointer import fragment
     from wiregate.reporters.diff import DIFF_REPORTERS
     from wiregate.sources import load_source, split_pointer
@@ -120,7 +144,9 @@ def diff_command(
             new_at=new_at,
             old_origin=old_source.origin,
             new_origin=new_source.origin,
+            draft=draft,
             format_assertion=format_assertion,
+            time_limit=TIME_LIMIT if time_limit is None else time_limit,
         )
     except UserError as exc:
         fail(str(exc))

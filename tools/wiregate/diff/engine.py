@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from typing import Any
 
+from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT, Budget, BudgetExceeded
+from wiregate.diff.drafts import Drafts, choose_draft
 from wiregate.diff.findings import Change
 from wiregate.diff.load import (
     ResolvedSchema,
@@ -22,6 +24,7 @@ from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.diff.witness import Document, with_witnesses
 from wiregate.exactjson import exact_integers
+from wiregate.metaschema import METASCHEMAS
 from wiregate.pointer import fragment, join, split
 
 __all__ = ["diff"]
@@ -38,34 +41,49 @@ def diff(
     new_at: str = "#",
     old_origin: str = "old schema",
     new_origin: str = "new schema",
+    draft: str | None = None,
     format_assertion: bool = False,
+    node_budget: int = NODE_BUDGET,
+    time_limit: float | None = TIME_LIMIT,
 ) -> DiffResult:
     """Compare the schema at ``old_at`` in ``old`` with the one at ``new_at`` in ``new``.
 
     Raises :class:`~wiregate.diff.load.SchemaLoadError` for a document that cannot be compared
     (its message starts with ``old_origin`` or ``new_origin``; a schema nested too deeply for
-    the recursive walk is one) and :class:`ValueError` for an unknown mode or policy.
-    ``format_assertion`` judges ``format`` as a constraint (by default it is an annotation, as
-    in draft 2020-12 without the format-assertion vocabulary).
+    the recursive walk is one, and so is a pair whose comparison exceeds ``node_budget``
+    compared schema nodes or ``time_limit`` seconds, None: no time limit) and
+    :class:`ValueError` for an unknown mode, policy or draft.
+    Each document is read under its own draft (``$schema``, else detected from its keywords),
+    or both under ``draft`` when given (``draft-07``, ``7``, ``2019-09``, ``2020-12``...); the
+    result says which (:attr:`DiffResult.drafts`). ``format_assertion`` judges ``format`` as a
+    constraint (by default it is an annotation, as in draft 2020-12 without the
+    format-assertion vocabulary).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r}; expected one of {', '.join(POLICIES)}")
-    with _nesting_limit(old_origin):
-        old_doc = normalise_document(old, origin=old_origin)
+    drafts = Drafts(choose_draft(old, draft), choose_draft(new, draft))
+    budget = Budget(node_budget, time_limit)
+    with _nesting_limit(old_origin), _within_budget(old_origin), budget.active():
+        old_doc = normalise_document(old, origin=old_origin, draft=drafts.old.draft)
         old_schema = resolve(old_doc, old_at, origin=old_origin)
-    with _nesting_limit(new_origin):
-        new_doc = normalise_document(new, origin=new_origin)
+    with _nesting_limit(new_origin), _within_budget(new_origin), budget.active():
+        new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     # Each finding with the selections (old, new) it compares: where its witness is sought.
     raw: list[tuple[RawFinding, str, str]] = []
     families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
-    with _nesting_limit(old_origin, new_origin):
+    with (
+        _nesting_limit(old_origin, new_origin),
+        _within_budget(old_origin, new_origin),
+        budget.active(),
+    ):
         if not json_equal(old_schema.tree, new_schema.tree):
             raw += [
-                (finding, old_at, new_at) for finding in _judge(old_schema, new_schema, families)
+                (finding, old_at, new_at)
+                for finding in _judge(old_schema, new_schema, families, budget)
             ]
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
@@ -79,7 +97,7 @@ def diff(
                 at = fragment(*split(shown, percent_encoded=False))
                 raw.append((finding, at, at))
             raw += _unreferenced_definitions(
-                old_doc, new_doc, reached, (old_origin, new_origin), families
+                old_doc, new_doc, reached, (old_origin, new_origin), families, budget
             )
     changes: dict[Change, tuple[str, str]] = {}
     for finding, finding_old_at, finding_new_at in raw:
@@ -88,11 +106,11 @@ def diff(
         witnessed = with_witnesses(
             changes,
             mode,
-            Document(old, old_doc, {old_at: old_schema}),
-            Document(new, new_doc, {new_at: new_schema}),
+            Document(old, old_doc, {old_at: old_schema}, METASCHEMAS[drafts.old.draft]),
+            Document(new, new_doc, {new_at: new_schema}, METASCHEMAS[drafts.new.draft]),
             format_assertion=format_assertion,
         )
-    return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)))
+    return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)), drafts)
 
 
 @contextmanager
@@ -109,10 +127,23 @@ def _nesting_limit(*origins: str) -> Iterator[None]:
         ) from None
 
 
+@contextmanager
+def _within_budget(*origins: str) -> Iterator[None]:
+    """A diff that outgrows its budget is a load error naming the documents at work (one
+    while its references are resolved, both while they are compared), never a hang."""
+    try:
+        yield
+    except BudgetExceeded as exc:
+        raise SchemaLoadError(
+            f"{' vs '.join(origins)}: comparison exceeded {exc.limit} "
+            "(schemas too large or too recursive to compare)"
+        ) from None
+
+
 def _judge(
-    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...]
+    old: ResolvedSchema, new: ResolvedSchema, families: tuple[Family, ...], budget: Budget
 ) -> list[RawFinding]:
-    comparison = Comparison(old, new, families)
+    comparison = Comparison(old, new, families, budget)
     comparison.compare(old.tree, new.tree)
     return comparison.findings
 
@@ -123,6 +154,7 @@ def _unreferenced_definitions(
     reached: Set[str],
     origins: tuple[str, str],
     families: tuple[Family, ...],
+    budget: Budget,
 ) -> Iterable[tuple[RawFinding, str, str]]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
@@ -136,7 +168,8 @@ def _unreferenced_definitions(
         old_schema = resolve(old_doc, pointer, origin=origins[0])
         new_schema = resolve(new_doc, pointer, origin=origins[1])
         yield from (
-            (finding, pointer, pointer) for finding in _judge(old_schema, new_schema, families)
+            (finding, pointer, pointer)
+            for finding in _judge(old_schema, new_schema, families, budget)
         )
 
 
@@ -150,6 +183,8 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
             message=finding.message,
             backward=True,
             forward=True,
+            root_old_pointer=finding.root_old_pointer,
+            root_new_pointer=finding.root_new_pointer,
         )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
@@ -164,4 +199,6 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
         backward=backward,
         forward=forward,
         tolerated_by=policy if tolerated else None,
+        root_old_pointer=finding.root_old_pointer,
+        root_new_pointer=finding.root_new_pointer,
     )

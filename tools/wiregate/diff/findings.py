@@ -23,9 +23,11 @@ class Change:
     upgrade first). ``forward``: the old schema accepts every value the new one accepts
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
     compatible that strict set semantics would not. A change the engine cannot decide has
-    level ``unknown`` and both directions true: it never fails the verdict. ``witness``: for a
-    change that breaks the verdict, a value confirmed by the reference validator to show it
-    (None when none was found).
+    level ``unknown`` and both directions true: it never fails the verdict.
+    ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
+    each document (by default the change's own pointers); changes caused by one edit share
+    them. ``witness``: for a change that breaks the verdict, a value confirmed by the reference
+    validator to show it (None when none was found).
     """
 
     id: str
@@ -36,8 +38,16 @@ class Change:
     backward: bool
     forward: bool
     tolerated_by: str | None = None
+    root_old_pointer: str = ""
+    root_new_pointer: str = ""
     # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
     witness: Witness | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.root_old_pointer:
+            object.__setattr__(self, "root_old_pointer", self.old_pointer)
+        if not self.root_new_pointer:
+            object.__setattr__(self, "root_new_pointer", self.new_pointer)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)

@@ -12,10 +12,18 @@ without ``if``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
 
-Before normalising, each document is checked against the metaschema of its draft (``$schema``:
-draft-07 or 2020-12, and the other drafts jsonschema knows; 2020-12 when absent or unknown), so
-a keyword with a value of the wrong shape (``"enum": 5``, ``"type": "strin"``) is a load error
-naming its JSON pointer instead of a crash or a wrong verdict.
+Every document is read under one draft (:mod:`wiregate.diff.drafts`: ``$schema``, else the
+keywords it uses, else 2020-12, unless the caller forces one) and normalised to the one 2020-12
+model: under draft-04/06/07 a ``$ref`` ignores its sibling keywords and draft-04's boolean
+``exclusiveMinimum``/``exclusiveMaximum`` become the numeric form; under 2019-09
+``$recursiveRef: "#"`` is a ``$ref`` to the document root; a keyword the draft does not have
+(``dependencies`` under 2020-12, ``prefixItems`` under draft-07...) constrains nothing and is
+dropped, as validators of that draft ignore it.
+
+Before normalising, each document is checked against the metaschema of its draft
+(:mod:`wiregate.metaschema`), so a keyword with a value of the wrong shape (``"enum": 5``,
+``"type": "strin"``, array-form ``items`` under 2020-12) is a load error naming its JSON
+pointer instead of a crash or a wrong verdict.
 
 Local ``$ref`` s are inlined (the referenced schema replaces the reference), so a reference to
 a definition and the same schema written inline compare equal. A reference back into a schema
@@ -30,9 +38,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wiregate.diff.budget import charge
+from wiregate.diff.drafts import choose_draft
 from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
+from wiregate.metaschema import violation
 from wiregate.pointer import PointerError, escape, join, split
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
@@ -68,63 +79,144 @@ class SchemaLoadError(UserError):
     """A schema document that cannot be compared: the message names the source and location."""
 
 
-def normalise_document(document: Mapping[str, Any] | bool, *, origin: str = "schema") -> Schema:
-    """The document with every meaning-preserving difference removed (see the module docstring)."""
+def normalise_document(
+    document: Mapping[str, Any] | bool, *, origin: str = "schema", draft: str | None = None
+) -> Schema:
+    """The document with every meaning-preserving difference removed (see the module
+    docstring), read under ``draft`` (a name of :data:`wiregate.metaschema.DRAFTS`; None:
+    the draft :func:`~wiregate.diff.drafts.choose_draft` picks)."""
     if isinstance(document, bool):
         return {} if document else dict(FALSE_SCHEMA)
     if not isinstance(document, Mapping):
         raise SchemaLoadError(f"{origin}: a schema document must be a JSON object")
-    check_document(document, origin=origin)
-    return _normalise_schema(document, "#", origin)
+    if draft is None:
+        draft = choose_draft(document).draft
+    check_document(document, origin=origin, draft=draft)
+    reading = _Reading(origin, draft, draft == "2019-09" and _has_nested_id(document))
+    # $schema has done its work (the draft is chosen, and reported with the result).
+    return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
 
 
-# Dialects the compiled meta-validator knows without fetching anything (``#`` stripped).
-_BUILTIN_DIALECTS = frozenset(
-    {"http://json-schema.org/draft-07/schema", "https://json-schema.org/draft/2020-12/schema"}
-)
-_MESSAGE_LIMIT = 200
-
-
-def check_document(document: Mapping[str, Any], *, origin: str = "schema") -> None:
+def check_document(document: Mapping[str, Any], *, origin: str = "schema", draft: str) -> None:
     """Raise :class:`SchemaLoadError` naming the source and the JSON pointer of the first
-    offending keyword when ``document`` is not valid against its draft's metaschema."""
-    schema = dict(document)  # both validators take a dict (a shallow copy is cheap)
-    dialect = schema.get("$schema")
-    if dialect is None or (isinstance(dialect, str) and dialect.rstrip("#") in _BUILTIN_DIALECTS):
-        # Imported here: start-up stays light for commands that never diff. The compiled
-        # check is fast; a document it accepts needs no second look.
-        import jsonschema_rs
-
-        if jsonschema_rs.meta.is_valid(schema):
-            return
-    # jsonschema is slower but names the most relevant error (best match) and its location.
-    from jsonschema.exceptions import SchemaError
-    from jsonschema.validators import Draft202012Validator, validator_for
-
-    validator = validator_for(schema, default=Draft202012Validator)
-    try:
-        validator.check_schema(schema)
-    except SchemaError as exc:
-        pointer = join("#", *exc.absolute_path)
-        message = " ".join(exc.message.split())
-        if len(message) > _MESSAGE_LIMIT:
-            message = message[: _MESSAGE_LIMIT - 3] + "..."
-        draft = str(validator.META_SCHEMA.get("$id", "")).rstrip("#")
+    offending keyword when ``document`` is not valid against the metaschema of ``draft``."""
+    found = violation(document, draft)
+    if found is not None:
         raise SchemaLoadError(
-            f"{origin}: {pointer}: {message} (not a valid schema under {draft})"
-        ) from None
+            f"{origin}: #{found.pointer}: {found.message} "
+            f"(not a valid schema under {found.metaschema})"
+        )
 
 
-def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
+@dataclass(frozen=True)
+class _Reading:
+    origin: str
+    draft: str
+    nested_id: bool  # 2019-09: a subschema has its own $id (a resource of its own)
+
+    @property
+    def up_to_07(self) -> bool:
+        return self.draft in _DRAFT_07_FAMILY
+
+
+_DRAFT_07_FAMILY = frozenset({"draft-04", "draft-06", "draft-07"})
+_NEWER_KEYWORDS = frozenset(
+    {
+        "prefixItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "minContains",
+        "maxContains",
+        "$dynamicRef",
+        "$dynamicAnchor",
+        "$recursiveRef",
+        "$recursiveAnchor",
+    }
+)
+# Keywords of other drafts that a draft does not have: its validators ignore them.
+_FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
+    "draft-04": _NEWER_KEYWORDS | {"const", "contains", "propertyNames", "if", "then", "else"},
+    "draft-06": _NEWER_KEYWORDS | {"if", "then", "else"},
+    "draft-07": _NEWER_KEYWORDS,
+    "2019-09": frozenset({"prefixItems", "$dynamicRef", "$dynamicAnchor", "dependencies"}),
+    "2020-12": frozenset({"additionalItems", "dependencies", "$recursiveRef", "$recursiveAnchor"}),
+}
+
+
+def _has_nested_id(document: Mapping[str, Any]) -> bool:
+    """Whether any value below the root is an object with a string ``$id`` (iterative, so a
+    deep document is left to the recursion-limit error of the walk that follows)."""
+    stack: list[Any] = list(document.values())
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if isinstance(node.get("$id"), str):
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
+
+
+def _draft_forms(raw: Schema, pointer: str, reading: _Reading) -> Schema:
+    """``raw`` (a copy) with its draft's own forms rewritten to the 2020-12 model."""
+    foreign = _FOREIGN_KEYWORDS[reading.draft] & raw.keys()
+    if reading.draft == "2019-09" and "$recursiveRef" in raw:
+        foreign = foreign | {"$recursiveRef"}
+        raw["$ref"] = _recursive_ref(raw, pointer, reading)
+    for key in foreign:
+        del raw[key]
+    raw.pop("$recursiveAnchor", None)
+    if reading.up_to_07 and "$ref" in raw:
+        # Up to draft-07 a $ref object is the reference alone; its siblings are ignored.
+        return {k: v for k, v in raw.items() if k in ("$ref", "definitions", "$defs")}
+    if reading.draft == "draft-04":
+        for exclusive, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+            flag = raw.pop(exclusive, False)
+            if flag is True and bound in raw:
+                raw[exclusive] = raw.pop(bound)
+    return raw
+
+
+def _recursive_ref(raw: Schema, pointer: str, reading: _Reading) -> str:
+    """2019-09's ``$recursiveRef: "#"`` in a document that is one schema resource (no nested
+    ``$id``) can only reach the document root: it is a ``$ref`` to it."""
+    value = raw["$recursiveRef"]
+    if value != "#" or reading.nested_id or "$ref" in raw:
+        why = (
+            "only '#' is supported"
+            if value != "#"
+            else "a subschema has its own $id"
+            if reading.nested_id
+            else "it stands beside a $ref"
+        )
+        raise SchemaLoadError(
+            f"{reading.origin}: {pointer}/$recursiveRef: $recursiveRef {value!r} cannot be "
+            f"compared ({why})"
+        )
+    return "#"
+
+
+def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
+    origin = reading.origin
     if isinstance(node, bool):
         return {} if node else dict(FALSE_SCHEMA)
     if not isinstance(node, Mapping):
         raise SchemaLoadError(f"{origin}: {pointer}: a schema must be an object or a boolean")
-    raw = dict(node)
+    raw = _draft_forms(dict(node), pointer, reading)
     if "definitions" in raw:
         definitions = raw.pop("definitions")
         if isinstance(definitions, Mapping):
-            raw["$defs"] = {**definitions, **(raw.get("$defs") or {})}
+            defs = raw.get("$defs") or {}
+            for name in definitions.keys() & defs.keys():
+                if not json_equal(definitions[name], defs[name]):
+                    raise SchemaLoadError(
+                        f"{origin}: {pointer}/definitions/{escape(name)}: also defined, "
+                        f"differently, at {pointer}/$defs/{escape(name)}"
+                    )
+            raw["$defs"] = {**definitions, **defs}
     if "dependencies" in raw:
         _split_dependencies(raw, raw.pop("dependencies"))
     if isinstance(raw.get("items"), list):
@@ -137,15 +229,16 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
     for key, value in raw.items():
         here = f"{pointer}/{escape(key)}"
         if key in SUBSCHEMA_KEYWORDS:
-            out[key] = _normalise_schema(value, here, origin)
+            out[key] = _normalise_schema(value, here, reading)
         elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
             out[key] = {
-                name: _normalise_schema(sub, f"{here}/{escape(name)}", origin)
+                name: _normalise_schema(sub, f"{here}/{escape(name)}", reading)
                 for name, sub in value.items()
             }
         elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
             out[key] = [
-                _normalise_schema(sub, f"{here}/{index}", origin) for index, sub in enumerate(value)
+                _normalise_schema(sub, f"{here}/{index}", reading)
+                for index, sub in enumerate(value)
             ]
         elif key == "type" and isinstance(value, (str, list)):
             out[key] = sorted({value} if isinstance(value, str) else set(value))
@@ -171,7 +264,7 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
                     f"{origin}: {here}: remote $ref {value!r} is not fetched; "
                     "bundle it into the document"
                 )
-            out[key] = value.replace("#/definitions/", "#/$defs/")
+            out[key] = _defs_pointer(value)
         else:
             out[key] = value
     if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
@@ -192,20 +285,18 @@ def _normalise_schema(node: Any, pointer: str, origin: str) -> Schema:
     return out
 
 
+def _defs_pointer(ref: str) -> str:
+    """A reference into draft-07 ``definitions`` names the same schema under ``$defs``."""
+    return "#/$defs/" + ref[len("#/definitions/") :] if ref.startswith("#/definitions/") else ref
+
+
 def _split_dependencies(raw: Schema, dependencies: Any) -> None:
     """Draft-07 ``dependencies`` is 2020-12's ``dependentRequired`` (array form) and
-    ``dependentSchemas`` (schema form). A name in both keywords must meet both."""
+    ``dependentSchemas`` (schema form); no draft has both (the other is dropped as foreign)."""
     if not isinstance(dependencies, Mapping):
         return
-    required = dict(raw.get("dependentRequired") or {})
-    schemas = dict(raw.get("dependentSchemas") or {})
-    for name, dependency in dependencies.items():
-        if isinstance(dependency, list):
-            required[name] = [*required.get(name, []), *dependency]
-        elif name in schemas and not json_equal(schemas[name], dependency):
-            schemas[name] = {"allOf": [schemas[name], dependency]}
-        else:
-            schemas[name] = dependency
+    required = {k: v for k, v in dependencies.items() if isinstance(v, list)}
+    schemas = {k: v for k, v in dependencies.items() if not isinstance(v, list)}
     if required:
         raw["dependentRequired"] = required
     if schemas:
@@ -294,6 +385,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
 
     def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:
         """The inlined node and whether it is independent of ``stack`` (safe to reuse)."""
+        charge()  # definitions that reference each other are inlined once per path
         independent = True
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -409,4 +501,6 @@ def _merge(target: Schema, siblings: Schema) -> Schema:
     if annotation_only:
         return {**target, **siblings}
     rest = {k: v for k, v in siblings.items() if k not in clashes}
-    return {**rest, "allOf": sorted([target, {k: siblings[k] for k in clashes}], key=json_key)}
+    # The referenced schema first, then the siblings: a fixed order (sorting by the serialised
+    # schemas would expand every shared definition inside the target once per path).
+    return {**rest, "allOf": [target, {k: siblings[k] for k in clashes}]}

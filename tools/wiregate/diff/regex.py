@@ -11,6 +11,9 @@ is parsed once by a small ECMA-262 parser (it never runs the pattern), and
 - :func:`length_bounds`, :func:`matches_everything` read the parse tree;
 - :func:`sample` and :func:`sample_not` build short strings from the parse tree and keep one
   only after RE2 confirms it.
+- :func:`reference_validator` is ``jsonschema`` with ``pattern``, ``patternProperties`` and
+  ``additionalProperties`` evaluated by RE2, for confirming values against whole documents
+  that may hold hostile patterns.
 
 ECMA-262 meanings are kept (the ``u`` flag's view of a string: one code point is one
 character, as ``minLength`` counts): ``\\d`` and ``\\w`` are ASCII only, ``\\s`` is ECMA's
@@ -26,13 +29,16 @@ import functools
 import itertools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import re2
 
 __all__ = [
     "Regex",
+    "UndecidableRegex",
     "length_bounds",
     "matches_everything",
+    "reference_validator",
     "sample",
     "sample_not",
     "translate",
@@ -43,7 +49,7 @@ MAX_CODE_POINT = 0x10FFFF
 _MAX_DEPTH = 100
 # RE2's own limit on the memory of one compiled program (its default, said explicitly).
 _MAX_MEM = 8 << 20
-_MAX_CANDIDATES = 64
+_MAX_CANDIDATES = 32
 
 Range = tuple[int, int]
 
@@ -697,7 +703,8 @@ def _member_test(chars: Chars) -> re2._Regexp:
     return re2.compile("\\A" + _emit(chars) + "\\z", _OPTIONS)
 
 
-def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> tuple[str, ...]:
     """Up to ``limit`` characters inside (or outside) the set, preferred ones first."""
     test = _member_test(chars)
     ranges = _ranges_of(chars) if not chars.props else chars.ranges
@@ -711,13 +718,13 @@ def _chars_in(chars: Chars, *, inside: bool, limit: int = 2) -> list[str]:
             found.append(ch)
             if len(found) == limit:
                 break
-    return found
+    return tuple(found)
 
 
 def _candidates(node: Node) -> list[str]:
     """A few short strings ``node`` might match (to be checked: assertions are ignored)."""
     if isinstance(node, Chars):
-        return _chars_in(node, inside=True)
+        return list(_chars_in(node, inside=True))
     if isinstance(node, (Assert, Look, Backref)):
         return [""]
     if isinstance(node, Group):
@@ -728,16 +735,17 @@ def _candidates(node: Node) -> list[str]:
         return _product([_candidates(item) for item in node.items])
     counts = [node.lo] if node.hi == node.lo else [node.lo, node.lo + 1]
     inner = _candidates(node.item)
-    out: list[str] = []
-    for count in counts:
-        out += _product([inner] * count)
-    return out[:_MAX_CANDIDATES]
+    # The same choice repeated, then mixed choices (cheap for counts in the hundreds).
+    out = [candidate * count for count in counts for candidate in inner]
+    if counts[0] > 1 and len(inner) > 1:
+        out += _product([inner] * counts[0])
+    return list(dict.fromkeys(out))[:_MAX_CANDIDATES]
 
 
 def _product(parts: list[list[str]]) -> list[str]:
     out = [""]
     for part in parts:
-        out = [a + b for a in out for b in part][:_MAX_CANDIDATES]
+        out = list(itertools.islice((a + b for a in out for b in part), _MAX_CANDIDATES))
         if not out:
             break
     return out
@@ -776,12 +784,110 @@ def sample_not(pattern: str) -> str | None:
     tree = _parse(pattern)
     if regex is None or tree is None:
         return None
-    accepted = sample(pattern) or ""
-    candidates: list[str] = ["", *_PREFERRED[:12], "aa", "\n"]
-    for chars in itertools.islice(_classes(tree), 32):
-        for ch in _chars_in(chars, inside=False, limit=1):
-            candidates += [ch, ch * 2, accepted + ch, ch + accepted]
-    for candidate in sorted(candidates, key=len):
+    # Short strings first; strings built around an accepted one only when those fail.
+    outside = [
+        ch
+        for chars in itertools.islice(_classes(tree), 32)
+        for ch in _chars_in(chars, inside=False, limit=1)
+    ]
+    short: list[str] = ["", *_PREFERRED[:12], "aa", "\n", *outside, *(ch * 2 for ch in outside)]
+    for candidate in sorted(dict.fromkeys(short), key=len):
         if not regex.search(candidate):
             return candidate
+    accepted = sample(pattern) or ""
+    for ch in outside:
+        for candidate in (accepted + ch, ch + accepted):
+            if not regex.search(candidate):
+                return candidate
     return None
+
+
+# -- the reference validator, with its regexes on RE2 -----------------------------------------
+
+
+class UndecidableRegex(Exception):
+    """A pattern the reference validator would have to run with a backtracking engine (one
+    :func:`translate` refuses): the instance is neither confirmed valid nor invalid."""
+
+
+def _search(pattern: str, text: str) -> bool:
+    regex = translate(pattern)
+    if regex is None:
+        raise UndecidableRegex(pattern)
+    return regex.search(text)
+
+
+def reference_validator(schema: Any) -> Any:
+    """A ``jsonschema`` validator for ``schema`` (its draft from ``$schema``, 2020-12 when
+    absent) that evaluates ``pattern``, ``patternProperties`` and ``additionalProperties`` with
+    RE2 instead of Python's ``re``, so a hostile pattern cannot hang a validation. Validating
+    raises :class:`UndecidableRegex` where a pattern would need lookaround or backreferences
+    (and for ``unevaluatedProperties`` in a document with ``patternProperties``, which
+    ``jsonschema`` evaluates with ``re`` internally)."""
+    from jsonschema import validators
+    from jsonschema.exceptions import ValidationError
+
+    base = validators.validator_for(schema, default=validators.Draft202012Validator)
+
+    def pattern(validator: Any, patrn: str, instance: Any, _schema: Any) -> Iterator[Any]:
+        if validator.is_type(instance, "string") and not _search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator: Any, value: Any, instance: Any, _schema: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        for patrn, subschema in value.items():
+            for key, item in instance.items():
+                if _search(patrn, key):
+                    yield from validator.descend(item, subschema, path=key, schema_path=patrn)
+
+    def additional_properties(validator: Any, value: Any, instance: Any, node: Any) -> Any:
+        if not validator.is_type(instance, "object"):
+            return
+        declared = node.get("properties", {})
+        patterns = list(node.get("patternProperties", {}))
+        extras = sorted(
+            (key for key in instance if key not in declared)
+            if not patterns
+            else (
+                key
+                for key in instance
+                if key not in declared and not any(_search(p, key) for p in patterns)
+            ),
+            key=str,
+        )
+        if validator.is_type(value, "object"):
+            for extra in extras:
+                yield from validator.descend(instance[extra], value, path=extra)
+        elif not value and extras:
+            listed = ", ".join(repr(extra) for extra in extras)
+            yield ValidationError(f"additional properties are not allowed ({listed})")
+
+    overrides: dict[str, Any] = {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }
+    original = base.VALIDATORS.get("unevaluatedProperties")
+    if original is not None and _mentions(schema, "patternProperties"):
+
+        def unevaluated(validator: Any, value: Any, instance: Any, node: Any) -> Any:
+            if validator.is_type(instance, "object") and instance:
+                raise UndecidableRegex("unevaluatedProperties beside patternProperties")
+            yield from original(validator, value, instance, node)
+
+        overrides["unevaluatedProperties"] = unevaluated
+    return validators.extend(base, overrides)(schema)  # type: ignore[no-untyped-call]
+
+
+def _mentions(document: Any, keyword: str) -> bool:
+    pending = [document]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if keyword in node:
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wiregate.diff.drafts import Drafts
 from wiregate.diff.findings import Change
 
 __all__ = ["MODES", "POLICIES", "DiffResult", "level_for"]
@@ -33,6 +34,8 @@ class DiffResult:
     mode: str
     policy: str
     changes: tuple[Change, ...]
+    #: The draft each document was read under (None for a result not made by the engine).
+    drafts: Drafts | None = None
 
     @property
     def backward_compatible(self) -> bool:

@@ -89,8 +89,10 @@ class Side:
         resolved: ResolvedSchema | None,
         *,
         formats: bool = False,
+        dialect: str | None = None,
     ):
         self.raw = raw
+        self.dialect = dialect  # validated under this draft, as the engine read the document
         self.formats = formats  # format is asserted (``--format-assertion``)
         self.at = at
         self.resolved = resolved
@@ -109,9 +111,13 @@ class Side:
     def _selected(self) -> Any:
         """The schema to validate against: the document, or a reference to the selected
         location with the document's definitions beside it."""
-        if self.at in ("#", "") or isinstance(self.raw, bool):
+        if isinstance(self.raw, bool):
             return self.raw
         raw = dict(self.raw)
+        if self.dialect is not None:
+            raw["$schema"] = self.dialect
+        if self.at in ("#", ""):
+            return raw
         at = self.at
         if "$defs" not in raw and "definitions" in raw:
             at = at.replace("#/$defs/", "#/definitions/")
@@ -1174,6 +1180,7 @@ class Document:
     raw: Mapping[str, Any] | bool
     normalised: Schema
     resolved: dict[str, ResolvedSchema]
+    dialect: str | None = None  # the ``$schema`` URI of the draft the engine read it under
 
     def side(self, at: str, *, formats: bool = False) -> Side:
         if at not in self.resolved:
@@ -1181,8 +1188,8 @@ class Document:
                 self.resolved[at] = resolve(self.normalised, at)
             except SchemaLoadError:
                 # a removed definition: rejects every value
-                return Side(self.raw, at, None, formats=formats)
-        return Side(self.raw, at, self.resolved[at], formats=formats)
+                return Side(self.raw, at, None, formats=formats, dialect=self.dialect)
+        return Side(self.raw, at, self.resolved[at], formats=formats, dialect=self.dialect)
 
 
 def with_witnesses(

@@ -165,7 +165,7 @@ def _check_repository(
         if ref is None:
             source = WorkTree(checkout, config.max_file_bytes, str(config.path))
         else:
-            tree = GitTree(checkout, ref)
+            tree = GitTree(checkout, ref, config.max_file_bytes)
             source, commit = tree, tree.commit
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]

@@ -20,8 +20,8 @@ import jsonschema_rs
 
 from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
 from wiregate import pointer as json_pointer
-from wiregate.drift.files import DEFAULT_MAX_BYTES
 from wiregate.errors import UserError
+from wiregate.files import DEFAULT_MAX_BYTES
 from wiregate.policy import DEFAULT_POLICY
 
 if sys.version_info >= (3, 11):

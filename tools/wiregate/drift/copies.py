@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from wiregate.drift.config import CopySpec
-from wiregate.drift.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 from wiregate.errors import UserError
+from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 
 if TYPE_CHECKING:
     import git
@@ -82,13 +82,14 @@ class WorkTree:
 class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
 
-    def __init__(self, checkout: Path, ref: str) -> None:
+    def __init__(self, checkout: Path, ref: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         # GitPython is imported only when a ref is read: it would double the start-up time of
         # every plain `wiregate drift` run in a pre-commit hook.
         from wiregate.gitsource import open_repo, resolve_commit
 
         self.checkout = checkout
         self.ref = ref
+        self.max_bytes = max_bytes
         self.repo: git.Repo = open_repo(checkout)
         try:
             self.commit = resolve_commit(self.repo, ref)
@@ -101,7 +102,7 @@ class GitTree:
 
         for candidate in spec.paths:
             path = path_in_repo(self.repo, self.checkout, candidate)
-            data = file_at(self.repo, self.commit, path)
+            data = file_at(self.repo, self.commit, path, self.max_bytes)
             if data is not None:
                 return FoundCopy(candidate, data, f"{self.checkout}@{self.ref}:{candidate}")
         return None

@@ -22,8 +22,8 @@ from typing import Any
 from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import CopySpec, load_mirrors
 from wiregate.drift.expected import expected_copy
-from wiregate.drift.files import DEFAULT_MAX_BYTES, NotReadable, Skipped, read_regular, walk_files
 from wiregate.errors import UserError
+from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, Skipped, read_regular, walk_files
 from wiregate.pointer import fragment
 from wiregate.sources import parse_document
 

@@ -48,17 +48,25 @@ def run_history(
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
     if not checkout.is_dir():
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
-    return tuple(_copy_history(contract, repository, spec, checkout, ref) for spec in specs)
+    return tuple(
+        _copy_history(contract, repository, spec, checkout, ref, config.max_file_bytes)
+        for spec in specs
+    )
 
 
 def _copy_history(
-    contract: Contract, repository: RepositorySpec, spec: CopySpec, checkout: Path, ref: str
+    contract: Contract,
+    repository: RepositorySpec,
+    spec: CopySpec,
+    checkout: Path,
+    ref: str,
+    max_bytes: int,
 ) -> HistoryReport:
     # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
     from wiregate.gitsource import open_repo
 
     with open_repo(checkout) as repo:  # closes git's helper processes
-        entries = _entries(contract, repository, spec, checkout, ref, repo)
+        entries = _entries(contract, repository, spec, checkout, ref, repo, max_bytes)
     return HistoryReport(
         **copy_identity(repository, spec, checkout),
         ref=ref,
@@ -73,6 +81,7 @@ def _entries(
     checkout: Path,
     ref: str,
     repo: git.Repo,
+    max_bytes: int,
 ) -> list[HistoryEntry]:
     """The judged revisions of a copy, oldest first."""
     from wiregate.gitsource import file_at, file_history, path_in_repo, shallow_boundary
@@ -99,9 +108,9 @@ def _entries(
             entries.append(_entry(revision, Verdict.RENAMED_AWAY, message=message))
             previous = None
             continue
-        data = file_at(repo, revision.commit, revision.path) or b""
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
+            data = file_at(repo, revision.commit, revision.path, max_bytes) or b""
             document = parse_document(data, label)
             if data not in verdicts:
                 verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)

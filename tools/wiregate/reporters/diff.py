@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from wiregate.diff import Change, DiffResult
+from wiregate.diff import Change, DiffResult, DraftChoice
 from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
 
@@ -13,6 +13,7 @@ __all__ = [
     "DIFF_REPORTERS",
     "change_to_json",
     "change_to_text",
+    "draft_lines",
     "github_annotation",
     "markdown_table",
     "summary",
@@ -41,6 +42,7 @@ def change_to_json(change: Change) -> dict[str, Any]:
         "backward": change.backward,
         "forward": change.forward,
         "tolerated_by": change.tolerated_by,
+        "root": {"old_pointer": change.root_old_pointer, "new_pointer": change.root_new_pointer},
         "witness": (
             None
             if change.witness is None
@@ -122,9 +124,33 @@ def summary(result: DiffResult) -> str:
     return f"{verdict} ({result.mode}, {result.policy}): {detail}"
 
 
+def _draft_to_text(choice: DraftChoice) -> str:
+    why = f"{choice.how}: {choice.evidence}" if choice.evidence else choice.how
+    return f"{choice.draft} ({why})"
+
+
+def draft_lines(result: DiffResult) -> list[str]:
+    """``old: draft-07 (detected: array-form items at #/items)`` and the same for new."""
+    if result.drafts is None:
+        return []
+    return [
+        f"old: {_draft_to_text(result.drafts.old)}",
+        f"new: {_draft_to_text(result.drafts.new)}",
+    ]
+
+
+def _drafts_to_json(result: DiffResult) -> dict[str, Any] | None:
+    if result.drafts is None:
+        return None
+    return {
+        side: {"draft": choice.draft, "how": choice.how, "evidence": choice.evidence}
+        for side, choice in (("old", result.drafts.old), ("new", result.drafts.new))
+    }
+
+
 def render_text(result: DiffResult, *, verbose: bool = False) -> str:
-    """One line per change; ``verbose`` adds each change's witness below it."""
-    lines = []
+    """The drafts, one line per change (``verbose``: each change's witness below it)."""
+    lines = draft_lines(result)
     for change in result.changes:
         lines.append(change_to_text(change))
         witness = witness_line(change) if verbose else None
@@ -139,6 +165,7 @@ def render_json(result: DiffResult) -> str:
         "compatible": result.compatible,
         "mode": result.mode,
         "policy": result.policy,
+        "drafts": _drafts_to_json(result),
         "backward_compatible": result.backward_compatible,
         "forward_compatible": result.forward_compatible,
         "changes": [change_to_json(change) for change in result.changes],
@@ -152,9 +179,17 @@ def render_github(result: DiffResult) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _draft_to_markdown(side: str, choice: DraftChoice) -> str:
+    why = f"{choice.how}: `{choice.evidence}`" if choice.evidence else choice.how
+    return f"- {side}: **{choice.draft}** ({_cell(why)})\n"
+
+
 def render_markdown(result: DiffResult) -> str:
     verdict = "compatible" if result.compatible else "**incompatible**"
     head = f"### Schema diff: {verdict} ({result.mode}, policy {result.policy})\n"
+    if result.drafts is not None:
+        head += "\n" + _draft_to_markdown("old", result.drafts.old)
+        head += _draft_to_markdown("new", result.drafts.new)
     if result.identical:
         return head + "\nNo changes.\n"
     return head + "\n" + markdown_table(result.changes) + "\n"

@@ -10,6 +10,7 @@ assumption that records carry no undeclared keys), open models are treated as cl
 
 from __future__ import annotations
 
+from wiregate.diff.budget import charge
 from wiregate.diff.load import Schema
 from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
@@ -20,6 +21,7 @@ __all__ = ["disjoint"]
 
 
 def disjoint(a: Schema, b: Schema, *, closed_world: bool = False, depth: int = 0) -> bool:
+    charge()
     if is_false(a) or is_false(b):
         return True
     if depth > 8:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from wiregate.diff.budget import charge, memo
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
 from wiregate.diff.values import json_equal
@@ -37,6 +38,17 @@ def _type_of(value: Any) -> str:
 
 def effective_types(node: Schema) -> frozenset[str]:
     """The JSON types a schema can accept, from ``type``, ``enum``/``const`` and composition."""
+    known = memo("effective_types")
+    if known is not None and id(node) in known:
+        return known[id(node)][1]  # type: ignore[no-any-return]
+    charge()
+    answer = _effective_types(node)
+    if known is not None:
+        known[id(node)] = (node, answer)
+    return answer
+
+
+def _effective_types(node: Schema) -> frozenset[str]:
     types = set(ALL_TYPES)
     if isinstance(node.get("type"), list):
         types &= _expand(node["type"])

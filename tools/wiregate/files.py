@@ -39,7 +39,12 @@ _KINDS = (
 
 class NotReadable(Exception):
     """A file that is not read: not a regular file, too large, or unopenable. The message is
-    the reason, without the path (callers name the file their own way)."""
+    the reason, without the path (callers name the file their own way); ``errno`` is the
+    operating system's, when it refused."""
+
+    def __init__(self, message: str, errno: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno
 
 
 def _kind(mode: int) -> str:
@@ -59,7 +64,7 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int, *, follow: bool =
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise NotReadable(f"cannot open: {exc.strerror or exc}") from None
+        raise NotReadable(f"cannot open: {exc.strerror or exc}", exc.errno) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

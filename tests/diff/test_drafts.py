@@ -1,0 +1,408 @@
+"""Any draft: which draft each document is read under (``$schema``, detected, default, forced),
+the normalisation of draft-04/06/07 and 2019-09 forms to the 2020-12 model, and how reports
+say it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from wiregate.cli import main
+from wiregate.diff import DraftChoice, Drafts, SchemaLoadError, diff
+from wiregate.diff.drafts import choose_draft, parse_draft
+
+DRAFT_04 = "http://json-schema.org/draft-04/schema#"
+DRAFT_06 = "http://json-schema.org/draft-06/schema#"
+DRAFT_07 = "http://json-schema.org/draft-07/schema#"
+DRAFT_2019 = "https://json-schema.org/draft/2019-09/schema"
+DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
+
+
+@pytest.mark.parametrize(
+    ("document", "draft", "evidence"),
+    [
+        ({"items": [{}]}, "draft-07", "array-form items at #/items"),
+        (
+            {"type": "array", "additionalItems": False},
+            "draft-07",
+            "additionalItems at #/additionalItems",
+        ),
+        ({"definitions": {"A": {}}}, "draft-07", "definitions at #/definitions"),
+        ({"dependencies": {"a": ["b"]}}, "draft-07", "dependencies at #/dependencies"),
+        ({"prefixItems": [{}]}, "2020-12", "prefixItems at #/prefixItems"),
+        ({"$defs": {"A": {}}}, "2020-12", "$defs at #/$defs"),
+        (
+            {"dependentRequired": {"a": ["b"]}},
+            "2020-12",
+            "dependentRequired at #/dependentRequired",
+        ),
+        ({"dependentSchemas": {"a": {}}}, "2020-12", "dependentSchemas at #/dependentSchemas"),
+        ({"$dynamicRef": "#node"}, "2020-12", "$dynamicRef at #/$dynamicRef"),
+        ({"$recursiveRef": "#"}, "2019-09", "$recursiveRef at #/$recursiveRef"),
+        (
+            {"minimum": 0, "exclusiveMinimum": True},
+            "draft-04",
+            "boolean exclusiveMinimum at #/exclusiveMinimum",
+        ),
+        # Found anywhere a subschema sits, named by the pointer of its first use.
+        (
+            {"properties": {"v": {"items": [{}]}, "w": {"items": [{}]}}},
+            "draft-07",
+            "array-form items at #/properties/v/items",
+        ),
+        (
+            {"anyOf": [{"definitions": {}}], "definitions": {}, "items": [{"items": [{}]}]},
+            "draft-07",
+            "definitions at #/anyOf/0/definitions, array-form items at #/items",
+        ),
+        # Forms of 2019-09 and draft-07 together: only 2019-09 has both.
+        ({"$defs": {}, "items": [{}]}, "2019-09", "$defs at #/$defs, array-form items at #/items"),
+    ],
+)
+def test_the_draft_is_detected_from_the_keywords(
+    document: dict[str, Any], draft: str, evidence: str
+) -> None:
+    assert choose_draft(document) == DraftChoice(draft, "detected", evidence)
+
+
+@pytest.mark.parametrize(
+    ("document", "evidence"),
+    [
+        ({"type": "string"}, "no draft-specific keyword"),
+        # Values and property names are data, not keywords.
+        (
+            {
+                "enum": [{"items": [1]}],
+                "const": {"definitions": 1},
+                "properties": {"definitions": {}, "prefixItems": {}},
+                "required": ["dependencies"],
+            },
+            "no draft-specific keyword",
+        ),
+        (
+            {"definitions": {}, "properties": {"t": {"prefixItems": [{}]}}},
+            "mixed signals: definitions at #/definitions (draft-07), prefixItems at "
+            "#/properties/t/prefixItems (2020-12)",
+        ),
+        (
+            {"$recursiveRef": "#", "$dynamicRef": "#x"},
+            "mixed signals: $recursiveRef at #/$recursiveRef (2019-09), $dynamicRef at "
+            "#/$dynamicRef (2020-12)",
+        ),
+        (
+            {"$schema": "https://example.com/meta", "type": "string"},
+            "unknown $schema 'https://example.com/meta'; no draft-specific keyword",
+        ),
+        (True, "a boolean schema"),
+    ],
+)
+def test_no_signal_or_mixed_signals_mean_2020_12(document: Any, evidence: str) -> None:
+    assert choose_draft(document) == DraftChoice("2020-12", "default", evidence)
+
+
+def test_an_unknown_schema_falls_back_to_detection() -> None:
+    assert choose_draft({"$schema": "https://example.com/meta", "items": [{}]}) == DraftChoice(
+        "draft-07",
+        "detected",
+        "unknown $schema 'https://example.com/meta'; array-form items at #/items",
+    )
+
+
+@pytest.mark.parametrize(
+    ("dialect", "draft"),
+    [
+        (DRAFT_04, "draft-04"),
+        (DRAFT_06, "draft-06"),
+        (DRAFT_07, "draft-07"),
+        ("http://json-schema.org/draft-07/schema", "draft-07"),
+        (DRAFT_2019, "2019-09"),
+        (DRAFT_2020, "2020-12"),
+        (DRAFT_2020 + "#", "2020-12"),
+    ],
+)
+def test_schema_decides_over_the_keywords(dialect: str, draft: str) -> None:
+    document = {"$schema": dialect, "prefixItems": [{}], "definitions": {}}
+    assert choose_draft(document) == DraftChoice(draft, "$schema", dialect)
+
+
+def test_a_forced_draft_wins_and_says_what_it_overrides() -> None:
+    document = {"$schema": DRAFT_07, "items": [{}]}
+    assert choose_draft(document, "2020-12") == DraftChoice(
+        "2020-12", "forced", f"overrides $schema {DRAFT_07}"
+    )
+    assert choose_draft(document, "7") == DraftChoice("draft-07", "forced", "")
+    assert choose_draft({"items": [{}]}, "draft-07") == DraftChoice("draft-07", "forced", "")
+
+
+def test_draft_names() -> None:
+    assert [parse_draft(name) for name in ("4", "6", "7", "2019-09", "2020-12", "draft-07")] == [
+        "draft-04",
+        "draft-06",
+        "draft-07",
+        "2019-09",
+        "2020-12",
+        "draft-07",
+    ]
+    with pytest.raises(ValueError, match="unknown draft '8'"):
+        diff({}, {}, draft="8")
+
+
+# A draft-07 copy of a 2020-12 contract: every draft-07 form it can use.
+COPY_07: dict[str, Any] = {
+    "definitions": {
+        "Pair": {
+            "type": "array",
+            "items": [{"type": "string"}, {"type": "integer"}],
+            "additionalItems": False,
+        },
+        "Name": {"type": "string", "maxLength": 8},
+    },
+    "type": "object",
+    "properties": {
+        "p": {"$ref": "#/definitions/Pair"},
+        "a": {"$ref": "#/definitions/Name"},
+        "b": {"type": "string"},
+        "c": {"type": "array", "items": {"type": "integer"}, "additionalItems": {"type": "string"}},
+    },
+    "dependencies": {"a": ["b"], "b": {"required": ["a"]}},
+}
+CONTRACT_2020: dict[str, Any] = {
+    "$schema": DRAFT_2020,
+    "$defs": {
+        "Pair": {
+            "type": "array",
+            "prefixItems": [{"type": "string"}, {"type": "integer"}],
+            "items": False,
+        },
+        "Name": {"type": "string", "maxLength": 8},
+    },
+    "type": "object",
+    "properties": {
+        "p": {"$ref": "#/$defs/Pair"},
+        "a": {"$ref": "#/$defs/Name"},
+        "b": {"type": "string"},
+        "c": {"type": "array", "items": {"type": "integer"}},
+    },
+    "dependentRequired": {"a": ["b"]},
+    "dependentSchemas": {"b": {"required": ["a"]}},
+}
+COPY_07_EVIDENCE = (
+    "definitions at #/definitions, array-form items at #/definitions/Pair/items, "
+    "additionalItems at #/definitions/Pair/additionalItems, dependencies at #/dependencies"
+)
+
+
+def test_a_draft_07_copy_compares_cleanly_with_its_2020_12_contract() -> None:
+    for old, new in ((COPY_07, CONTRACT_2020), (CONTRACT_2020, COPY_07)):
+        result = diff(old, new, mode="full")
+        assert result.identical and result.equivalent and result.compatible
+    assert diff(COPY_07, CONTRACT_2020).drafts == Drafts(
+        DraftChoice("draft-07", "detected", COPY_07_EVIDENCE),
+        DraftChoice("2020-12", "$schema", DRAFT_2020),
+    )
+    # Said with $schema, the same copy is the same schema.
+    assert diff({"$schema": DRAFT_07, **COPY_07}, CONTRACT_2020, mode="full").identical
+
+
+def test_a_draft_07_copy_still_reports_its_real_differences() -> None:
+    changed = json.loads(json.dumps(COPY_07))
+    changed["definitions"]["Pair"]["items"].pop()
+    result = diff(CONTRACT_2020, changed)
+    assert [(c.id, c.old_pointer, c.new_pointer, c.backward) for c in result.changes] == [
+        ("tuple-item-removed", "#/$defs/Pair/prefixItems/1", "#/$defs/Pair/items", False)
+    ]
+
+
+def test_under_draft_07_the_siblings_of_a_ref_are_ignored() -> None:
+    """As draft-07 validators do (jsonschema included): the reference alone applies."""
+    copy = {
+        "$schema": DRAFT_07,
+        "definitions": {"A": {"type": "string"}},
+        "properties": {"a": {"$ref": "#/definitions/A", "maxLength": 3}},
+    }
+    assert jsonschema.Draft7Validator(copy).is_valid({"a": "longer than three"})
+    plain = {"$defs": {"A": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/A"}}}
+    assert diff(copy, plain, mode="full").identical
+    # Under 2020-12 the sibling applies.
+    result = diff(plain, {**copy, "$schema": DRAFT_2020}, mode="full")
+    assert [(c.id, c.new_pointer) for c in result.changes] == [
+        ("max-length-added", "#/properties/a/maxLength")
+    ]
+
+
+def test_a_keyword_the_draft_does_not_have_constrains_nothing() -> None:
+    """jsonschema's draft-07 validator ignores prefixItems; its 2020-12 validator ignores
+    dependencies and additionalItems."""
+    assert diff({"$schema": DRAFT_07, "prefixItems": [{"type": "string"}]}, {}).identical
+    assert diff({"$schema": DRAFT_2020, "dependencies": {"a": ["b"]}}, {}).identical
+    assert diff({"$schema": DRAFT_2020, "additionalItems": False}, {}).identical
+
+
+def test_draft_04_exclusive_bounds_are_the_numeric_form() -> None:
+    old = {"$schema": DRAFT_04, "type": "number", "minimum": 0, "exclusiveMinimum": True}
+    assert diff(old, {"type": "number", "exclusiveMinimum": 0}, mode="full").identical
+    closed = {"$schema": DRAFT_04, "maximum": 9, "exclusiveMaximum": False}
+    assert diff(closed, {"maximum": 9}, mode="full").identical
+    result = diff(closed, {**closed, "exclusiveMaximum": True})
+    assert [(c.id, c.old_pointer, c.new_pointer, c.backward) for c in result.changes] == [
+        ("exclusive-maximum-added", "#", "#/exclusiveMaximum", False),
+        ("maximum-removed", "#/maximum", "#", True),
+    ]
+
+
+TREE_2019 = {
+    "$schema": DRAFT_2019,
+    "$recursiveAnchor": True,
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "children": {"type": "array", "items": {"$recursiveRef": "#"}},
+        "pair": {"items": [{"type": "string"}], "additionalItems": False},
+    },
+}
+TREE_2020 = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "children": {"type": "array", "items": {"$ref": "#"}},
+        "pair": {"prefixItems": [{"type": "string"}], "items": False},
+    },
+}
+
+
+def test_2019_09_documents() -> None:
+    result = diff(TREE_2019, TREE_2020, mode="full")
+    assert result.identical
+    assert result.drafts == Drafts(
+        DraftChoice("2019-09", "$schema", DRAFT_2019),
+        DraftChoice("2020-12", "detected", "prefixItems at #/properties/pair/prefixItems"),
+    )
+    # Detected from $recursiveRef when $schema is absent.
+    bare = {k: v for k, v in TREE_2019.items() if k != "$schema"}
+    assert diff(bare, TREE_2020, mode="full").identical
+    narrowed = json.loads(json.dumps(TREE_2019))
+    narrowed["properties"]["name"]["maxLength"] = 5
+    assert [c.id for c in diff(TREE_2019, narrowed).changes] == ["max-length-added"]
+
+
+@pytest.mark.parametrize(
+    ("document", "message"),
+    [
+        (
+            {"$schema": DRAFT_2019, "properties": {"a": {"$recursiveRef": "#/$defs/A"}}},
+            "old schema: #/properties/a/$recursiveRef: $recursiveRef '#/$defs/A' cannot be "
+            "compared (only '#' is supported)",
+        ),
+        (
+            {
+                "$schema": DRAFT_2019,
+                "$defs": {"N": {"$id": "https://example.com/n", "$recursiveAnchor": True}},
+                "items": {"$recursiveRef": "#"},
+            },
+            "old schema: #/items/$recursiveRef: $recursiveRef '#' cannot be compared (a "
+            "subschema has its own $id)",
+        ),
+    ],
+)
+def test_a_recursive_ref_beyond_the_document_root_is_a_load_error(
+    document: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SchemaLoadError) as caught:
+        diff(document, {})
+    assert str(caught.value) == message
+
+
+def test_definitions_and_defs_of_one_name_must_agree() -> None:
+    same = {"definitions": {"A": {"type": "string"}}, "$defs": {"A": {"type": "string"}}}
+    assert diff(same, {"$defs": {"A": {"type": "string"}}}).identical
+    with pytest.raises(SchemaLoadError) as caught:
+        diff({"definitions": {"A": {}}, "$defs": {"A": {"type": "string"}}}, {})
+    assert str(caught.value) == (
+        "old schema: #/definitions/A: also defined, differently, at #/$defs/A"
+    )
+
+
+def _write(path: Path, document: Any) -> str:
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return str(path)
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["diff", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_text_report_says_each_draft_first(tmp_path: Path) -> None:
+    old = _write(tmp_path / "copy.json", COPY_07)
+    new = _write(tmp_path / "contract.json", CONTRACT_2020)
+    assert run(old, new, "--mode", "full") == (
+        0,
+        f"old: draft-07 (detected: {COPY_07_EVIDENCE})\n"
+        f"new: 2020-12 ($schema: {DRAFT_2020})\n"
+        "compatible (full, strict): no changes\n",
+        "",
+    )
+    assert run(new, new, "--draft", "2020-12") == (
+        0,
+        "old: 2020-12 (forced)\nnew: 2020-12 (forced)\ncompatible (backward, strict): no changes\n",
+        "",
+    )
+
+
+def test_json_report_says_each_draft(tmp_path: Path) -> None:
+    old = _write(tmp_path / "copy.json", COPY_07)
+    new = _write(tmp_path / "contract.json", CONTRACT_2020)
+    code, out, _ = run(old, new, "--format", "json")
+    assert code == 0
+    assert json.loads(out)["drafts"] == {
+        "old": {"draft": "draft-07", "how": "detected", "evidence": COPY_07_EVIDENCE},
+        "new": {"draft": "2020-12", "how": "$schema", "evidence": DRAFT_2020},
+    }
+
+
+def test_markdown_report_says_each_draft(tmp_path: Path) -> None:
+    old = _write(tmp_path / "copy.json", COPY_07)
+    new = _write(tmp_path / "contract.json", CONTRACT_2020)
+    assert run(old, new, "--format", "markdown") == (
+        0,
+        "### Schema diff: compatible (backward, policy strict)\n"
+        "\n"
+        f"- old: **draft-07** (detected: `{COPY_07_EVIDENCE}`)\n"
+        f"- new: **2020-12** ($schema: `{DRAFT_2020}`)\n"
+        "\n"
+        "No changes.\n",
+        "",
+    )
+
+
+def test_draft_option_forces_both_documents(tmp_path: Path) -> None:
+    tuple_07 = {"type": "object", "properties": {"v": {"items": [{"type": "string"}]}}}
+    old = _write(tmp_path / "old.json", tuple_07)
+    new = _write(tmp_path / "new.json", {"$schema": DRAFT_07, **tuple_07})
+    assert run(old, new, "--draft", "2020-12") == (
+        2,
+        "",
+        f"wiregate: error: {old}: #/properties/v/items: [{{'type': 'string'}}] is not of type "
+        "'object', 'boolean' (not a valid schema under "
+        "https://json-schema.org/draft/2020-12/schema)\n",
+    )
+    code, out, err = run(old, new, "--draft", "7")
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        "old: draft-07 (forced)",
+        "new: draft-07 (forced)",
+        "compatible (backward, strict): no changes",
+    ]
+    code, out, _ = run(new, new, "--draft", "2019-09")
+    assert out.splitlines()[:2] == [
+        f"old: 2019-09 (forced: overrides $schema {DRAFT_07})",
+        f"new: 2019-09 (forced: overrides $schema {DRAFT_07})",
+    ]
+    code, _, err = run(old, new, "--draft", "8")
+    assert code == 2
+    assert "'8' is not one of '4', '6', '7', '2019-09', '2020-12'" in err
