@@ -39,6 +39,7 @@ DIRECTIONS = ("backward", "forward")
 # kept per schema node, and nesting followed when generating.
 _MAX_CHECKS = 200
 _MAX_WORK = 600
+_MAX_PATHS = 50_000  # schema paths a validator may follow (the engine's node budget)
 _VARIANTS = 6
 _MAX_DEPTH = 8
 _MAX_STRING = 64
@@ -99,6 +100,7 @@ class Side:
         self._fast: Any = None
         self._reference: Any = None
         self._places: dict[str, _Place] | None = None
+        self._tractable: bool | None = None
         self.by_pointer: dict[str, Schema] = {}
         self.node_ids: frozenset[int] = frozenset()
         if resolved is not None:
@@ -161,6 +163,17 @@ class Side:
         except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
             return None
 
+    def tractable(self) -> bool:
+        """Can a validator check a value here in bounded time? Shared definitions are walked
+        once by the engine, but a validator follows every path through them: a schema whose
+        paths (references expanded) exceed the engine's node budget gets no witness (each
+        level referencing the one below twice makes 2**40 paths through 40 definitions)."""
+        if self.resolved is None:
+            return True
+        if self._tractable is None:
+            self._tractable = _paths(self.resolved.tree, {}) <= _MAX_PATHS
+        return self._tractable
+
     # -- where each schema node sits ---------------------------------------------------------
     def place(self, pointer: str) -> _Place | None:
         """The position of the schema node named by ``pointer`` or, for a pointer to a keyword
@@ -221,6 +234,24 @@ def _linear_regexes() -> Iterator[None]:
     finally:
         for module, original in zip(modules, saved, strict=True):
             module.re = original  # type: ignore[attr-defined]
+
+
+def _paths(node: Any, memo: dict[int, int]) -> int:
+    """The number of schema nodes with references expanded (capped just above the bound)."""
+    if isinstance(node, list):
+        return min(sum(_paths(v, memo) for v in node), _MAX_PATHS + 1)
+    if not isinstance(node, dict):
+        return 0
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = _MAX_PATHS + 1  # a cycle is unbounded
+    total = 1
+    for value in node.values():
+        if isinstance(value, (dict, list)):
+            total = min(total + _paths(value, memo), _MAX_PATHS + 1)
+    memo[id(node)] = total
+    return total
 
 
 # A step from a value into a member of it: ("key", name) or ("index", position).
@@ -1101,7 +1132,7 @@ class WitnessFinder:
 
     def find(self, old_pointer: str, new_pointer: str, direction: str) -> Witness | None:
         accepting, other = self.sides[direction]
-        if accepting.resolved is None:
+        if accepting.resolved is None or not (accepting.tractable() and other.tractable()):
             return None
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
