@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wiregate.diff.witness import Witness
 
 __all__ = ["LEVELS", "Change"]
 
@@ -22,7 +26,8 @@ class Change:
     level ``unknown`` and both directions true: it never fails the verdict.
     ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
     each document (by default the change's own pointers); changes caused by one edit share
-    them.
+    them. ``witness``: for a change that breaks the verdict, a value confirmed by the reference
+    validator to show it (None when none was found).
     """
 
     id: str
@@ -35,6 +40,8 @@ class Change:
     tolerated_by: str | None = None
     root_old_pointer: str = ""
     root_new_pointer: str = ""
+    # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
+    witness: Witness | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.root_old_pointer:
