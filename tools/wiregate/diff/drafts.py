@@ -16,6 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wiregate.diff.keywords import (
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+)
 from wiregate.metaschema import DRAFTS, METASCHEMAS, draft_of_dialect
 from wiregate.pointer import join
 
@@ -48,26 +53,9 @@ _SIGNALS: dict[str, frozenset[str]] = {
 
 # Where subschemas sit, in every draft (the walk looks at schemas only, never at data such as
 # an ``enum`` value or a property named "definitions").
-_SCHEMA = frozenset(
-    {
-        "additionalProperties",
-        "additionalItems",
-        "items",
-        "contains",
-        "not",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    }
-)
-_SCHEMA_MAP = frozenset(
-    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
-)
-_SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SCHEMA = SUBSCHEMA_KEYWORDS | {"additionalItems"}
+_SCHEMA_MAP = SUBSCHEMA_MAP_KEYWORDS | {"definitions", "dependencies"}
+_SCHEMA_LIST = SUBSCHEMA_LIST_KEYWORDS | {"items"}
 
 # ``--draft`` values and the draft each names.
 ALIASES: dict[str, str] = {

@@ -40,6 +40,11 @@ from typing import Any
 
 from wiregate.diff.budget import charge
 from wiregate.diff.drafts import choose_draft
+from wiregate.diff.keywords import (
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+)
 from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
@@ -50,24 +55,6 @@ __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", 
 
 Schema = dict[str, Any]
 
-# Keywords whose value is one subschema / a map of subschemas / a list of subschemas.
-SUBSCHEMA_KEYWORDS = frozenset(
-    {
-        "additionalProperties",
-        "items",
-        "contains",
-        "not",
-        "propertyNames",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "unevaluatedProperties",
-        "contentSchema",
-    }
-)
-SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
-SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 # Keywords whose trivial value ``{}`` (after normalisation) means the same as their absence.
 TRIVIAL_WHEN_EMPTY = frozenset(
     {"additionalProperties", "items", "propertyNames", "unevaluatedItems", "unevaluatedProperties"}

@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 from wiregate.diff.budget import Budget
 from wiregate.diff.containment import Containment
-from wiregate.diff.load import SUBSCHEMA_MAP_KEYWORDS, ResolvedSchema, Schema
+from wiregate.diff.keywords import SUBSCHEMA_MAP_KEYWORDS
+from wiregate.diff.load import ResolvedSchema, Schema
 from wiregate.diff.rules.schema import check_false, keyword_changed, ref_changed
 from wiregate.diff.values import json_equal
 from wiregate.pointer import join

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Set
 from contextlib import suppress
 
-from wiregate.diff.load import (
+from wiregate.diff.keywords import (
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
-    Schema,
 )
+from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import RawFinding
 from wiregate.pointer import PointerError, escape, split
 
