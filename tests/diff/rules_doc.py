@@ -102,6 +102,39 @@ time limit of 10 s (`--time-limit`); a pair beyond either is a load error naming
 documents (`<old> vs <new>: comparison exceeded its budget of 50,000 schema nodes (schemas
 too large or too recursive to compare)`).
 
+## How a direction is decided: set containment
+
+Each rule judges the keywords it owns, and a direction it cannot grant on its own is then
+decided by set containment of the two schemas' instance sets, in context: a keyword's change
+is backward compatible when every value the whole old schema accepts meets the new keyword
+(forward: every value of the new schema meets the old keyword). So `pattern
+"^[0-9a-f]{16}$"` replaced by `minLength: 1` is backward compatible (every such string has
+16 or 17 characters: the anchors `^...$` bound the length, and `$` may match before a final
+newline), a range `{minimum: 0, maximum: 10}` replaced by `enum [0, 1, 2]` is forward
+compatible, `oneOf` of provably disjoint members is the same set as `anyOf` of them, and
+`allOf [A, B]` compares equal to the merged schema.
+
+Containment is decided over a normal form: each schema is split by JSON type into atoms
+(null; booleans; numbers: range, integer-ness, `multipleOf`, finite values; strings: length
+bounds, patterns with their least and greatest match length, formats, finite values; objects
+and arrays, judged by the rules above), `allOf` intersects atoms, `anyOf` (and `oneOf` with
+provably disjoint members) unites them, `enum`/`const` keep the listed values each atom
+admits. A direction is only ever granted when proven; a schema beyond this fragment (`not`,
+`if`/`then`/`else`, a pattern whose match length is unknown) is never assumed compatible.
+
+When a subschema is replaced as a whole, by a union with the old schema as a member or the
+reverse (`items: X` -> `items: anyOf [X, Y]`), and one provably contains the other, the
+change is one finding at that keyword (`items-widened`, `property-narrowed`, ...), not the
+differences inside `X`.
+
+## Root changes
+
+Each finding names its root change: the pointer in each document where the edit behind it
+was made (`--format json`: `"root": {"old_pointer", "new_pointer"}`). It is the finding's own
+pointers, except under a schema that the two documents hold at different places (a `$ref`
+retargeted, a reference replaced by a schema written inline): every finding below shares the
+place that holds it in each document.
+
 ## Levels
 
 The level follows the effect under the chosen `--mode` and `--policy`: **error** when the

@@ -101,6 +101,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": True,
                 "forward": False,
                 "tolerated_by": None,
+                "root": {
+                    "old_pointer": "#/$defs/Rec/properties/id/type",
+                    "new_pointer": "#/$defs/Rec/properties/id/type",
+                },
             },
             {
                 "id": "required-added",
@@ -111,6 +115,10 @@ def test_json_format(files: tuple[str, str]) -> None:
                 "backward": False,
                 "forward": True,
                 "tolerated_by": None,
+                "root": {
+                    "old_pointer": "#/$defs/Rec/required",
+                    "new_pointer": "#/$defs/Rec/required",
+                },
             },
         ],
     }
@@ -453,11 +461,14 @@ def test_load_errors_name_the_source_even_when_a_value_reads_like_a_side(
 def test_integers_beyond_64_bits_are_compared_exactly(tmp_path: Path) -> None:
     old = _write(tmp_path / "old.json", {"enum": [2**64, 1], "maximum": 2**64})
     new = _write(tmp_path / "new.json", {"enum": [2**64 + 1, 1], "maximum": 2**64})
+    # The new maximum rejects the added 2**64 + 1, exactly: the new schema accepts only 1,
+    # which the old one accepts too (forward compatible).
     assert run(old, new) == (
         1,
         PLAIN_DRAFTS
         + "error: enum-changed at #/enum: enum changed: added 18446744073709551617; removed "
-        "18446744073709551616 (backward: no, forward: no)\n"
+        "18446744073709551616; every value the new schema accepts still meets the old one "
+        "(backward: no, forward: yes)\n"
         "INCOMPATIBLE (backward, strict): 1 change (1 error)\n",
         "",
     )

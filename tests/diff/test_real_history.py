@@ -69,54 +69,14 @@ EXPECTED: dict[tuple[str, str], list[tuple[str, str, str, bool, bool]]] = {
         "trace-pipeline/2026-07-12-692ee62-rollout-wire.schema.json",
     ): [
         ("property-added-to-open-model", "#", "#/properties/seed", False, True),
+        # One widening (ToolCallEntry -> anyOf [ToolCallEntry, any object]), not a pile of
+        # removals inside a definition that still exists.
         (
-            "any-of-added",
-            "#/$defs/ToolCallEntry",
-            "#/properties/tool_call_sequence/items/anyOf",
-            True,
-            False,
-        ),
-        (
-            "property-removed-from-open-model",
-            "#/$defs/ToolCallEntry/properties/arguments",
+            "items-widened",
+            "#/properties/tool_call_sequence/items",
             "#/properties/tool_call_sequence/items",
             True,
             False,
-        ),
-        (
-            "property-removed-from-open-model",
-            "#/$defs/ToolCallEntry/properties/error",
-            "#/properties/tool_call_sequence/items",
-            True,
-            False,
-        ),
-        (
-            "property-removed-from-open-model",
-            "#/$defs/ToolCallEntry/properties/tool_name",
-            "#/properties/tool_call_sequence/items",
-            True,
-            False,
-        ),
-        (
-            "required-removed",
-            "#/$defs/ToolCallEntry/required",
-            "#/properties/tool_call_sequence/items",
-            True,
-            False,
-        ),
-        (
-            "property-removed-from-open-model",
-            "#/$defs/ToolCallEntry/properties/result",
-            "#/properties/tool_call_sequence/items",
-            True,
-            True,
-        ),
-        (
-            "title-changed",
-            "#/$defs/ToolCallEntry/title",
-            "#/properties/tool_call_sequence/items",
-            True,
-            True,
         ),
     ],
     (
@@ -376,3 +336,17 @@ def test_tool_call_sequence_becoming_required_is_not_backward_compatible(
         )
     ]
     assert not result.compatible and not diff(old, new, policy="lenient").compatible
+
+
+def test_tool_call_entries_widened_to_any_object_is_one_finding(corpus_dir: Path) -> None:
+    old = _load(corpus_dir, "trace-pipeline/2026-06-25-755234b-rollout-wire.schema.json")
+    new = _load(corpus_dir, "trace-pipeline/2026-07-12-692ee62-rollout-wire.schema.json")
+    (widened,) = [c for c in diff(old, new).changes if c.id == "items-widened"]
+    assert widened.message == (
+        "items widened from ToolCallEntry to anyOf [ToolCallEntry, any object], which accepts "
+        "every value the old one did"
+    )
+    assert (widened.root_old_pointer, widened.root_new_pointer) == (
+        "#/properties/tool_call_sequence/items",
+        "#/properties/tool_call_sequence/items",
+    )

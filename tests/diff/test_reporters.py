@@ -37,6 +37,7 @@ def test_change_to_json() -> None:
         "backward": False,
         "forward": True,
         "tolerated_by": None,
+        "root": {"old_pointer": "#/properties/a|b/enum", "new_pointer": "#/properties/a|b/enum"},
     }
 
 

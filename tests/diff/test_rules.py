@@ -49,6 +49,8 @@ EXPECTED_IDS = (
     "property-removed-from-open-model",
     "property-removed-from-closed-model",
     "property-removed-from-partially-open-model",
+    "property-widened",
+    "property-narrowed",
     "additional-properties-closed",
     "additional-properties-opened",
     "additional-properties-narrowed",
@@ -59,6 +61,8 @@ EXPECTED_IDS = (
     "property-names-removed",
     "items-added",
     "items-removed",
+    "items-widened",
+    "items-narrowed",
     "tuple-item-added",
     "tuple-item-removed",
     "contains-added",
@@ -169,7 +173,7 @@ EXPECTED_IDS = (
 
 
 def test_the_registry_holds_exactly_the_pinned_ids() -> None:
-    assert len(RULES) == 143
+    assert len(RULES) == 147
     assert tuple(rule.id for rule in RULES) == EXPECTED_IDS
     assert len(RULES_BY_ID) == len(RULES)
 

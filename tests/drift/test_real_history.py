@@ -94,27 +94,28 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_rea
     # The consumer reads branch records with its own Pydantic schema, which accepts every
     # record the contract allows. Its tool_call_sequence entries are typed
     # anyOf [ToolCallEntry, any object]: the second member takes the event envelope the
-    # producer writes, so the union reads it (backward) though it also takes more (forward).
+    # producer writes, so the union reads it (backward) though it also takes more (forward):
+    # one items-widened finding.
     consumer = copies["trace-pipeline", "rollout-wire"]
     assert consumer.breaks == ()
-    assert len(consumer.changes) == 52  # $schema is not compared: the draft is chosen from it
+    assert len(consumer.changes) == 46  # $schema is not compared: the draft is chosen from it
     assert _breaking(consumer) == []
     assert [
         (c.level, c.old_pointer, c.new_pointer, c.backward, c.forward)
         for c in consumer.changes
-        if c.id == "any-of-added"
+        if c.id in ("any-of-added", "items-widened")
     ] == [
         (
             "warning",
-            "#/$defs/ToolCallEvent",
-            "#/properties/tool_call_sequence/items/anyOf",
+            "#/$defs/RolloutBranchRecord/properties/tool_call_sequence/items",
+            "#/properties/tool_call_sequence/items",
             True,
             False,
         )
     ]
     # Its looser constraints are fine for reading (backward compatible), so only warnings.
     warnings = [c for c in consumer.changes if c.level == "warning"]
-    assert (len(warnings), all(c.backward and not c.forward for c in warnings)) == (17, True)
+    assert (len(warnings), all(c.backward and not c.forward for c in warnings)) == (12, True)
 
     # The producer writes branch records with looser constraints than the contract states.
     producer = copies["wasmagent-js", "rollout-wire"]
@@ -233,11 +234,7 @@ def test_consumer_history_and_the_commit_that_required_tool_call_sequence(
             ("backward",),
             [
                 ("property-added-to-open-model", "#/properties/seed"),
-                ("any-of-added", f"{tool_calls}/anyOf"),
-                ("property-removed-from-open-model", tool_calls),
-                ("property-removed-from-open-model", tool_calls),
-                ("property-removed-from-open-model", tool_calls),
-                ("required-removed", tool_calls),
+                ("items-widened", tool_calls),
             ],
         ),
         (SUBJECT_755, "modified", Verdict.BREAKING, ("backward",), 4, (), []),
@@ -251,10 +248,10 @@ def test_consumer_history_and_the_commit_that_required_tool_call_sequence(
     assert [
         (c.id, c.new_pointer, c.backward, c.forward)
         for c in widened.since_previous
-        if c.id in ("property-added-to-open-model", "any-of-added")
+        if c.id in ("property-added-to-open-model", "items-widened")
     ] == [
         ("property-added-to-open-model", "#/properties/seed", False, True),
-        ("any-of-added", f"{tool_calls}/anyOf", True, False),
+        ("items-widened", tool_calls, True, False),
     ]
 
     # The one step that made tool_call_sequence required: old records without it are rejected.
@@ -407,36 +404,36 @@ def test_cli_formats_on_the_real_state(
         "trace-pipeline rollout-wire (consumer, must be backward compatible) "
         "schemas/rollout-wire.schema.json: compatible drift"
     )
-    # The consumer's 17 warnings (the 12th is the tool_call_sequence union), then its info.
-    assert lines[12] == (
-        "    warning: any-of-added at #/$defs/ToolCallEvent -> "
-        "#/properties/tool_call_sequence/items/anyOf: anyOf with 2 members added "
-        "(backward: yes, forward: no)"
+    # The consumer's 12 warnings (the 9th is the tool_call_sequence union), then its info.
+    items = "/properties/tool_call_sequence/items"
+    widened = (
+        f"items-widened at #/$defs/RolloutBranchRecord{items} -> #{items}: items widened from "
+        "ToolCallEvent to anyOf [ToolCallEntry, any object], which accepts every value the old "
+        "one did (backward: yes, forward: no)"
     )
-    assert lines[18] == "    and 35 info-level changes (annotations; --format json lists them)"
-    assert lines[19] == (
+    assert lines[9] == f"    warning: {widened}"
+    assert lines[13] == "    and 34 info-level changes (annotations; --format json lists them)"
+    assert lines[14] == (
         "    reproduce: wiregate diff "
         "'contracts/rollout-wire.schema.json#/$defs/RolloutBranchRecord' "
         f"{replayed['trace-pipeline']}/schemas/rollout-wire.schema.json "
         "--mode backward --policy strict"
     )
-    assert lines[20].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[15].startswith("trace-pipeline dpo-training-record (producer, ")
     assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
     assert code == 1
-    assert annotations[11] == (
+    assert annotations[8] == (
         "::warning file=schemas/rollout-wire.schema.json,"
-        "title=wiregate drift trace-pipeline rollout-wire%3A any-of-added::"
-        "any-of-added at #/$defs/ToolCallEvent -> #/properties/tool_call_sequence/items/anyOf: "
-        "anyOf with 2 members added (backward: yes, forward: no)"
+        f"title=wiregate drift trace-pipeline rollout-wire%3A items-widened::{widened}"
     )
-    # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 17;
+    # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 12;
     # the two training-record copies: 42 + 1 and 39 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
         "::error": 42 + 39,
-        "::warning": 17 + 1 + 1,
+        "::warning": 12 + 1 + 1,
     }
 
     code, markdown = drift("--format", "markdown")
@@ -484,14 +481,16 @@ def test_cli_formats_on_the_real_state(
         "changes",
         "reproduce",
     ]
-    assert first["changes"][11] == {
-        "id": "any-of-added",
+    assert first["changes"][8] == {
+        "id": "items-widened",
         "level": "warning",
-        "old_pointer": "#/$defs/ToolCallEvent",
-        "new_pointer": "#/properties/tool_call_sequence/items/anyOf",
-        "message": "anyOf with 2 members added",
+        "old_pointer": f"#/$defs/RolloutBranchRecord{items}",
+        "new_pointer": f"#{items}",
+        "message": "items widened from ToolCallEvent to anyOf [ToolCallEntry, any object], "
+        "which accepts every value the old one did",
         "backward": True,
         "forward": False,
         "tolerated_by": None,
+        "root": {"old_pointer": f"#/$defs/RolloutBranchRecord{items}", "new_pointer": f"#{items}"},
         "breaking": False,
     }

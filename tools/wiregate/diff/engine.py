@@ -159,6 +159,8 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
             message=finding.message,
             backward=True,
             forward=True,
+            root_old_pointer=finding.root_old_pointer,
+            root_new_pointer=finding.root_new_pointer,
         )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
@@ -173,4 +175,6 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
         backward=backward,
         forward=forward,
         tolerated_by=policy if tolerated else None,
+        root_old_pointer=finding.root_old_pointer,
+        root_new_pointer=finding.root_new_pointer,
     )

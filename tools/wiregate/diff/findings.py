@@ -20,6 +20,9 @@ class Change:
     (producers can upgrade first). ``tolerated_by`` names the policy that made a direction
     compatible that strict set semantics would not. A change the engine cannot decide has
     level ``unknown`` and both directions true: it never fails the verdict.
+    ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
+    each document (by default the change's own pointers); changes caused by one edit share
+    them.
     """
 
     id: str
@@ -30,6 +33,14 @@ class Change:
     backward: bool
     forward: bool
     tolerated_by: str | None = None
+    root_old_pointer: str = ""
+    root_new_pointer: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.root_old_pointer:
+            object.__setattr__(self, "root_old_pointer", self.old_pointer)
+        if not self.root_new_pointer:
+            object.__setattr__(self, "root_new_pointer", self.new_pointer)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)

@@ -268,6 +268,20 @@ RULES: tuple[Rule, ...] = (
         "depends",
     ),
     Rule(
+        properties.PROPERTY_WIDENED,
+        "properties",
+        "A property's schema was replaced by one that provably accepts every value it accepted, and more (X -> anyOf [X, Y]): one finding, not the differences inside X.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        properties.PROPERTY_NARROWED,
+        "properties",
+        "A property's schema was replaced by one that provably accepts only some of the values it accepted (anyOf [X, Y] -> X): one finding, not the differences inside X.",
+        "no",
+        "yes",
+    ),
+    Rule(
         properties.ADDITIONAL_PROPERTIES_CLOSED,
         "properties",
         "additionalProperties became false: undeclared keys are rejected.",
@@ -284,14 +298,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         properties.ADDITIONAL_PROPERTIES_NARROWED,
         "properties",
-        "Undeclared keys, accepted with any value before, must now match an additionalProperties schema.",
+        "Undeclared keys, accepted with any value before, must now match an additionalProperties schema, or its schema was replaced by one that provably accepts only some of the values it accepted.",
         "no",
         "yes",
     ),
     Rule(
         properties.ADDITIONAL_PROPERTIES_WIDENED,
         "properties",
-        "Undeclared keys no longer have to match the additionalProperties schema.",
+        "Undeclared keys no longer have to match the additionalProperties schema, or its schema was replaced by one that provably accepts every value it accepted, and more.",
         "yes",
         "no",
     ),
@@ -337,6 +351,20 @@ RULES: tuple[Rule, ...] = (
         "The items schema no longer checks the array items.",
         "yes",
         "no",
+    ),
+    Rule(
+        arrays.ITEMS_WIDENED,
+        "arrays",
+        "The items schema was replaced by one that provably accepts every item it accepted, and more (X -> anyOf [X, Y]): one finding, not the differences inside X.",
+        "yes",
+        "no",
+    ),
+    Rule(
+        arrays.ITEMS_NARROWED,
+        "arrays",
+        "The items schema was replaced by one that provably accepts only some of the items it accepted (anyOf [X, Y] -> X): one finding, not the differences inside X.",
+        "no",
+        "yes",
     ),
     Rule(
         arrays.TUPLE_ITEM_ADDED,

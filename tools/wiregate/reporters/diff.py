@@ -41,6 +41,7 @@ def change_to_json(change: Change) -> dict[str, Any]:
         "backward": change.backward,
         "forward": change.forward,
         "tolerated_by": change.tolerated_by,
+        "root": {"old_pointer": change.root_old_pointer, "new_pointer": change.root_new_pointer},
     }
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison, is_true
+from wiregate.diff.rules.subschemas import compare_subschemas
 from wiregate.diff.values import json_equal
 
 ITEMS_ADDED = "items-added"
 ITEMS_REMOVED = "items-removed"
+ITEMS_WIDENED = "items-widened"
+ITEMS_NARROWED = "items-narrowed"
 TUPLE_ITEM_ADDED = "tuple-item-added"
 TUPLE_ITEM_REMOVED = "tuple-item-removed"
 CONTAINS_ADDED = "contains-added"
@@ -48,7 +51,14 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             )
     if not json_equal(old_rest, new_rest):
         if "items" in old and "items" in new:
-            cmp.compare(old_rest, new_rest)
+            compare_subschemas(
+                cmp,
+                old_rest,
+                new_rest,
+                lambda: cmp.keyword_ptrs(old, new, "items"),
+                (ITEMS_WIDENED, ITEMS_NARROWED),
+                "items",
+            )
         elif "items" in new:
             cmp.emit(
                 ITEMS_ADDED,

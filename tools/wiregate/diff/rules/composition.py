@@ -11,6 +11,7 @@ from __future__ import annotations
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
 from wiregate.diff.rules.disjoint import disjoint
+from wiregate.diff.rules.subschemas import records_of
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
 from wiregate.pointer import split
@@ -160,14 +161,21 @@ def _members(
             continue
         member = before[i]
         name = _describe(cmp.old.pointer(member), member)
-        covered = any(cmp.subsumes(member, m) for m in after)
+        # Covered by one remaining member, or by the remaining ones together.
+        covered = any(cmp.subsumes(member, m) for m in after) or (
+            union and cmp.implied(old, new, keyword)
+        )
         implied = cmp.subsumes(new, member)
         apart = not exclusive or _apart(member, before)
+        lost = ""
+        if union and not covered:
+            which = "it" if exclusive else "it and no other member"
+            lost = f": records matching {which} ({records_of(member)}) are now rejected"
         cmp.emit(
             member_removed,
             cmp.old_member_ptr(old, keyword, i),
             cmp.new_ptr(new, keyword),
-            f"{keyword} member {name} removed"
+            f"{keyword} member {name} removed{lost}"
             + ("" if apart else "; a value matching it and another member is now accepted"),
             backward=covered if union else True,
             forward=apart if union else implied,

@@ -7,9 +7,12 @@ partially open (``additionalProperties`` or a matching ``patternProperties`` sch
 
 from __future__ import annotations
 
+from functools import partial
+
 from wiregate.diff.load import Schema
 from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import Comparison, is_false, is_true
+from wiregate.diff.rules.subschemas import compare_subschemas
 from wiregate.diff.values import json_equal
 
 PROPERTY_ADDED_TO_OPEN_MODEL = "property-added-to-open-model"
@@ -18,6 +21,8 @@ PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL = "property-added-to-partially-open-model
 PROPERTY_REMOVED_FROM_OPEN_MODEL = "property-removed-from-open-model"
 PROPERTY_REMOVED_FROM_CLOSED_MODEL = "property-removed-from-closed-model"
 PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL = "property-removed-from-partially-open-model"
+PROPERTY_WIDENED = "property-widened"
+PROPERTY_NARROWED = "property-narrowed"
 ADDITIONAL_PROPERTIES_CLOSED = "additional-properties-closed"
 ADDITIONAL_PROPERTIES_OPENED = "additional-properties-opened"
 ADDITIONAL_PROPERTIES_NARROWED = "additional-properties-narrowed"
@@ -63,7 +68,14 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     new_props: dict[str, Schema] = new.get("properties") or {}
     for name in sorted(set(old_props) | set(new_props)):
         if name in old_props and name in new_props:
-            cmp.compare(old_props[name], new_props[name])
+            compare_subschemas(
+                cmp,
+                old_props[name],
+                new_props[name],
+                partial(_property_ptrs, cmp, old, new, name),
+                (PROPERTY_WIDENED, PROPERTY_NARROWED),
+                f"property {name!r}",
+            )
         elif name in new_props:
             _added(cmp, old, new, name, new_props[name])
         else:
@@ -71,6 +83,10 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     _patterns(cmp, old, new)
     _additional(cmp, old, new)
     _names(cmp, old, new)
+
+
+def _property_ptrs(cmp: Comparison, old: Schema, new: Schema, name: str) -> tuple[str, str]:
+    return cmp.old_ptr(old, "properties", name), cmp.new_ptr(new, "properties", name)
 
 
 def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema) -> None:
@@ -242,7 +258,8 @@ def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
             forward=False,
         )
     else:
-        cmp.compare(before, after)
+        ids = (ADDITIONAL_PROPERTIES_WIDENED, ADDITIONAL_PROPERTIES_NARROWED)
+        compare_subschemas(cmp, before, after, lambda: where, ids, "additionalProperties")
 
 
 def _names(cmp: Comparison, old: Schema, new: Schema) -> None:

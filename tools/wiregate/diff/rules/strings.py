@@ -30,6 +30,7 @@ class _AssertingFormat:
     """This family with ``format`` judged as a constraint."""
 
     KEYWORDS = KEYWORDS
+    ASSERTS_FORMAT = True  # set containment reads format as a constraint too
 
     @staticmethod
     def check(cmp: Comparison, old: Schema, new: Schema) -> None:
