@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import utils as conjecture_utils
 
 # Property tests are reproducible in CI (same examples every run) and never time-boxed per example
 # on a shared, noisy machine.
@@ -53,3 +54,33 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hypothesis_jsonschema_compat() -> Iterator[None]:
+    """Let hypothesis-jsonschema 0.23.1 (its latest release) run on the pinned Hypothesis.
+
+    It draws object properties with ``while cu.many(...).more():``; Hypothesis 6.170 replaced
+    ``more()`` by ``with many(...) as elements: for _ in elements:``. ``more()`` is added back
+    as a thin adapter over that protocol, only while it is missing.
+    """
+    many: Any = conjecture_utils.many
+    if hasattr(many, "more"):
+        yield
+        return
+
+    def more(self: Any) -> bool:
+        iterator = getattr(self, "_compat_iterator", None)
+        if iterator is None:
+            self.__enter__()
+            iterator = self._compat_iterator = iter(self)
+        try:
+            next(iterator)
+        except StopIteration:
+            self.__exit__(None)
+            return False
+        return True
+
+    many.more = more
+    yield
+    del many.more

@@ -4,14 +4,12 @@ its generated package, and the CLI."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis.internal.conjecture import utils as conjecture_utils
 
 from codegen.layout import OUTPUT_DIR
 from wiregate.cli import main
@@ -51,33 +49,3 @@ def contract_copy(tmp_path: Path) -> Path:
 
 def _ignore_caches(_directory: str, names: list[str]) -> list[str]:
     return [name for name in names if name == "__pycache__"]
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _hypothesis_jsonschema_compat() -> Iterator[None]:
-    """Let hypothesis-jsonschema 0.23.1 (its latest release) run on the pinned Hypothesis.
-
-    It draws object properties with ``while cu.many(...).more():``; Hypothesis 6.170 replaced
-    ``more()`` by ``with many(...) as elements: for _ in elements:``. ``more()`` is added back
-    as a thin adapter over that protocol, only while it is missing.
-    """
-    many: Any = conjecture_utils.many
-    if hasattr(many, "more"):
-        yield
-        return
-
-    def more(self: Any) -> bool:
-        iterator = getattr(self, "_compat_iterator", None)
-        if iterator is None:
-            self.__enter__()
-            iterator = self._compat_iterator = iter(self)
-        try:
-            next(iterator)
-        except StopIteration:
-            self.__exit__(None)
-            return False
-        return True
-
-    many.more = more
-    yield
-    del many.more

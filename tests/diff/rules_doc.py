@@ -145,6 +145,27 @@ never fails the verdict; the message says what is undecided), **info** when it i
 both ways. The default level below is the level under the defaults (`--mode backward
 --policy strict`).
 
+## Witnesses
+
+Every change at level **error** carries a witness: one concrete JSON value that shows the
+break, checked with the reference validator (`jsonschema`, the draft of each document) against
+both documents as given before it is reported. A backward witness is valid under the old
+schema and invalid under the new one; a forward witness the reverse (under `--mode full`, the
+backward one when both directions break). For a finding inside a `$defs` entry compared on its
+own, and for an added or removed record type, the witness is a value of that entry (a
+definition that does not exist accepts nothing). The search starts at the finding's pointer:
+the accepting side's schema there is located together with the path of keys and indexes that
+leads to it, values are generated that this schema accepts and the other side's schema there
+may reject (bound values, values of a removed type, enum values on one side only, an object
+without a newly required name or with a key the other side forbids, ...), and each is embedded
+into a minimal valid value of the whole schema. `wiregate diff --format json` gives each
+change `"witness": {"direction": "backward"|"forward", "instance": ...}` (`null` when the
+change breaks nothing under the mode); the text format shows it with `--verbose`, indented
+under the change. The search is bounded (a few hundred validator calls per finding); a break
+for which no value can exist (the change is only apparent, e.g. a change inside a schema that
+accepts no value at all) keeps its level with `"witness": null`, and the tests treat every
+such case on the golden pairs, the Karapace cases and the real revisions as a bug to fix.
+
 ## Policies
 
 - `strict` (default): set semantics. Whatever the old schema accepted must still be accepted.

@@ -71,6 +71,24 @@ def test_text_output_and_exit_1_when_incompatible(files: tuple[str, str]) -> Non
     )
 
 
+def test_verbose_text_shows_the_witness_of_each_breaking_change(files: tuple[str, str]) -> None:
+    code, out, _ = run(*files, "--verbose", "--mode", "full")
+    assert code == 1
+    assert out == (
+        "old: 2020-12 (detected: $defs at #/$defs)\n"
+        "new: 2020-12 (detected: $defs at #/$defs)\n"
+        "error: type-widened at #/$defs/Rec/properties/id/type: type widened from integer "
+        "to number (backward: yes, forward: no)\n"
+        '  witness (forward): {"id":0.5,"tag":""}\n'
+        "error: required-added at #/$defs/Rec/required: property 'tag' became required: "
+        "old records without it are rejected (backward: no, forward: yes)\n"
+        '  witness (backward): {"id":0}\n'
+        "INCOMPATIBLE (full, strict): 2 changes (2 error)\n"
+    )
+    # A warning (compatible under the mode) has no witness to show.
+    assert run(*files, "-v")[1].count("witness") == 1
+
+
 def test_forward_mode_is_compatible_and_full_is_not(files: tuple[str, str]) -> None:
     assert run(*files, "--mode", "forward")[0] == 1  # the widening breaks forward
     assert run(files[1], files[1], "--mode", "full")[0] == 0
@@ -105,6 +123,8 @@ def test_json_format(files: tuple[str, str]) -> None:
                     "old_pointer": "#/$defs/Rec/properties/id/type",
                     "new_pointer": "#/$defs/Rec/properties/id/type",
                 },
+                # valid under the new schema only: the widening's own value
+                "witness": {"direction": "forward", "instance": {"id": 0.5, "tag": ""}},
             },
             {
                 "id": "required-added",
@@ -119,6 +139,7 @@ def test_json_format(files: tuple[str, str]) -> None:
                     "old_pointer": "#/$defs/Rec/required",
                     "new_pointer": "#/$defs/Rec/required",
                 },
+                "witness": {"direction": "backward", "instance": {"id": 0}},
             },
         ],
     }

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from wiregate.diff import Change, DiffResult
+from wiregate.diff.witness import Witness
 from wiregate.reporters.diff import (
     DIFF_REPORTERS,
     change_to_json,
     github_annotation,
     markdown_table,
+    render_text,
     summary,
 )
 
@@ -38,7 +42,22 @@ def test_change_to_json() -> None:
         "forward": True,
         "tolerated_by": None,
         "root": {"old_pointer": "#/properties/a|b/enum", "new_pointer": "#/properties/a|b/enum"},
+        "witness": None,
     }
+
+
+def test_a_witness_in_json_and_verbose_text() -> None:
+    witnessed = replace(CHANGE, level="error", witness=Witness("backward", {"a|b": "x,y"}))
+    assert change_to_json(witnessed)["witness"] == {
+        "direction": "backward",
+        "instance": {"a|b": "x,y"},
+    }
+    result = DiffResult("backward", "strict", (witnessed,))
+    assert render_text(result, verbose=True).splitlines()[2:] == [
+        '  witness (backward): {"a|b":"x,y"}',
+        "INCOMPATIBLE (backward, strict): 1 change (1 error)",
+    ]
+    assert "witness" not in render_text(result)
 
 
 def test_github_annotation_escapes_and_names_the_file() -> None:

@@ -492,5 +492,6 @@ def test_cli_formats_on_the_real_state(
         "forward": False,
         "tolerated_by": None,
         "root": {"old_pointer": f"#/$defs/RolloutBranchRecord{items}", "new_pointer": f"#{items}"},
+        "witness": None,
         "breaking": False,
     }

@@ -1,5 +1,5 @@
 """``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--draft ...]
-[--format-assertion] [--format ...]``."""
+[--format-assertion] [--format ...] [--time-limit SECONDS] [--verbose]``."""
 
 from __future__ import annotations
 
@@ -89,6 +89,13 @@ def _formats() -> list[str]:
     help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 50,000 "
     "compared schema nodes, the schemas are refused (exit 2).",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Text format: show under each breaking change its witness, a value the accepting "
+    "schema validates and the other rejects (the JSON format always carries it).",
+)
 def diff_command(
     old: str,
     new: str,
@@ -99,6 +106,7 @@ def diff_command(
     format_assertion: bool,
     output_format: str,
     time_limit: float | None,
+    verbose: bool,
 ) -> None:
     """Compare two JSON Schemas and judge every change.
 
@@ -143,5 +151,10 @@ def diff_command(
     except UserError as exc:
         fail(str(exc))
         return
-    sys.stdout.write(DIFF_REPORTERS[output_format](result))
+    if output_format == "text":
+        from wiregate.reporters.diff import render_text
+
+        sys.stdout.write(render_text(result, verbose=verbose))
+    else:
+        sys.stdout.write(DIFF_REPORTERS[output_format](result))
     sys.exit(0 if result.compatible else 1)

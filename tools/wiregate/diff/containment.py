@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wiregate.diff import regex
+from wiregate.diff.budget import charge
 from wiregate.diff.values import json_equal, json_key
 
 __all__ = ["Containment", "length_bounds"]
@@ -553,6 +554,7 @@ class Containment:
             return self._answers[key][0]
         if self._depth > _DEPTH:
             return False
+        charge()  # each question is a node pair compared, within the diff's budget
         self._answers[key] = (False, sup, sub)  # while in progress: not shown (sound)
         self._depth += 1
         try:
@@ -599,6 +601,7 @@ class Containment:
         return self._forms[key][1]
 
     def _normal_form(self, node: Schema, sub: bool) -> Union | None:
+        charge()
         if node.get("not") == {}:
             return {}
         if not sub and any(k in BEYOND or k in _UNMODELLED for k in node):
@@ -631,6 +634,7 @@ class Containment:
         return union
 
     def _apart(self, members: list[Schema]) -> bool:
+        charge()
         return all(
             self.disjoint(members[i], members[j])
             for i in range(len(members))

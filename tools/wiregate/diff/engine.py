@@ -22,8 +22,9 @@ from wiregate.diff.rules import FAMILIES, FORMAT_ASSERTION_FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, Family, RawFinding
 from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
+from wiregate.diff.witness import Document, with_witnesses
 from wiregate.exactjson import exact_integers
-from wiregate.pointer import fragment, join
+from wiregate.pointer import fragment, join, split
 
 __all__ = ["diff"]
 
@@ -69,7 +70,8 @@ def diff(
     with _nesting_limit(new_origin), _within_budget(new_origin), budget.active():
         new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
-    raw: list[RawFinding] = []
+    # Each finding with the selections (old, new) it compares: where its witness is sought.
+    raw: list[tuple[RawFinding, str, str]] = []
     families = FORMAT_ASSERTION_FAMILIES if format_assertion else FAMILIES
     at_roots = old_at == "#" and new_at == "#"
     with (
@@ -78,19 +80,36 @@ def diff(
         budget.active(),
     ):
         if not json_equal(old_schema.tree, new_schema.tree):
-            raw += _judge(old_schema, new_schema, families, budget)
+            raw += [
+                (finding, old_at, new_at)
+                for finding in _judge(old_schema, new_schema, families, budget)
+            ]
         if at_roots:
             # Pointers of every schema either root reaches: the definitions among them are
             # compared there; the others are compared on their own.
             reached = frozenset(old_schema.sources.values()) | frozenset(
                 new_schema.sources.values()
             )
-            raw += definitions.check(old_doc, new_doc)
+            for finding in definitions.check(old_doc, new_doc):
+                # the definition added or removed, as a fragment (its name percent-encoded)
+                shown = max(finding.old_pointer, finding.new_pointer, key=len)
+                at = fragment(*split(shown, percent_encoded=False))
+                raw.append((finding, at, at))
             raw += _unreferenced_definitions(
                 old_doc, new_doc, reached, (old_origin, new_origin), families, budget
             )
-    changes = {_apply(finding, mode, policy) for finding in raw}
-    return DiffResult(mode, policy, tuple(sorted(changes, key=Change.sort_key)), drafts)
+    changes: dict[Change, tuple[str, str]] = {}
+    for finding, finding_old_at, finding_new_at in raw:
+        changes.setdefault(_apply(finding, mode, policy), (finding_old_at, finding_new_at))
+    with _nesting_limit(old_origin, new_origin):
+        witnessed = with_witnesses(
+            changes,
+            mode,
+            Document(old, old_doc, {old_at: old_schema}),
+            Document(new, new_doc, {new_at: new_schema}),
+            format_assertion=format_assertion,
+        )
+    return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)), drafts)
 
 
 @contextmanager
@@ -135,7 +154,7 @@ def _unreferenced_definitions(
     origins: tuple[str, str],
     families: tuple[Family, ...],
     budget: Budget,
-) -> Iterable[RawFinding]:
+) -> Iterable[tuple[RawFinding, str, str]]:
     """A ``$defs`` entry that neither root reaches is compared on its own, so no difference
     goes unexplained: a record type validated by name, or a building block of one (its
     findings carry its own pointers either way, so they are reported once)."""
@@ -144,9 +163,13 @@ def _unreferenced_definitions(
     for name in sorted(old_defs.keys() & new_defs.keys()):
         if join("#", "$defs", name) in reached or json_equal(old_defs[name], new_defs[name]):
             continue
-        old_schema = resolve(old_doc, fragment("$defs", name), origin=origins[0])
-        new_schema = resolve(new_doc, fragment("$defs", name), origin=origins[1])
-        yield from _judge(old_schema, new_schema, families, budget)
+        pointer = fragment("$defs", name)
+        old_schema = resolve(old_doc, pointer, origin=origins[0])
+        new_schema = resolve(new_doc, pointer, origin=origins[1])
+        yield from (
+            (finding, pointer, pointer)
+            for finding in _judge(old_schema, new_schema, families, budget)
+        )
 
 
 def _apply(finding: RawFinding, mode: str, policy: str) -> Change:

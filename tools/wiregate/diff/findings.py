@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from wiregate.diff.witness import Witness
 
 __all__ = ["LEVELS", "Change"]
 
@@ -22,7 +26,8 @@ class Change:
     level ``unknown`` and both directions true: it never fails the verdict.
     ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
     each document (by default the change's own pointers); changes caused by one edit share
-    them.
+    them. ``witness``: for a change that breaks the verdict, a value confirmed by the reference
+    validator to show it (None when none was found).
     """
 
     id: str
@@ -41,6 +46,9 @@ class Change:
             object.__setattr__(self, "root_old_pointer", self.old_pointer)
         if not self.root_new_pointer:
             object.__setattr__(self, "root_new_pointer", self.new_pointer)
+
+    # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
+    witness: Witness | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)

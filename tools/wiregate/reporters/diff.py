@@ -17,6 +17,7 @@ __all__ = [
     "github_annotation",
     "markdown_table",
     "summary",
+    "witness_line",
 ]
 
 # An undecided change never fails a check, but someone should look at it.
@@ -42,7 +43,20 @@ def change_to_json(change: Change) -> dict[str, Any]:
         "forward": change.forward,
         "tolerated_by": change.tolerated_by,
         "root": {"old_pointer": change.root_old_pointer, "new_pointer": change.root_new_pointer},
+        "witness": (
+            None
+            if change.witness is None
+            else {"direction": change.witness.direction, "instance": change.witness.instance}
+        ),
     }
+
+
+def witness_line(change: Change) -> str | None:
+    """The witness of a change as one indented line (compact JSON), or None without one."""
+    if change.witness is None:
+        return None
+    instance = dumps(change.witness.instance)
+    return f"  witness ({change.witness.direction}): {instance}"
 
 
 def change_to_text(change: Change) -> str:
@@ -134,9 +148,14 @@ def _drafts_to_json(result: DiffResult) -> dict[str, Any] | None:
     }
 
 
-def render_text(result: DiffResult) -> str:
+def render_text(result: DiffResult, *, verbose: bool = False) -> str:
+    """One line per change; ``verbose`` adds each change's witness below it."""
     lines = draft_lines(result)
-    lines += [change_to_text(change) for change in result.changes]
+    for change in result.changes:
+        lines.append(change_to_text(change))
+        witness = witness_line(change) if verbose else None
+        if witness is not None:
+            lines.append(witness)
     lines.append(summary(result))
     return "\n".join(lines) + "\n"
 

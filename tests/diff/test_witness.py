@@ -1,0 +1,231 @@
+"""Witnesses: every change that breaks the verdict carries a value that the reference validator
+(jsonschema) accepts under the accepting schema and rejects under the other, checked here
+again, independently of the engine, on every golden pair, every Karapace case labelled
+incompatible and every real revision pair with breaks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema.validators import Draft202012Validator, validator_for
+
+from tests.diff.test_karapace import _cases
+from tests.diff.test_real_history import EXPECTED as HISTORY
+from tests.diff.test_real_history import _load as load_revision
+from wiregate.diff import Change, diff
+from wiregate.diff.drafts import choose_draft
+from wiregate.diff.witness import Witness
+from wiregate.metaschema import METASCHEMAS
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+# Findings the rules still call breaking although no value tells the two schemas apart (the
+# change is only apparent); each has witness None.
+APPARENT = {
+    ("pattern-changed", "backward"): "every ^[a-z]+$ string matches ^[a-z0-9]+$",
+}
+
+
+def _accepts(document: Any, at: str, instance: Any) -> bool:
+    """The reference validator, for the schema at ``at`` in ``document`` (references resolve
+    against the whole document); a location that does not exist accepts nothing."""
+    # read under the draft the engine reads it under (Karapace's tuple cases: draft-07)
+    named = document
+    if isinstance(document, dict) and "$schema" not in document:
+        named = {**document, "$schema": METASCHEMAS[choose_draft(document).draft]}
+    validator = validator_for(named, default=Draft202012Validator)(named)
+    if at == "#":
+        return bool(validator.is_valid(instance))
+    node: Any = document
+    for token in at[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if token == "$defs" and "$defs" not in node:
+            token = "definitions"
+        if not isinstance(node, dict) or token not in node:
+            return False
+        node = node[token]
+    return bool(validator.evolve(schema=node).is_valid(instance))
+
+
+def _confirmed(old: Any, new: Any, change: Change) -> bool:
+    """The witness holds for the whole documents or, for a finding inside a ``$defs`` entry
+    compared on its own (or added or removed), for that entry."""
+    witness = change.witness
+    assert witness is not None
+    accepting, other = (old, new) if witness.direction == "backward" else (new, old)
+    selections = ["#"]
+    for pointer in (change.old_pointer, change.new_pointer):
+        if pointer.startswith("#/$defs/"):
+            selections.append("/".join(pointer.split("/")[:3]))
+    return any(
+        _accepts(accepting, at, witness.instance) and not _accepts(other, at, witness.instance)
+        for at in selections
+    )
+
+
+def _check_breaks(old: Any, new: Any, options: dict[str, Any], label: str) -> list[str]:
+    """Every change breaking the verdict in backward and in forward mode has a confirmed
+    witness of that direction; returns what is missing."""
+    missing = []
+    for mode in ("backward", "forward"):
+        result = diff(old, new, **{**options, "mode": mode})
+        for change in result.changes:
+            if change.level != "error":
+                assert change.witness is None
+                continue
+            if (change.id, mode) in APPARENT:
+                assert change.witness is None, (change.id, change.witness)
+                continue
+            if change.witness is None:
+                missing.append(f"{label} {mode}: {change.id} {change.old_pointer}")
+                continue
+            assert change.witness.direction == mode
+            assert _confirmed(old, new, change), (label, change)
+    return missing
+
+
+def _golden(rule_id: str) -> tuple[Any, Any, dict[str, Any]]:
+    folder = GOLDEN / rule_id
+    expected = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    options = {k: v for k, v in expected.get("options", {}).items() if k != "mode"}
+    return (
+        json.loads((folder / "base.json").read_text(encoding="utf-8")),
+        json.loads((folder / "revision.json").read_text(encoding="utf-8")),
+        options,
+    )
+
+
+@pytest.mark.parametrize("rule_id", sorted(path.name for path in GOLDEN.iterdir()))
+def test_every_golden_break_has_a_confirmed_witness(rule_id: str) -> None:
+    old, new, options = _golden(rule_id)
+    assert _check_breaks(old, new, options, rule_id) == []
+
+
+def test_every_karapace_incompatible_case_has_confirmed_witnesses(corpus_dir: Path) -> None:
+    checked = 0
+    missing: list[str] = []
+    for case in _cases(corpus_dir):
+        if case["compatible"]:
+            continue
+        old, new = case["writer_schema"], case["reader_schema"]
+        if diff(old, new).compatible:
+            continue  # a documented disagreement: no break to witness
+        checked += 1
+        missing += _check_breaks(old, new, {}, f"case {case['id']}")
+    assert (checked, missing) == (65, [])
+
+
+def test_every_real_history_break_has_a_confirmed_witness(corpus_dir: Path) -> None:
+    with_breaks = 0
+    missing: list[str] = []
+    for old_name, new_name in sorted(HISTORY):
+        old, new = load_revision(corpus_dir, old_name), load_revision(corpus_dir, new_name)
+        if diff(old, new, mode="full").compatible:
+            continue
+        with_breaks += 1
+        missing += _check_breaks(old, new, {}, f"{old_name} -> {new_name}")
+    assert (with_breaks, missing) == (10, [])
+
+
+# rule id -> (direction, the exact witness)
+PINNED = {
+    "required-added": ("backward", {}),
+    "type-narrowed": ("backward", {"v": 0}),
+    "enum-narrowed": ("backward", {"v": "c"}),
+    "max-length-tightened": ("backward", {"v": "aaaaaa"}),
+    "property-added-to-closed-model": ("forward", {"v": ""}),
+    "one-of-member-removed": ("backward", {"c": False}),
+    "definition-removed": ("backward", 0),
+}
+
+
+@pytest.mark.parametrize("rule_id", sorted(PINNED))
+def test_exact_witnesses(rule_id: str) -> None:
+    old, new, options = _golden(rule_id)
+    direction, instance = PINNED[rule_id]
+    (change,) = diff(old, new, mode=direction, **options).changes
+    assert change.witness == Witness(direction, instance)
+    assert change.witness is not None and change.witness.instance == instance
+
+
+def test_full_mode_witnesses_the_backward_break_first() -> None:
+    old = {"type": "object", "properties": {"v": {"type": "string"}}}
+    new = {"type": "object", "properties": {"v": {"type": "integer"}}}
+    (change,) = diff(old, new, mode="full").changes
+    assert (change.id, change.witness) == ("type-changed", Witness("backward", {"v": ""}))
+    (change,) = diff(old, new, mode="forward").changes
+    assert change.witness == Witness("forward", {"v": 0})
+
+
+def test_no_witness_for_compatible_changes_or_tolerated_ones() -> None:
+    old = {"type": "object", "properties": {"v": {"type": "string"}}}
+    new = {"type": "object", "properties": {"v": {"type": "string"}, "w": {"type": "integer"}}}
+    (strict,) = diff(old, new).changes
+    assert (strict.level, strict.witness) == ("error", Witness("backward", {"w": 0}))
+    (lenient,) = diff(old, new, policy="lenient").changes
+    assert (lenient.level, lenient.witness) == ("warning", None)
+    (forward,) = diff(old, new, mode="forward").changes
+    assert (forward.level, forward.witness) == ("warning", None)
+
+
+def test_a_break_without_any_value_keeps_its_level_with_no_witness() -> None:
+    # Every value of the old root matches both identical members, so oneOf rejects it: the old
+    # schema accepts nothing and no value can witness the change of one member.
+    member = {"type": "object", "required": ["a"], "properties": {"a": {"type": "integer"}}}
+    old: dict[str, Any] = {
+        "$defs": {"A": member, "B": member},
+        "oneOf": [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}],
+    }
+    new = json.loads(json.dumps(old))
+    new["$defs"]["B"]["required"] = ["a", "b"]
+    changes = diff(old, new).changes
+    assert [(c.id, c.level, c.witness) for c in changes] == [("one-of-member-added", "error", None)]
+
+
+def test_a_witness_inside_a_draft_07_tuple_and_a_selected_definition() -> None:
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    old = {
+        "$schema": draft7,
+        "definitions": {"P": {"type": "array", "items": [{"type": "string"}, {"type": "integer"}]}},
+    }
+    new = json.loads(json.dumps(old))
+    new["definitions"]["P"]["items"][1]["maximum"] = 3
+    (change,) = diff(old, new, old_at="#/$defs/P", new_at="#/$defs/P").changes
+    assert (change.id, change.witness) == ("maximum-added", Witness("backward", ["", 4]))
+
+
+def test_format_assertion_witnesses_are_checked_with_formats() -> None:
+    old, new = {"type": "string", "format": "date"}, {"type": "string", "format": "email"}
+    (change,) = diff(old, new, mode="full", format_assertion=True).changes
+    assert (change.id, change.witness) == ("format-changed", Witness("backward", "2020-01-01"))
+    (annotation,) = diff(old, new, mode="full").changes
+    assert (annotation.level, annotation.witness) == ("info", None)
+
+
+def test_a_hostile_pattern_is_never_run_by_a_backtracking_engine() -> None:
+    # jsonschema confirms the witness with the schema's regexes on RE2: under Python's re,
+    # ``^(a+)+$`` against this key backtracks 2**40 times.
+    long_key = "a" * 40 + "b"
+    old: dict[str, Any] = {
+        "type": "object",
+        "patternProperties": {"^(a+)+$": {"type": "string"}},
+        "additionalProperties": False,
+        "properties": {long_key: {"type": "integer"}},
+    }
+    new = {k: v for k, v in old.items() if k != "properties"}
+    (change,) = diff(old, new).changes
+    assert change.witness == Witness("backward", {long_key: 0})
+
+
+def test_a_string_outside_the_new_pattern_extends_a_sample_of_the_old_one() -> None:
+    # Found by the differential test: "a" matches both patterns, "a0" only the old one.
+    old = {"type": "string", "pattern": "^a"}
+    new = {"type": ["array", "null", "string"], "pattern": "^[ab]*$"}
+    changes = diff(old, new).changes
+    assert [(c.id, c.witness) for c in changes] == [
+        ("pattern-changed", Witness("backward", "a0")),
+        ("type-widened", None),
+    ]
