@@ -9,7 +9,9 @@ from typing import Any
 
 from wiregate.diff import Change
 from wiregate.drift.discovery import Candidate, RepositoryCandidates
+from wiregate.drift.findings import make_finding
 from wiregate.drift.result import CopyResult, DriftReport, HistoryEntry, HistoryReport, Verdict
+from wiregate.positions import PositionIndex
 from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
 
 CHANGE = Change("required-added", "error", "#/required", "#/required", "m", False, True)
@@ -36,8 +38,29 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         "schema": "rollout-wire",
         "canonical_at": "#",
     }
+    index = PositionIndex.build('{"required": ["a"]}')
+    finding = make_finding(
+        CHANGE,
+        breaking=True,
+        repository="r",
+        copy_id="copy",
+        role="consumer",
+        schema="rollout-wire",
+        contract={"required": []},
+        copy={"required": ["a"]},
+        copy_file="p",
+        copy_index=index,
+        contract_file="c",
+        contract_index=index,
+    )
     result = CopyResult(
-        **common, copy_at="#", verdict=Verdict.BREAKING, changes=(CHANGE,), failed=("backward",)
+        **common,
+        copy_at="#",
+        verdict=Verdict.BREAKING,
+        changes=(CHANGE,),
+        failed=("backward",),
+        findings=(finding,),
+        contract_file="c",
     )
     entry = HistoryEntry(
         commit="sha",

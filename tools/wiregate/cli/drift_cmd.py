@@ -64,6 +64,15 @@ def _history_formats() -> list[str]:
     type=LazyChoice(_drift_formats),
     default="text",
     show_default=True,
+    help="text, json, markdown, github (one annotation per root change, on its line; the "
+    "Markdown report also goes to $GITHUB_STEP_SUMMARY when set), sarif (SARIF 2.1.0, for "
+    "code scanning) or junit (JUnit XML, a test case per copy).",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Text format: under each root change, every change it causes with its witness.",
 )
 @click.pass_context
 def drift_command(
@@ -74,6 +83,7 @@ def drift_command(
     strict: bool,
     discover: bool,
     output_format: str,
+    verbose: bool,
 ) -> None:
     """Check every copy of the contract listed in contracts/mirrors.toml.
 
@@ -94,6 +104,7 @@ def drift_command(
                 ("strict", strict),
                 ("discover", discover),
                 ("format", output_format != "text"),
+                ("verbose", verbose),
             )
             if value
         ]
@@ -134,7 +145,19 @@ def drift_command(
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
-    sys.stdout.write(DRIFT_REPORTERS[output_format](report))
+    if output_format == "text":
+        from wiregate.reporters.drift import render_text
+
+        sys.stdout.write(render_text(report, verbose=verbose))
+    else:
+        sys.stdout.write(DRIFT_REPORTERS[output_format](report))
+    if output_format == "github":
+        from wiregate.reporters.drift import render_markdown
+        from wiregate.reporters.github import write_step_summary
+
+        warning = write_step_summary(render_markdown(report))
+        if warning is not None:
+            click.echo(f"wiregate: warning: {warning}", err=True)
     # One line per problem: an unknown ref is one problem however many copies it hides.
     for message in dict.fromkeys(result.message for result in report.errors):
         click.echo(f"wiregate: error: {message}", err=True)

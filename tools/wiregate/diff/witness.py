@@ -1030,12 +1030,12 @@ def _numbers(
     if not integer:
         seeds[1:1] = [0.5]  # a non-integer early: ``integer`` members of a oneOf reject it
     for bound in (low, high):
-        if math.isfinite(bound):
+        if _seedable(bound):
             seeds += [bound, bound + 1, bound - 1, bound + 0.5, bound - 0.5]
             seeds += [math.floor(bound), math.ceil(bound)]
     if step:
         for bound in (low, high, 0):
-            if math.isfinite(bound) and abs(bound / step) < 1e15:
+            if _seedable(bound) and _seedable(step) and abs(bound / step) < 1e15:
                 base = math.ceil(bound / step)
                 seeds += [base * step, (base + 1) * step, (base - 1) * step]
     for seed in seeds:
@@ -1051,6 +1051,14 @@ def _numbers(
     if spread:
         out += [v for v in (3, 4, 5, 6, 7) if inside(v) and (step is None or _is_multiple(v, step))]
     return _dedup(out)[: 8 if spread else 6]
+
+
+def _seedable(value: Any) -> bool:
+    """A finite bound within float range (an integer beyond it is kept exact elsewhere and
+    gives no seed here)."""
+    if isinstance(value, int):
+        return abs(value) < 2**53
+    return math.isfinite(value)
 
 
 def _is_multiple(value: Any, step: Any) -> bool:
@@ -1215,7 +1223,10 @@ def with_witnesses(
             )
         witness = None
         for wanted in direction:
-            witness = finder.find(change.old_pointer, change.new_pointer, wanted)
+            try:
+                witness = finder.find(change.old_pointer, change.new_pointer, wanted)
+            except (OverflowError, ValueError):  # numbers beyond float range or digit limits
+                witness = None
             if witness is not None:
                 break
         out.append(replace(change, witness=witness))

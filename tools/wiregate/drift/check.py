@@ -19,8 +19,10 @@ from wiregate.drift.config import (
     load_mirrors,
 )
 from wiregate.drift.copies import CopySource, GitTree, WorkTree
-from wiregate.drift.result import CopyResult, DriftReport, Verdict
+from wiregate.drift.findings import make_finding
+from wiregate.drift.result import CopyResult, DriftReport, Verdict, is_breaking
 from wiregate.errors import UserError
+from wiregate.positions import PositionIndex
 from wiregate.sources import parse_document
 
 __all__ = ["Judgement", "judge", "reproduce_command", "run_drift"]
@@ -122,12 +124,33 @@ def run_drift(
     for name in overrides:
         config.repository(name)  # an unknown name is a usage error
     results: list[CopyResult] = []
+    texts = _ContractTexts(contract)
     for repository, specs in config.select(repositories, copies):
         checkout, explicit = config.checkout(repository, overrides, environ)
         results.extend(
-            _check_repository(contract, config, repository, specs, checkout, explicit, ref)
+            _check_repository(contract, config, repository, specs, checkout, explicit, ref, texts)
         )
     return DriftReport(results=tuple(results), ref=ref, strict=strict)
+
+
+class _ContractTexts:
+    """Each canonical schema's file (relative to the contract's repository) and position
+    index, read and built once per run, only for the schemas a drifted copy needs."""
+
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+        self._read: dict[str, tuple[str | None, PositionIndex | None]] = {}
+
+    def get(self, schema: str) -> tuple[str | None, PositionIndex | None]:
+        if schema not in self._read:
+            path = self.contract.schema_path(schema)
+            try:
+                shown = path.relative_to(self.contract.directory.parent).as_posix()
+                index = PositionIndex.build(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                shown, index = None, None  # a bundled contract: no file to point at
+            self._read[schema] = (shown, index)
+        return self._read[schema]
 
 
 def _check_repository(
@@ -138,6 +161,7 @@ def _check_repository(
     checkout: Path,
     explicit: bool,
     ref: str | None,
+    texts: _ContractTexts,
 ) -> list[CopyResult]:
     def result(spec: CopySpec, verdict: Verdict, **fields: Any) -> CopyResult:
         return CopyResult(
@@ -192,6 +216,28 @@ def _check_repository(
                 command = reproduce_command(
                     contract, spec, repository.policy, checkout, found.path, commit
                 )
+            contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
+            # The copy's bytes were read once already: its index is built from them.
+            copy_index = (
+                PositionIndex.build(found.data.decode("utf-8", "replace")) if changes else None
+            )
+            findings = tuple(
+                make_finding(
+                    change,
+                    breaking=is_breaking(change, failed),
+                    repository=repository.name,
+                    copy_id=spec.id,
+                    role=spec.role,
+                    schema=spec.schema,
+                    contract=canonical,
+                    copy=document,
+                    copy_file=found.path,
+                    copy_index=copy_index,
+                    contract_file=contract_file,
+                    contract_index=contract_index,
+                )
+                for change in changes
+            )
             results.append(
                 result(
                     spec,
@@ -201,6 +247,8 @@ def _check_repository(
                     changes=changes,
                     failed=failed,
                     reproduce=command,
+                    findings=findings,
+                    contract_file=contract_file,
                 )
             )
     finally:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from wiregate.diff import Change
+from wiregate.drift.findings import DriftFinding, RootEntry, group_by_root
 
 __all__ = [
     "BREAKS",
@@ -77,6 +78,14 @@ class CopyResult:
     message: str | None = None  # why it was skipped, not found or unreadable
     reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
+    # Each change judged for the copy's role and placed in both files (same order as changes).
+    findings: tuple[DriftFinding, ...] = ()
+    contract_file: str | None = None  # the canonical schema, relative to the contract's repo
+
+    @property
+    def entries(self) -> tuple[RootEntry, ...]:
+        """The findings that matter (not info), one entry per root change."""
+        return group_by_root([f for f in self.findings if f.change.level != "info"])
 
     @property
     def fails(self) -> bool:
@@ -97,6 +106,16 @@ class DriftReport:
     results: tuple[CopyResult, ...]
     ref: str | None = None
     strict: bool = False
+
+    def annotation_level(self, result: CopyResult, breaking: bool = True) -> str:
+        """The workflow level of what is reported about ``result``: ``error`` when it fails
+        the gate (a breaking finding, a missing copy; with strict, any drift or absence),
+        else ``warning``."""
+        if result.verdict is Verdict.ERROR:
+            return "error"
+        if result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
+            return "error" if self.strict or result.fails else "warning"
+        return "error" if (breaking and result.fails) or self.strict else "warning"
 
     @property
     def errors(self) -> tuple[CopyResult, ...]:

@@ -8,6 +8,7 @@ from typing import Any
 from wiregate.diff import Change, DiffResult, DraftChoice
 from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
+from wiregate.reporters.github import workflow_command
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -73,22 +74,24 @@ def change_to_text(change: Change) -> str:
     )
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def github_annotation(change: Change, *, file: str | None, title_prefix: str = "") -> str:
+def github_annotation(
+    change: Change,
+    *,
+    file: str | None,
+    title_prefix: str = "",
+    line: int | None = None,
+    col: int | None = None,
+) -> str:
     """One GitHub workflow command (``::error title=<rule-id>::...``) for a change."""
-    properties = []
-    if file:
-        properties.append(f"file={_escape_property(file)}")
-    properties.append(f"title={_escape_property(title_prefix + change.id)}")
     text = change_to_text(change).split(": ", 1)[1]
-    return f"::{_GITHUB_COMMAND[change.level]} {','.join(properties)}::{_escape_data(text)}"
+    return workflow_command(
+        _GITHUB_COMMAND[change.level],
+        text,
+        title=title_prefix + change.id,
+        file=file,
+        line=line,
+        col=col,
+    )
 
 
 def _cell(text: str) -> str:

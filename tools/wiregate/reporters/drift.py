@@ -11,6 +11,7 @@ from typing import Any
 
 from wiregate.diff import Change
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
+from wiregate.drift.findings import DriftFinding, Location, RootEntry
 from wiregate.drift.result import (
     FIRST_VISIBLE,
     CopyResult,
@@ -24,10 +25,11 @@ from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
-    github_annotation,
-    markdown_table,
+    witness_line,
 )
 from wiregate.reporters.github import workflow_command
+from wiregate.reporters.junit import JUnitCase, render_junit
+from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -112,7 +114,49 @@ def _copy_heading(result: CopyResult) -> str:
     )
 
 
-def render_text(report: DriftReport) -> str:
+def _at(location: Location | None) -> str:
+    return f"{location.line}:{location.column}" if location else "?"
+
+
+def _entry_line(entry: RootEntry) -> str:
+    """One root change: its level, what goes wrong, how many changes it causes and in which
+    record types, and where it is written in the copy and in the contract."""
+    head = entry.head
+    count = len(entry.findings)
+    changes = f"{count} change{'s' if count != 1 else ''}"
+    where = f"copy {_at(head.copy_location)}, contract {_at(head.contract_location)}"
+    return (
+        f"{head.change.level}: {head.message} "
+        f"[{changes} in {', '.join(entry.record_types)}; {where}]"
+    )
+
+
+def _copy_summary(result: CopyResult) -> str:
+    entries = result.entries
+    breaking = sum(1 for entry in entries if entry.breaking)
+    shown = sum(len(entry.findings) for entry in entries)
+    info = len(result.changes) - shown
+    text = (
+        f"{result.repository} {result.copy_id}: {len(entries)} root change"
+        f"{'s' if len(entries) != 1 else ''} ({breaking} breaking) from {shown} change"
+        f"{'s' if shown != 1 else ''}"
+    )
+    if info:
+        text += f", and {info} info-level (annotations; --format json lists them)"
+    return text
+
+
+def _finding_lines(finding: DriftFinding, indent: str) -> list[str]:
+    lines = [indent + change_to_text(finding.change)]
+    witness = witness_line(finding.change)
+    if witness is not None:
+        lines.append(indent + witness)
+    return lines
+
+
+def render_text(report: DriftReport, *, verbose: bool = False) -> str:
+    """Per copy: its verdict, one line per root change (``verbose``: each change it causes,
+    with its witness), a summary line and the reproducing command."""
     lines = []
     for result in report.results:
         heading = _copy_heading(result)
@@ -122,7 +166,12 @@ def render_text(report: DriftReport) -> str:
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
-            lines.extend(_change_lines(result.changes))
+            for entry in result.entries:
+                lines.append(f"    {_entry_line(entry)}")
+                if verbose:
+                    for finding in entry.findings:
+                        lines.extend(_finding_lines(finding, "        "))
+            lines.append(f"    {_copy_summary(result)}")
         if result.reproduce:
             lines.append(f"    reproduce: {result.reproduce}")
     lines.append(_summary(report))
@@ -155,8 +204,42 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "breaks": list(result.breaks),
         "message": result.message,
         "optional": result.optional,
-        "changes": [_change_json(change, result.failed) for change in result.changes],
+        "contract_file": result.contract_file,
+        "changes": [_finding_json(finding) for finding in result.findings],
+        "entries": [_entry_json_doc(entry) for entry in result.entries],
         "reproduce": result.reproduce,
+    }
+
+
+def _location_json(location: Location | None) -> dict[str, Any] | None:
+    if location is None:
+        return None
+    return {"file": location.file, "line": location.line, "column": location.column}
+
+
+def _finding_json(finding: DriftFinding) -> dict[str, Any]:
+    document = change_to_json(finding.change)
+    document["breaking"] = finding.breaking
+    document["drift_message"] = finding.message
+    document["record_type"] = finding.record_type
+    document["copy_location"] = _location_json(finding.copy_location)
+    document["contract_location"] = _location_json(finding.contract_location)
+    document["fingerprint"] = finding.fingerprint
+    return document
+
+
+def _entry_json_doc(entry: RootEntry) -> dict[str, Any]:
+    head = entry.head
+    return {
+        "root": {"contract_pointer": head.root[0], "copy_pointer": head.root[1]},
+        "level": entry.level,
+        "breaking": entry.breaking,
+        "message": head.message,
+        "rules": list(entry.rule_ids),
+        "record_types": list(entry.record_types),
+        "copy_location": _location_json(head.copy_location),
+        "contract_location": _location_json(head.contract_location),
+        "changes": [finding.fingerprint for finding in entry.findings],
     }
 
 
@@ -178,24 +261,51 @@ def render_json(report: DriftReport) -> str:
     )
 
 
+def _entry_title(result: CopyResult, entry: RootEntry) -> str:
+    return f"wiregate drift {result.repository} {result.copy_id}: {', '.join(entry.rule_ids)}"
+
+
+def _entry_message(entry: RootEntry) -> str:
+    count = len(entry.findings)
+    return (
+        f"{entry.head.message} ({count} change{'s' if count != 1 else ''} in "
+        f"{', '.join(entry.record_types)})"
+    )
+
+
 def render_github(report: DriftReport) -> str:
-    """Workflow annotations; file paths are relative to the governed repository's checkout."""
+    """Workflow annotations: one per root change, on the line of the copy where it is
+    written (paths relative to the governed repository's checkout), and one per copy that
+    cannot be judged; the level is the result's (``DriftReport.annotation_level``)."""
     lines = []
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
-        message = result.message or ""
-        if result.verdict is Verdict.ERROR:
-            lines.append(workflow_command("error", message, title=title))
-        elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
-            level = "error" if report.strict or result.fails else "warning"
-            lines.append(workflow_command(level, message, title=title))
+        if result.verdict in (Verdict.ERROR, Verdict.SKIPPED, Verdict.NOT_FOUND):
+            level = report.annotation_level(result)
+            lines.append(workflow_command(level, result.message or "", title=title))
         elif result.verdict.drifted:
-            lines.extend(
-                github_annotation(change, file=result.path, title_prefix=f"{title}: ")
-                for change in result.changes
-                if change.level != "info"
-            )
+            for entry in result.entries:
+                at = entry.head.copy_location
+                lines.append(
+                    workflow_command(
+                        report.annotation_level(result, entry.breaking),
+                        _entry_message(entry),
+                        title=_entry_title(result, entry),
+                        file=at.file if at else result.path,
+                        line=at.line if at else None,
+                        col=at.column if at else None,
+                    )
+                )
     return "".join(line + "\n" for line in lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _place(pointer: str, location: Location | None) -> str:
+    line = f" (line {location.line})" if location else ""
+    return f"`{_cell(pointer)}`{line}"
 
 
 def render_markdown(report: DriftReport) -> str:
@@ -220,10 +330,97 @@ def render_markdown(report: DriftReport) -> str:
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
                 "",
-                markdown_table(c for c in result.changes if c.level != "info").rstrip("\n"),
+                "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |",
+                "| --- | --- | --- | --- | --- | --- | --- |",
             ]
+            for entry in result.entries:
+                head = entry.head
+                rules = ", ".join(f"`{rule}`" for rule in entry.rule_ids)
+                lines.append(
+                    f"| {entry.level} | {rules} "
+                    f"| {_place(head.root[0], head.contract_location)} "
+                    f"| {_place(head.root[1], head.copy_location)} "
+                    f"| {_cell(head.message)} | {len(entry.findings)} "
+                    f"| {', '.join(entry.record_types)} |"
+                )
+            lines += ["", _copy_summary(result)]
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
+
+
+def _sarif_results(report: DriftReport) -> list[SarifResult]:
+    results = []
+    for result in report.results:
+        if not result.verdict.drifted:
+            continue
+        for entry in result.entries:
+            head = entry.head
+            copy = head.copy_location
+            contract = head.contract_location
+            related: tuple[SarifLocation, ...] = ()
+            if contract is not None:
+                related = (
+                    SarifLocation(contract.file, contract.line, contract.column, "the contract"),
+                )
+            results.append(
+                SarifResult(
+                    rule_id=head.change.id,
+                    level=report.annotation_level(result, entry.breaking)
+                    if entry.level != "info"
+                    else "info",
+                    message=_entry_message(entry),
+                    location=None
+                    if copy is None
+                    else SarifLocation(copy.file, copy.line, copy.column, "the copy"),
+                    fingerprint=head.fingerprint,
+                    related=related,
+                    properties={
+                        "repository": result.repository,
+                        "copy": result.copy_id,
+                        "role": result.role,
+                        "breaking": entry.breaking,
+                        "changes": len(entry.findings),
+                        "record_types": list(entry.record_types),
+                    },
+                )
+            )
+    return results
+
+
+def render_drift_sarif(report: DriftReport) -> str:
+    """SARIF 2.1.0: one result per root change, located in the copy (the contract as a
+    related location)."""
+    return render_sarif(_sarif_results(report), invocation_ok=not report.errors)
+
+
+def render_drift_junit(report: DriftReport) -> str:
+    """JUnit XML: one test case per copy; a failure per copy that fails the gate."""
+    cases = []
+    for result in report.results:
+        verdict = _verdict_text(result.verdict)
+        if result.verdict is Verdict.ERROR:
+            outcome = "error"
+        elif result.fails or (report.strict and report.annotation_level(result) == "error"):
+            outcome = "failure" if result.verdict is not Verdict.SKIPPED else "skipped"
+        elif result.verdict is Verdict.SKIPPED or result.verdict is Verdict.NOT_FOUND:
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        details = [result.message] if result.message else []
+        details += [_entry_line(entry) for entry in result.entries]
+        if result.reproduce:
+            details.append(f"reproduce: {result.reproduce}")
+        message = verdict + (": " + "; ".join(result.breaks) if result.breaks else "")
+        cases.append(
+            JUnitCase(
+                classname=f"wiregate.drift.{result.repository}",
+                name=result.copy_id,
+                outcome=outcome,
+                message=message,
+                text="\n".join(details),
+            )
+        )
+    return render_junit("wiregate drift", cases)
 
 
 DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
@@ -231,6 +428,8 @@ DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
     "json": render_json,
     "github": render_github,
     "markdown": render_markdown,
+    "sarif": render_drift_sarif,
+    "junit": render_drift_junit,
 }
 
 
