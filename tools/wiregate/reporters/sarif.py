@@ -112,7 +112,6 @@ def render_sarif(
                 "tool": {
                     "driver": {
                         "name": tool,
-                        "informationUri": "https://json-schema.org/",
                         "rules": [_rule(rule_id) for rule_id in rule_ids],
                     }
                 },
