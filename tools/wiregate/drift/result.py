@@ -118,6 +118,11 @@ class DriftReport:
         return "error" if (breaking and result.fails) or self.strict else "warning"
 
     @property
+    def judged_nothing(self) -> bool:
+        """Every copy was skipped (no checkout present): nothing was judged."""
+        return bool(self.results) and all(r.verdict is Verdict.SKIPPED for r in self.results)
+
+    @property
     def errors(self) -> tuple[CopyResult, ...]:
         return tuple(r for r in self.results if r.verdict is Verdict.ERROR)
 

@@ -154,9 +154,19 @@ def _finding_lines(finding: DriftFinding, indent: str) -> list[str]:
     return lines
 
 
+def drift_summary(report: DriftReport) -> str:
+    """The last line of the text report: the copies counted by verdict, with the policy."""
+    return _summary(report)
+
+
 def render_text(report: DriftReport, *, verbose: bool = False) -> str:
     """Per copy: its verdict, one line per root change (``verbose``: each change it causes,
     with its witness), a summary line and the reproducing command."""
+    return "\n".join([*body_lines(report, verbose=verbose), _summary(report)]) + "\n"
+
+
+def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
+    """The text report without its summary line (``wiregate check`` shows it as details)."""
     lines = []
     for result in report.results:
         heading = _copy_heading(result)
@@ -174,8 +184,7 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
             lines.append(f"    {_copy_summary(result)}")
         if result.reproduce:
             lines.append(f"    reproduce: {result.reproduce}")
-    lines.append(_summary(report))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
@@ -244,21 +253,23 @@ def _entry_json_doc(entry: RootEntry) -> dict[str, Any]:
 
 
 def render_json(report: DriftReport) -> str:
-    return _dumps(
-        {
-            "version": REPORT_VERSION,
-            "ok": report.exit_code == 0,
-            "exit_code": report.exit_code,
-            "ref": report.ref,
-            "strict": report.strict,
-            "summary": {
-                verdict.value: report.count(verdict)
-                for verdict in Verdict
-                if verdict not in HISTORY_ONLY
-            },
-            "copies": [copy_to_json(result) for result in report.results],
-        }
-    )
+    return _dumps(report_to_json(report))
+
+
+def report_to_json(report: DriftReport) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "ok": report.exit_code == 0,
+        "exit_code": report.exit_code,
+        "ref": report.ref,
+        "strict": report.strict,
+        "summary": {
+            verdict.value: report.count(verdict)
+            for verdict in Verdict
+            if verdict not in HISTORY_ONLY
+        },
+        "copies": [copy_to_json(result) for result in report.results],
+    }
 
 
 def _entry_title(result: CopyResult, entry: RootEntry) -> str:
