@@ -46,6 +46,7 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         copy_id="copy",
         role="consumer",
         schema="rollout-wire",
+        canonical_at="#",
         contract={"required": []},
         copy={"required": ["a"]},
         copy_file="p",

@@ -229,6 +229,7 @@ def _check_repository(
                     copy_id=spec.id,
                     role=spec.role,
                     schema=spec.schema,
+                    canonical_at=spec.canonical_at,
                     contract=canonical,
                     copy=document,
                     copy_file=found.path,

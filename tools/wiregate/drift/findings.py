@@ -118,12 +118,19 @@ def field_path(pointer: str) -> str:
     return path
 
 
-def _record_type(change: Change, default: str) -> str:
-    for pointer in (change.new_pointer, change.old_pointer):
-        tokens = split(pointer)
-        if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
-            return tokens[1]
-    return default
+def _subject(change: Change, default: str) -> tuple[str, str]:
+    """(record type, field) the change is about, read from whichever pointer names the
+    deeper field (a removed key is only in the contract, an added one only in the copy): the
+    record type is that pointer's ``$defs`` entry, else ``default`` (the record type the copy
+    is compared with)."""
+    old_field, new_field = field_path(change.old_pointer), field_path(change.new_pointer)
+    pointer, field = change.new_pointer, new_field
+    if len(old_field) > len(new_field):
+        pointer, field = change.old_pointer, old_field
+    tokens = split(pointer)
+    if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
+        return tokens[1], field
+    return default, field
 
 
 def _fingerprint(change: Change, repository: str, copy_id: str) -> str:
@@ -140,11 +147,11 @@ def _value(document: Any, pointer: str) -> tuple[bool, Any]:
         return False, None
 
 
-def _shown(value: Any) -> str:
-    if isinstance(value, str):
+def _shown(keyword: str, value: Any) -> str:
+    if keyword == "type" and isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return " or ".join(value)
+    if keyword == "type" and isinstance(value, list):
+        return " or ".join(str(v) for v in value)
     return dumps(value)
 
 
@@ -161,7 +168,7 @@ def _keyword_words(change: Change, contract: Any, copy: Any) -> tuple[str, str, 
     has_new, new_value = _value(copy, change.new_pointer)
     if not (has_old and has_new) or isinstance(old_value, dict) or isinstance(new_value, dict):
         return None
-    return keyword, _shown(old_value), _shown(new_value)
+    return keyword, _shown(keyword, old_value), _shown(keyword, new_value)
 
 
 def _message(
@@ -169,15 +176,14 @@ def _message(
     breaking: bool,
     role: str,
     who: str,
-    record_type: str,
+    subject: tuple[str, str],
     contract: Any,
     copy: Any,
 ) -> str:
     """The change in the role's terms: who writes or reads what, and what the contract says.
     A producer's break is what it writes (forward), a consumer's what it rejects (backward);
     a mirror's whichever direction fails."""
-    # The deeper of the two: a removed key is only in the contract, an added one in the copy.
-    field = max(field_path(change.old_pointer), field_path(change.new_pointer), key=len)
+    record_type, field = subject
     where = f"`{record_type}.{field}`" if field else f"`{record_type}`"
     writes = role == "producer" or (role == "mirror" and not change.forward)
     words = _keyword_words(change, contract, copy)
@@ -225,6 +231,7 @@ def make_finding(
     copy_id: str,
     role: str,
     schema: str,
+    canonical_at: str,
     contract: Any,
     copy: Any,
     copy_file: str | None,
@@ -233,7 +240,9 @@ def make_finding(
     contract_index: PositionIndex | None,
 ) -> DriftFinding:
     """One finding; the position indexes are built once per file by the caller."""
-    record_type = _record_type(change, schema)
+    record = split(canonical_at)
+    default = record[1] if len(record) >= 2 and record[0] in ("$defs", "definitions") else schema
+    subject = _subject(change, default)
     copy_location = contract_location = None
     if copy_file is not None and copy_index is not None:
         at = copy_index.locate(change.new_pointer)
@@ -246,8 +255,8 @@ def make_finding(
     return DriftFinding(
         change=change,
         breaking=breaking,
-        message=_message(change, breaking, role, repository, record_type, contract, copy),
-        record_type=record_type,
+        message=_message(change, breaking, role, repository, subject, contract, copy),
+        record_type=subject[0],
         copy_location=copy_location,
         contract_location=contract_location,
         fingerprint=_fingerprint(change, repository, copy_id),
