@@ -349,8 +349,8 @@ def render_markdown(report: DriftReport) -> str:
                 rules = ", ".join(f"`{rule}`" for rule in entry.rule_ids)
                 lines.append(
                     f"| {entry.level} | {rules} "
-                    f"| {_place(head.root[0], head.contract_location)} "
-                    f"| {_place(head.root[1], head.copy_location)} "
+                    f"| {_place(head.change.old_pointer, head.contract_location)} "
+                    f"| {_place(head.change.new_pointer, head.copy_location)} "
                     f"| {_cell(head.message)} | {len(entry.findings)} "
                     f"| {', '.join(entry.record_types)} |"
                 )
