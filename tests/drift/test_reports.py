@@ -239,3 +239,26 @@ def test_messages_name_the_contract_and_the_copy_in_the_roles_terms() -> None:
         "(type-changed): the contract allows records trace-pipeline rejects"
     )
     assert field_path("#/$defs/R/properties/a/additionalProperties/anyOf/0/properties/b") == "a.*.b"
+
+
+def test_the_check_step_carries_the_drift_report(
+    contract: Contract, replayed: dict[str, Path]
+) -> None:
+    from wiregate.check.drift_step import check_drift
+    from wiregate.check.model import CheckReport, StepStatus
+    from wiregate.reporters.check import CHECK_REPORTERS
+    from wiregate.reporters.drift import DRIFT_REPORTERS, report_to_json
+
+    step = check_drift(contract, overrides={"trace-pipeline": replayed["trace-pipeline"]})
+    assert step.status is StepStatus.FAILED
+    assert step.drift is not None
+    assert step.summary == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
+    drift_text = DRIFT_REPORTERS["text"](step.drift).splitlines()
+    check_text = CHECK_REPORTERS["text"](CheckReport((step,))).splitlines()
+    assert check_text[1:-1] == [f"    {line}" for line in drift_text[:-1]]
+    annotations = DRIFT_REPORTERS["github"](step.drift).splitlines()
+    github = CHECK_REPORTERS["github"](CheckReport((step,))).splitlines()
+    assert github[: len(annotations)] == annotations
+    assert github[len(annotations) :] == check_text
+    document = json.loads(CHECK_REPORTERS["json"](CheckReport((step,))))
+    assert document["steps"][0]["drift"] == json.loads(json.dumps(report_to_json(step.drift)))
