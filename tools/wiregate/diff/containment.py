@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wiregate.diff import regex
-from wiregate.diff.budget import charge
 from wiregate.diff.values import json_equal, json_key
 
 __all__ = ["Containment", "length_bounds"]
@@ -538,9 +537,16 @@ class Containment:
     without the format-assertion vocabulary).
     """
 
-    def __init__(self, fallback: Fallback, *, formats: bool = False) -> None:
+    def __init__(
+        self,
+        fallback: Fallback,
+        *,
+        formats: bool = False,
+        spend: Callable[[], None] | None = None,
+    ) -> None:
         self.fallback = fallback
         self.formats = formats
+        self.spend = spend  # charged once per question and per normal form worked out
         self._forms: dict[tuple[int, bool], tuple[Schema, Union | None]] = {}
         self._answers: dict[tuple[int, int, bool], tuple[bool, Schema, Schema]] = {}
         self._depth = 0
@@ -554,7 +560,8 @@ class Containment:
             return self._answers[key][0]
         if self._depth > _DEPTH:
             return False
-        charge()  # each question is a node pair compared, within the diff's budget
+        if self.spend is not None:
+            self.spend()
         self._answers[key] = (False, sup, sub)  # while in progress: not shown (sound)
         self._depth += 1
         try:
@@ -597,11 +604,12 @@ class Containment:
     def normal_form(self, node: Schema, *, sub: bool) -> Union | None:
         key = (id(node), sub)
         if key not in self._forms:
+            if self.spend is not None:
+                self.spend()
             self._forms[key] = (node, self._normal_form(node, sub))
         return self._forms[key][1]
 
     def _normal_form(self, node: Schema, sub: bool) -> Union | None:
-        charge()
         if node.get("not") == {}:
             return {}
         if not sub and any(k in BEYOND or k in _UNMODELLED for k in node):
@@ -634,7 +642,6 @@ class Containment:
         return union
 
     def _apart(self, members: list[Schema]) -> bool:
-        charge()
         return all(
             self.disjoint(members[i], members[j])
             for i in range(len(members))

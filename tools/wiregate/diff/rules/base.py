@@ -116,7 +116,7 @@ class Comparison:
         self._visited: dict[tuple[int, int, bool], tuple[Schema, Schema]] = {}
         self._subsumes: dict[tuple[int, int], tuple[bool, Schema, Schema]] = {}
         asserts_format = any(getattr(f, "ASSERTS_FORMAT", False) for f in self.families)
-        self.containment = Containment(self._probe, formats=asserts_format)
+        self.containment = Containment(self._probe, formats=asserts_format, spend=self.budget.spend)
         # The node pair being judged, where each was written, and the root edit (None while
         # both sides are read from the same place).
         self._frame: _Frame | None = None
