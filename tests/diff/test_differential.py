@@ -182,6 +182,19 @@ def _edit(draw: st.DrawFn, node: dict[str, Any]) -> None:
 
 
 _NONE = object()
+_PAIRS = (("minLength", "maxLength"), ("minItems", "maxItems"), ("minimum", "maximum"))
+
+
+def _contradictory(schema: dict[str, Any]) -> bool:
+    """A lower bound above its upper bound somewhere: hypothesis-jsonschema refuses such a
+    schema instead of generating nothing."""
+    return any(
+        isinstance(node.get(low), (int, float))
+        and isinstance(node.get(high), (int, float))
+        and node[low] > node[high]
+        for node in _nodes(schema)
+        for low, high in _PAIRS
+    )
 
 
 def _valid(schema: dict[str, Any], instance: Any) -> bool:
@@ -204,7 +217,8 @@ def test_verdicts_and_witnesses_agree_with_the_reference_validator(
     old, new = pair
     for direction, (accepting, other) in (("backward", (old, new)), ("forward", (new, old))):
         result = diff(old, new, mode=direction)
-        values = data.draw(st.lists(from_schema(accepting) | st.just(_NONE), max_size=4))
+        generated = st.nothing() if _contradictory(accepting) else from_schema(accepting)
+        values = data.draw(st.lists(generated | st.just(_NONE), max_size=4))
         escaped = [v for v in values if v is not _NONE and not _valid(other, v)]
         if result.compatible:
             # soundness: nothing the accepting side produces is rejected by the other side

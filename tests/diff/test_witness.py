@@ -16,7 +16,7 @@ from tests.diff.test_karapace import _cases
 from tests.diff.test_real_history import EXPECTED as HISTORY
 from tests.diff.test_real_history import _load as load_revision
 from wiregate.diff import Change, diff
-from wiregate.diff.drafts import choose_draft
+from wiregate.diff.drafts import Drafts
 from wiregate.diff.witness import Witness
 from wiregate.metaschema import METASCHEMAS
 
@@ -29,14 +29,13 @@ APPARENT = {
 }
 
 
-def _accepts(document: Any, at: str, instance: Any) -> bool:
-    """The reference validator, for the schema at ``at`` in ``document`` (references resolve
-    against the whole document); a location that does not exist accepts nothing."""
-    # read under the draft the engine reads it under (Karapace's tuple cases: draft-07)
-    named = document
-    if isinstance(document, dict) and "$schema" not in document:
-        named = {**document, "$schema": METASCHEMAS[choose_draft(document).draft]}
-    validator = validator_for(named, default=Draft202012Validator)(named)
+def _accepts(document: Any, at: str, instance: Any, draft: str) -> bool:
+    """The reference validator of ``draft``, for the schema at ``at`` in ``document``
+    (references resolve against the whole document); a location that does not exist accepts
+    nothing."""
+    if isinstance(document, dict):
+        document = {**document, "$schema": METASCHEMAS[draft]}
+    validator = validator_for(document, default=Draft202012Validator)(document)
     if at == "#":
         return bool(validator.is_valid(instance))
     node: Any = document
@@ -50,18 +49,22 @@ def _accepts(document: Any, at: str, instance: Any) -> bool:
     return bool(validator.evolve(schema=node).is_valid(instance))
 
 
-def _confirmed(old: Any, new: Any, change: Change) -> bool:
+def _confirmed(old: Any, new: Any, change: Change, drafts: Drafts) -> bool:
     """The witness holds for the whole documents or, for a finding inside a ``$defs`` entry
     compared on its own (or added or removed), for that entry."""
     witness = change.witness
     assert witness is not None
     accepting, other = (old, new) if witness.direction == "backward" else (new, old)
+    mine, theirs = (
+        (drafts.old, drafts.new) if witness.direction == "backward" else (drafts.new, drafts.old)
+    )
     selections = ["#"]
     for pointer in (change.old_pointer, change.new_pointer):
         if pointer.startswith("#/$defs/"):
             selections.append("/".join(pointer.split("/")[:3]))
     return any(
-        _accepts(accepting, at, witness.instance) and not _accepts(other, at, witness.instance)
+        _accepts(accepting, at, witness.instance, mine.draft)
+        and not _accepts(other, at, witness.instance, theirs.draft)
         for at in selections
     )
 
@@ -83,7 +86,8 @@ def _check_breaks(old: Any, new: Any, options: dict[str, Any], label: str) -> li
                 missing.append(f"{label} {mode}: {change.id} {change.old_pointer}")
                 continue
             assert change.witness.direction == mode
-            assert _confirmed(old, new, change), (label, change)
+            assert result.drafts is not None
+            assert _confirmed(old, new, change, result.drafts), (label, change)
     return missing
 
 
@@ -229,3 +233,23 @@ def test_a_string_outside_the_new_pattern_extends_a_sample_of_the_old_one() -> N
         ("pattern-changed", Witness("backward", "a0")),
         ("type-widened", None),
     ]
+
+
+def test_a_one_of_member_covered_only_by_overlapping_members_is_not_compatible() -> None:
+    # Found by the differential test: the old oneOf has two string members, so it rejects every
+    # string; the new one accepts "" (only its first member matches). The added member is
+    # covered by an old member, but that member overlaps another one.
+    old = {"oneOf": [{"type": "string"}, {"type": "string"}]}
+    new = {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 3}]}
+    (added,) = diff(old, new, mode="forward").changes
+    assert (added.id, added.forward, added.witness) == (
+        "one-of-member-added",
+        False,
+        Witness("forward", ""),
+    )
+    (removed,) = diff(new, old).changes
+    assert (removed.id, removed.backward, removed.witness) == (
+        "one-of-member-removed",
+        False,
+        Witness("backward", ""),
+    )

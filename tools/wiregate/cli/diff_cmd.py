@@ -1,5 +1,5 @@
 """``wiregate diff OLD NEW [--def NAME] [--mode ...] [--policy ...] [--draft ...]
-[--format-assertion] [--format ...] [--time-limit SECONDS] [--verbose]``."""
+[--format-assertion] [--format ...] [--verbose]``."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ from wiregate.diff.values import json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.diff.witness import Document, with_witnesses
 from wiregate.exactjson import exact_integers
+from wiregate.metaschema import METASCHEMAS
 from wiregate.pointer import fragment, join, split
 
 __all__ = ["diff"]
@@ -105,8 +106,8 @@ def diff(
         witnessed = with_witnesses(
             changes,
             mode,
-            Document(old, old_doc, {old_at: old_schema}),
-            Document(new, new_doc, {new_at: new_schema}),
+            Document(old, old_doc, {old_at: old_schema}, METASCHEMAS[drafts.old.draft]),
+            Document(new, new_doc, {new_at: new_schema}, METASCHEMAS[drafts.new.draft]),
             format_assertion=format_assertion,
         )
     return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)), drafts)

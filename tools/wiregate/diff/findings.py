@@ -40,15 +40,14 @@ class Change:
     tolerated_by: str | None = None
     root_old_pointer: str = ""
     root_new_pointer: str = ""
+    # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
+    witness: Witness | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not self.root_old_pointer:
             object.__setattr__(self, "root_old_pointer", self.old_pointer)
         if not self.root_new_pointer:
             object.__setattr__(self, "root_new_pointer", self.new_pointer)
-
-    # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
-    witness: Witness | None = field(default=None, compare=False)
 
     def sort_key(self) -> tuple[int, str, str, str, str]:
         return (LEVELS.index(self.level), self.old_pointer, self.new_pointer, self.id, self.message)

@@ -39,6 +39,7 @@ DIRECTIONS = ("backward", "forward")
 # kept per schema node, and nesting followed when generating.
 _MAX_CHECKS = 200
 _MAX_WORK = 600
+_MAX_PATHS = 50_000  # schema paths a validator may follow (the engine's node budget)
 _VARIANTS = 6
 _MAX_DEPTH = 8
 _MAX_STRING = 64
@@ -89,14 +90,17 @@ class Side:
         resolved: ResolvedSchema | None,
         *,
         formats: bool = False,
+        dialect: str | None = None,
     ):
         self.raw = raw
+        self.dialect = dialect  # validated under this draft, as the engine read the document
         self.formats = formats  # format is asserted (``--format-assertion``)
         self.at = at
         self.resolved = resolved
         self._fast: Any = None
         self._reference: Any = None
         self._places: dict[str, _Place] | None = None
+        self._tractable: bool | None = None
         self.by_pointer: dict[str, Schema] = {}
         self.node_ids: frozenset[int] = frozenset()
         if resolved is not None:
@@ -108,16 +112,12 @@ class Side:
     # -- validation against the document as given --------------------------------------------
     def _selected(self) -> Any:
         """The schema to validate against: the document, or a reference to the selected
-        location with the document's definitions beside it; named by the draft it is read
-        under, so the validators read it the same way (draft-07 tuple ``items``)."""
+        location with the document's definitions beside it."""
         if isinstance(self.raw, bool):
             return self.raw
         raw = dict(self.raw)
-        if "$schema" not in raw:
-            from wiregate.diff.drafts import choose_draft
-            from wiregate.metaschema import METASCHEMAS
-
-            raw["$schema"] = METASCHEMAS[choose_draft(raw).draft]
+        if self.dialect is not None:
+            raw["$schema"] = self.dialect
         if self.at in ("#", ""):
             return raw
         at = self.at
@@ -162,6 +162,17 @@ class Side:
                 return bool(self._reference.is_valid(instance))
         except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
             return None
+
+    def tractable(self) -> bool:
+        """Can a validator check a value here in bounded time? Shared definitions are walked
+        once by the engine, but a validator follows every path through them: a schema whose
+        paths (references expanded) exceed the engine's node budget gets no witness (each
+        level referencing the one below twice makes 2**40 paths through 40 definitions)."""
+        if self.resolved is None:
+            return True
+        if self._tractable is None:
+            self._tractable = _paths(self.resolved.tree, {}) <= _MAX_PATHS
+        return self._tractable
 
     # -- where each schema node sits ---------------------------------------------------------
     def place(self, pointer: str) -> _Place | None:
@@ -223,6 +234,24 @@ def _linear_regexes() -> Iterator[None]:
     finally:
         for module, original in zip(modules, saved, strict=True):
             module.re = original  # type: ignore[attr-defined]
+
+
+def _paths(node: Any, memo: dict[int, int]) -> int:
+    """The number of schema nodes with references expanded (capped just above the bound)."""
+    if isinstance(node, list):
+        return min(sum(_paths(v, memo) for v in node), _MAX_PATHS + 1)
+    if not isinstance(node, dict):
+        return 0
+    known = memo.get(id(node))
+    if known is not None:
+        return known
+    memo[id(node)] = _MAX_PATHS + 1  # a cycle is unbounded
+    total = 1
+    for value in node.values():
+        if isinstance(value, (dict, list)):
+            total = min(total + _paths(value, memo), _MAX_PATHS + 1)
+    memo[id(node)] = total
+    return total
 
 
 # A step from a value into a member of it: ("key", name) or ("index", position).
@@ -1030,12 +1059,12 @@ def _numbers(
     if not integer:
         seeds[1:1] = [0.5]  # a non-integer early: ``integer`` members of a oneOf reject it
     for bound in (low, high):
-        if _seedable(bound):
+        if math.isfinite(bound):
             seeds += [bound, bound + 1, bound - 1, bound + 0.5, bound - 0.5]
             seeds += [math.floor(bound), math.ceil(bound)]
     if step:
         for bound in (low, high, 0):
-            if _seedable(bound) and _seedable(step) and abs(bound / step) < 1e15:
+            if math.isfinite(bound) and abs(bound / step) < 1e15:
                 base = math.ceil(bound / step)
                 seeds += [base * step, (base + 1) * step, (base - 1) * step]
     for seed in seeds:
@@ -1051,14 +1080,6 @@ def _numbers(
     if spread:
         out += [v for v in (3, 4, 5, 6, 7) if inside(v) and (step is None or _is_multiple(v, step))]
     return _dedup(out)[: 8 if spread else 6]
-
-
-def _seedable(value: Any) -> bool:
-    """A finite bound within float range (an integer beyond it is kept exact elsewhere and
-    gives no seed here)."""
-    if isinstance(value, int):
-        return abs(value) < 2**53
-    return math.isfinite(value)
 
 
 def _is_multiple(value: Any, step: Any) -> bool:
@@ -1111,21 +1132,26 @@ class WitnessFinder:
 
     def find(self, old_pointer: str, new_pointer: str, direction: str) -> Witness | None:
         accepting, other = self.sides[direction]
-        if accepting.resolved is None:
+        if accepting.resolved is None or not (accepting.tractable() and other.tractable()):
             return None
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
         self.checks = 0
-        for instance in self._candidates(accepting, other, mine, theirs):
-            self.checks += 1
-            if self.checks > _MAX_CHECKS:
-                return None
-            fast = (accepting.fast_valid(instance), other.fast_valid(instance))
-            if fast == (True, False) and (
-                accepting.reference_valid(instance),
-                other.reference_valid(instance),
-            ) == (True, False):
-                return Witness(direction, instance)
+        try:
+            for instance in self._candidates(accepting, other, mine, theirs):
+                self.checks += 1
+                if self.checks > _MAX_CHECKS:
+                    return None
+                fast = (accepting.fast_valid(instance), other.fast_valid(instance))
+                if fast == (True, False) and (
+                    accepting.reference_valid(instance),
+                    other.reference_valid(instance),
+                ) == (True, False):
+                    return Witness(direction, instance)
+        except (ArithmeticError, ValueError, TypeError):
+            # a bound beyond what the generators compute with (a 5,000-digit integer, an
+            # exact 1e400): no witness, never an error
+            return None
         return None
 
     def _candidates(self, accepting: Side, other: Side, mine: str, theirs: str) -> Iterator[Any]:
@@ -1185,6 +1211,7 @@ class Document:
     raw: Mapping[str, Any] | bool
     normalised: Schema
     resolved: dict[str, ResolvedSchema]
+    dialect: str | None = None  # the ``$schema`` URI of the draft the engine read it under
 
     def side(self, at: str, *, formats: bool = False) -> Side:
         if at not in self.resolved:
@@ -1192,8 +1219,8 @@ class Document:
                 self.resolved[at] = resolve(self.normalised, at)
             except SchemaLoadError:
                 # a removed definition: rejects every value
-                return Side(self.raw, at, None, formats=formats)
-        return Side(self.raw, at, self.resolved[at], formats=formats)
+                return Side(self.raw, at, None, formats=formats, dialect=self.dialect)
+        return Side(self.raw, at, self.resolved[at], formats=formats, dialect=self.dialect)
 
 
 def with_witnesses(
@@ -1209,10 +1236,9 @@ def with_witnesses(
     validators check ``format`` too)."""
     finders: dict[tuple[str, str], WitnessFinder] = {}
     out = []
-    walkable = _walkable(old) and _walkable(new)
     for change, (old_at, new_at) in changes.items():
         direction = _broken(change, mode)
-        if direction is None or not walkable:
+        if direction is None:
             out.append(change)
             continue
         finder = finders.get((old_at, new_at))
@@ -1223,42 +1249,11 @@ def with_witnesses(
             )
         witness = None
         for wanted in direction:
-            try:
-                witness = finder.find(change.old_pointer, change.new_pointer, wanted)
-            except (OverflowError, ValueError):  # numbers beyond float range or digit limits
-                witness = None
+            witness = finder.find(change.old_pointer, change.new_pointer, wanted)
             if witness is not None:
                 break
         out.append(replace(change, witness=witness))
     return out
-
-
-# Paths through a schema a validator may walk for one value; beyond it (definitions that
-# reference each other twice per level: 2**40 paths) no witness is sought, since one rejected
-# candidate would make the validator walk every path.
-_PATH_LIMIT = 100_000
-
-
-def _walkable(document: Document) -> bool:
-    """Every selection of ``document`` has at most ``_PATH_LIMIT`` paths."""
-    counts: dict[int, int] = {}
-
-    def paths(node: Any) -> int:
-        key = id(node)
-        if key in counts:
-            return counts[key]
-        counts[key] = 1  # a cycle is walked once per level of the value
-        children = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        )
-        total = 1
-        for child in children:
-            if isinstance(child, (dict, list)):
-                total = min(total + paths(child), _PATH_LIMIT + 1)
-        counts[key] = total
-        return total
-
-    return all(paths(schema.tree) <= _PATH_LIMIT for schema in document.resolved.values())
 
 
 def _broken(change: Change, mode: str) -> tuple[str, ...] | None:

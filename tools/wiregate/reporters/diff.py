@@ -157,7 +157,7 @@ def _drafts_to_json(result: DiffResult) -> dict[str, Any] | None:
 
 
 def render_text(result: DiffResult, *, verbose: bool = False) -> str:
-    """One line per change; ``verbose`` adds each change's witness below it."""
+    """The drafts, one line per change (``verbose``: each change's witness below it)."""
     lines = draft_lines(result)
     for change in result.changes:
         lines.append(change_to_text(change))

@@ -142,7 +142,11 @@ def _members(
             continue
         member = after[j]
         name = _describe(cmp.new.pointer(member), member)
-        covered = any(cmp.subsumes(member, m) for m in before)
+        # For oneOf, old accepts a value of the member only through an old member that no
+        # other old member overlaps (a value matching two is rejected).
+        covered = any(
+            cmp.subsumes(member, m) and (not exclusive or _apart(m, before)) for m in before
+        )
         implied = cmp.subsumes(old, member)
         # A oneOf member that overlaps another makes values matching both invalid.
         apart = not exclusive or _apart(member, after)
@@ -161,10 +165,11 @@ def _members(
             continue
         member = before[i]
         name = _describe(cmp.old.pointer(member), member)
-        # Covered by one remaining member, or by the remaining ones together.
-        covered = any(cmp.subsumes(member, m) for m in after) or (
-            union and cmp.implied(old, new, keyword)
-        )
+        # Covered by one remaining member no other overlaps (for oneOf, a value matching two
+        # is rejected), or by the remaining ones together.
+        covered = any(
+            cmp.subsumes(member, m) and (not exclusive or _apart(m, after)) for m in after
+        ) or (union and cmp.implied(old, new, keyword))
         implied = cmp.subsumes(new, member)
         apart = not exclusive or _apart(member, before)
         lost = ""
