@@ -8,10 +8,13 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+# npm ci installs the pinned npm tools (package-lock.json) into node_modules/: TypeScript code
+# copies are extracted with them (node and npm come from the machine).
+$(STAMP): pyproject.toml package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -40,4 +43,4 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 clean:
-	rm -rf $(VENV) build *.egg-info .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) node_modules build *.egg-info .mypy_cache .pytest_cache .ruff_cache

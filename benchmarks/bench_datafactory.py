@@ -2,6 +2,9 @@
 
     python benchmarks/bench_datafactory.py --records 100000 [--repeat 3] [--workers N]
     python benchmarks/bench_datafactory.py --g3-scale [--tasks 1000000 --eval-items 100000]
+    python benchmarks/bench_datafactory.py --eval-memory [--eval-items 1000000]
+    python benchmarks/bench_datafactory.py --records 100000 --baseline ../main [--repeat 3]
+    python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
 
 Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.4 kB per
 branch record, the branches of a rollout scattered over the file), an eval set with no
@@ -11,6 +14,13 @@ prints records/s, the ratio to the floor, and peak RSS: the largest single proce
 (``getrusage(RUSAGE_CHILDREN)``) and the whole process tree (sampled from /proc).
 
 G3 mode times ``validate_g3`` for N synthetic tasks against M eval items in a child process.
+
+Eval-memory mode writes M realistic eval items (``generate_realistic_eval``) and measures, in
+a child process, the peak RSS of building the G3 index from them, then the cost of checking
+tasks against it.
+
+``--baseline DIR`` runs the exporter of another checkout (e.g. the main branch) on the same
+files in the same run, alternating with this one, and prints both CPU costs side by side.
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +135,86 @@ def generate_eval(path: Path, items: int, seed: int) -> None:
             handle.write(orjson.dumps(item) + b"\n")
 
 
+# Realistic eval items: a Zipf-distributed vocabulary of made-up words, question lengths
+# spread like benchmark sets (short trivia to long word problems), shared templates (the
+# same opening words in many items, as in multiple-choice sets), numbers, punctuation, a
+# little non-ASCII text, and the text in one of several fields.
+_SYLLABLES = (  # noqa: SIM905
+    "ba be bi bo bu ca ce ci co cu da de di do du fa fe fi fo fu ga ge gi go gu la le li lo "
+    "lu ma me mi mo mu na ne ni no nu pa pe pi po pu ra re ri ro ru sa se si so su ta te ti "
+    "to tu va ve vi vo vu za ze zi zo zu an en in on un ar er ir or ur"
+).split()
+_TEMPLATES = [
+    "Which of the following statements best describes",
+    "Solve the following problem step by step and give the final answer:",
+    "Read the passage below and answer the question that follows.",
+    "What is the most likely outcome if",
+    "Choose the correct option. Question:",
+    "Translate the following sentence into French:",
+    "Given the function below, what does it return when called with",
+    "A train leaves the station at",
+]
+
+
+def generate_realistic_eval(path: Path, items: int, seed: int) -> None:
+    rng = random.Random(seed + 2)
+    vocabulary: list[str] = []
+    while len(vocabulary) < 20_000:
+        word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((1, 2, 2, 3, 3, 4))))
+        vocabulary.append(word)
+    vocabulary += ["café", "naïve", "Zürich", "São", "Ελλάδα", "東京", "straße", "résumé"]
+    cumulative = list(accumulate(1 / (rank + 10) for rank in range(len(vocabulary))))
+    fields = ["question"] * 6 + ["prompt", "text", "input"]
+    with path.open("wb") as handle:
+        for number in range(items):
+            length = max(4, min(300, int(rng.lognormvariate(3.3, 0.6))))  # median about 27
+            words = rng.choices(vocabulary, cum_weights=cumulative, k=length)
+            for i in range(0, length, 7):
+                if rng.random() < 0.3:
+                    words[i] = str(rng.randint(0, 10_000))
+            text = " ".join(words).capitalize()
+            if rng.random() < 0.3:
+                text = f"{rng.choice(_TEMPLATES)} {text}"
+            text = text.replace(" ", ", ", 1) + rng.choice("?.:")
+            item = {"id": f"bench-{number:07d}", rng.choice(fields): text, "answer": words[-1]}
+            handle.write(orjson.dumps(item) + b"\n")
+
+
+EVAL_MEMORY_CHILD = """
+import random, resource, sys, time
+sys.path.insert(0, {root!r})
+from benchmarks.bench_datafactory import WORDS, _sentence
+from datafactory.g3 import EvalIndex, task_words, word_grams
+start = time.process_time()
+index = EvalIndex.from_file({path!r})
+built = time.process_time()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+rng = random.Random(1)
+tasks = [_sentence(rng, WORDS, 10, 24) for _ in range(100_000)]
+checked = time.process_time()
+hits = 0
+for task in tasks:
+    words, pieces = task_words(task)
+    hits += bool(index.candidates(words, word_grams(words, index.n), pieces))
+done = time.process_time()
+print(f"eval index: {{index.items:,}} items, {{index.fingerprints:,}} distinct n-grams, "
+      f"built in {{built - start:.1f}} s CPU; peak RSS {{rss / 1024:.0f}} MiB "
+      f"({{rss * 1024 / index.fingerprints:.1f}} bytes per n-gram, interpreter included); "
+      f"100,000 tasks checked at {{(done - checked) / len(tasks) * 1e6:.1f}} us each, "
+      f"{{hits}} with candidates")
+"""
+
+
+def bench_eval_memory(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
+        path = Path(tmp) / "eval.jsonl"
+        generate_realistic_eval(path, args.eval_items, args.seed)
+        size = path.stat().st_size
+        print(f"eval file: {args.eval_items:,} items, {size / 1e6:,.0f} MB")
+        code = EVAL_MEMORY_CHILD.format(root=str(ROOT), path=str(path))
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
 def floor(path: Path) -> float:
     """Seconds to read the file and parse every line with orjson (nothing else)."""
     gc.disable()  # as fair as possible to the floor; the exporter does the same
@@ -182,10 +273,10 @@ class TreeRss:
 
 
 def run_exporter(
-    data: Path, eval_path: Path, out: Path, workers: int | None
+    data: Path, eval_path: Path, out: Path, workers: int | None, root: Path = ROOT
 ) -> tuple[float, float, int, int]:
     """(seconds, CPU seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one
-    export."""
+    export by the checkout at ``root``."""
     command = [
         sys.executable,
         "-m",
@@ -210,7 +301,8 @@ def run_exporter(
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(root), str(root / "tools")))}
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, env=env)
     tree = TreeRss(process.pid)
     code = process.wait()
     seconds = time.perf_counter() - start
@@ -227,15 +319,25 @@ def bench_export(args: argparse.Namespace) -> None:
         work = Path(tmp)
         data, eval_path = work / "rollouts.jsonl", work / "eval.jsonl"
         generate(data, args.records, args.seed)
-        generate_eval(eval_path, args.eval_items, args.seed)
+        if args.realistic_eval:
+            generate_realistic_eval(eval_path, args.eval_items, args.seed)
+        else:
+            generate_eval(eval_path, args.eval_items, args.seed)
         size = data.stat().st_size
         print(
             f"input: {args.records:,} branch records, {size / 1e6:,.1f} MB "
             f"({size / args.records:,.0f} B/record); eval items: {args.eval_items:,}; "
             f"cpus: {os.cpu_count()}"
         )
-        floors, runs, cpus, singles, trees = [], [], [], [], []
+        floors, runs, cpus, singles, trees, baseline = [], [], [], [], [], []
         for attempt in range(args.repeat):
+            if args.baseline:
+                base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
+                baseline.append(base[1])
+                print(
+                    f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, "
+                    f"CPU {base[1] / args.records * 1e6:.1f} us/record"
+                )
             floors.append(floor(data))
             seconds, cpu, single, tree = run_exporter(data, eval_path, work, args.workers)
             runs.append(seconds)
@@ -246,7 +348,7 @@ def bench_export(args: argparse.Namespace) -> None:
                 f"  run {attempt + 1}: floor {args.records / floors[-1]:,.0f} rec/s, "
                 f"exporter {args.records / seconds:,.0f} rec/s ({seconds:.2f} s), "
                 f"ratio {floors[-1] / seconds:.1%}, CPU {cpu:.1f} s "
-                f"({cpu / args.records * 1e6:.0f} us/record), peak RSS {single / 1024:.0f} MiB "
+                f"({cpu / args.records * 1e6:.1f} us/record), peak RSS {single / 1024:.0f} MiB "
                 f"(process tree {tree / 1024:.0f} MiB), load average {os.getloadavg()[0]:.1f}"
             )
         floor_s, run_s = statistics.median(floors), statistics.median(runs)
@@ -258,6 +360,12 @@ def bench_export(args: argparse.Namespace) -> None:
             f"peak RSS {max(singles) / 1024:.0f} MiB largest process, "
             f"{max(trees) / 1024:.0f} MiB process tree"
         )
+        if baseline:
+            print(
+                f"CPU per record, median of {args.repeat}: this checkout "
+                f"{statistics.median(cpus) / args.records * 1e6:.1f} us, baseline "
+                f"{statistics.median(baseline) / args.records * 1e6:.1f} us"
+            )
         print(
             f"outputs: {manifest['dpo']['pairs']:,} DPO pairs, "
             f"{manifest['ppo']['records']:,} PPO records, "
@@ -274,21 +382,28 @@ rng = random.Random({seed})
 tasks = [(f"rollout-{{i}}", _sentence(rng, WORDS, 10, 24)) for i in range({tasks})]
 items = [EvalItem(i, f"eval-{{i}}", _sentence(rng, EVAL_WORDS, 8, 30)) for i in range({items})]
 items.append(EvalItem({items}, "eval-planted", tasks[123][1]))  # one real overlap
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 index = EvalIndex(items, 8)
-built = time.perf_counter()
+built, built_cpu = time.perf_counter(), time.process_time()
 report = validate_g3(tasks, index)
-done = time.perf_counter()
-print(f"G3: {{len(tasks):,}} tasks vs {{index.items:,}} eval items: index {{built - start:.1f}} s, "
-      f"check {{done - built:.1f}} s, total {{done - start:.1f}} s; "
+done, done_cpu = time.perf_counter(), time.process_time()
+print(f"G3 ({{sys.modules['datafactory.g3'].__file__}}): {{len(tasks):,}} tasks vs "
+      f"{{index.items:,}} eval items: index {{built - start:.1f}} s, "
+      f"check {{done - built:.1f}} s ({{(done_cpu - built_cpu) / len(tasks) * 1e6:.1f}} us CPU "
+      f"per task), total {{done - start:.1f}} s; "
       f"{{len(report.contaminated)}} contaminated (planted: 1)")
 """
 
 
 def bench_g3(args: argparse.Namespace) -> None:
-    code = G3_CHILD.format(root=str(ROOT), seed=args.seed, tasks=args.tasks, items=args.eval_items)
+    roots = [ROOT, Path(args.baseline)] if args.baseline else [ROOT]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    for root in roots:
+        code = G3_CHILD.format(
+            root=str(root), seed=args.seed, tasks=args.tasks, items=args.eval_items
+        )
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(root), str(root / "tools")))}
+        subprocess.run([sys.executable, "-c", code], check=True, cwd=root, env=env)
     rss = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     print(f"G3 peak RSS {rss / 1024:.0f} MiB (includes the generated texts)")
 
@@ -404,8 +519,18 @@ def main() -> None:
     parser.add_argument("--g3-scale", action="store_true", help="time G3 alone at scale")
     parser.add_argument("--tasks", type=int, default=1_000_000)
     parser.add_argument("--stages", action="store_true", help="CPU cost of each step")
+    parser.add_argument(
+        "--eval-memory", action="store_true", help="peak RSS of the G3 index of realistic items"
+    )
+    parser.add_argument("--baseline", help="also run the exporter of this checkout, alternating")
+    parser.add_argument(
+        "--realistic-eval", action="store_true", help="export against realistic eval items"
+    )
     args = parser.parse_args()
-    if args.stages:
+    if args.eval_memory:
+        args.eval_items = args.eval_items or 1_000_000
+        bench_eval_memory(args)
+    elif args.stages:
         args.eval_items = args.eval_items or 1_000
         bench_stages(args)
     elif args.g3_scale:

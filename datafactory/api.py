@@ -10,7 +10,8 @@ from typing import Any, TypeAlias
 
 import orjson
 
-from contracts import locate
+from datafactory import interrupts
+from datafactory.contract import exporter_contract
 from datafactory.manifest import Accounting
 from datafactory.normalise import Reject, normalise_line
 from datafactory.pipeline import RunResult, SettingNames, Settings, check_settings, run
@@ -24,6 +25,7 @@ from datafactory.records import (
 )
 from datafactory.sources import InputSource, chunk_lines, expand_inputs, iter_chunks
 from wiregate.errors import UserError
+from wiregate.jsonl import BOM, DEFAULT_MAX_LINE_BYTES
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["InputRecord", "export", "load_rollouts"]
@@ -39,18 +41,30 @@ _TYPES: dict[str, type[InputRecord]] = {
 
 
 def load_rollouts(
-    paths: str | Iterable[str], accounting: Accounting | None = None
+    paths: str | Iterable[str],
+    accounting: Accounting | None = None,
+    *,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    contract: str | None = None,
 ) -> Iterator[InputRecord]:
     """Typed, repaired, contract-valid records from JSONL inputs (files, ``.gz``,
     directories, ``-``), in input order. Rejected and blank lines are only counted (in
-    ``accounting`` when given); the command line writes them to the rejects file."""
+    ``accounting`` when given); the command line writes them to the rejects file. Lines
+    are judged as the command judges them: against the bundled contract (or ``contract``,
+    a directory), a line over ``max_line_bytes`` rejected unread."""
     acc = accounting if accounting is not None else Accounting()
-    validators = ValidatorSet(locate(None))
+    validators = ValidatorSet(exporter_contract(contract))
     sources = expand_inputs([paths] if isinstance(paths, str) else list(paths))
-    for chunk in iter_chunks(sources):
-        for _, raw in chunk_lines(chunk, sources[chunk.source_index]):
+    for chunk in iter_chunks(sources, max_line_bytes=max_line_bytes):
+        source = sources[chunk.source_index]
+        for offset, raw, _, over in chunk_lines(chunk, source, max_line_bytes):
             acc.read += 1
+            if over:
+                acc.rejected["line-too-long"] += 1
+                continue
             line = raw.rstrip(b"\n")
+            if offset == 0 and line.startswith(BOM):
+                line = line[len(BOM) :]  # as the command allows it
             if not line.strip():
                 acc.blank += 1
                 continue
@@ -103,7 +117,10 @@ def export(
     )
     settings = replace(settings, **options)
     check_settings(settings, PARAMETER_NAMES)
-    with tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=settings.temp_dir) as tmp:
+    with (
+        interrupts.handled(),
+        tempfile.TemporaryDirectory(prefix="datafactory-api-", dir=settings.temp_dir) as tmp,
+    ):
         staged = os.path.join(tmp, "records.jsonl")
         with open(staged, "wb") as handle:
             for record in records:

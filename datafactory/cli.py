@@ -1,6 +1,7 @@
 """The ``datafactory`` command (also ``python -m datafactory``): a thin adapter over
 ``datafactory.pipeline.run``. Exit 0 done, 1 G3 violation, 2 usage or input error,
-3 an output record failed the contract (a bug in the exporter)."""
+3 an output record failed the contract (a bug in the exporter), 130 interrupted (SIGINT),
+143 terminated (SIGTERM)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,25 @@ from typing import Any
 import click
 
 from contracts import ContractError
+from datafactory import interrupts
 from datafactory.g3 import DEFAULT_NGRAM
 from datafactory.manifest import summary_lines
 from datafactory.output import OutputsPartlyWritten
-from datafactory.pipeline import FORMATS, OutputInvalidError, RunResult, Settings, run
+from datafactory.parallel import WorkerDied
+from datafactory.pipeline import (
+    DEFAULT_MAX_LINE_BYTES,
+    FORMATS,
+    OutputInvalidError,
+    RunResult,
+    Settings,
+    run,
+)
 from wiregate.errors import UserError
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> None:
@@ -111,8 +122,13 @@ def _report(result: RunResult, settings: Settings) -> None:
 )
 @click.option(
     "--eval-field",
-    help="Field holding an eval item's text (default: first of "
-    "question, prompt, task, text, input).",
+    help="Field holding an eval item's text (default: the first of "
+    "question, prompt, task, text, input that holds a word).",
+)
+@click.option(
+    "--eval-id-field",
+    help="Field holding an eval item's id (default: first of id, key, item_id; "
+    "else the line number).",
 )
 @click.option(
     "--g3-report",
@@ -120,7 +136,9 @@ def _report(result: RunResult, settings: Settings) -> None:
     help="Also write the G3 findings here (JSON); on a G3 violation, the only file written.",
 )
 @click.option(
-    "--workers", type=click.IntRange(min=1), help="Worker processes (default: one per CPU)."
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Worker processes, at most the CPUs available (default: one per CPU).",
 )
 @click.option(
     "--temp-dir", help="Directory for the group stage's spill files (default: system temp)."
@@ -128,9 +146,15 @@ def _report(result: RunResult, settings: Settings) -> None:
 @click.option(
     "--max-line-bytes",
     type=click.IntRange(min=1),
-    default=16 * 1024 * 1024,
+    default=DEFAULT_MAX_LINE_BYTES,
     show_default=True,
-    help="Longer input lines are rejected (line-too-long).",
+    help="Longer input lines are rejected (line-too-long), never read whole (at most 1 GiB).",
+)
+@click.option(
+    "--contract",
+    metavar="DIR",
+    help="Validate against this contract (a contracts/ directory or a checkout holding "
+    "one) instead of the one bundled with datafactory.",
 )
 @click.version_option(package_name="wiregate", prog_name="datafactory")
 def main(
@@ -145,16 +169,19 @@ def main(
     drop_contaminated: bool,
     ngram: int,
     eval_field: str | None,
+    eval_id_field: str | None,
     g3_report: str | None,
     workers: int | None,
     temp_dir: str | None,
     max_line_bytes: int,
+    contract: str | None,
 ) -> None:
     """Export agent rollouts (Layer 1 branch records, Layer 2 DPO/PPO records) as DPO/PPO
     training records (Layer 3), behind the G3 eval-contamination gate.
 
     Exit 0 done, 1 G3 violation (nothing but the G3 report written), 2 usage or input
-    error, 3 an output record failed the contract (a bug).
+    error, 3 an output record failed the contract (a bug), 130 interrupted (SIGINT),
+    143 terminated (SIGTERM); an interrupted run leaves nothing behind.
     """
     settings = Settings(
         inputs=inputs,
@@ -165,6 +192,7 @@ def main(
         manifest_path=manifest,
         eval_items=eval_items,
         eval_field=eval_field,
+        eval_id_field=eval_id_field,
         ngram=ngram,
         allow_missing_g3=allow_missing_g3,
         drop_contaminated=drop_contaminated,
@@ -172,14 +200,26 @@ def main(
         workers=workers,
         max_line_bytes=max_line_bytes,
         temp_dir=temp_dir,
+        contract=contract,
     )
+    with interrupts.handled():  # the whole command: a late signal is one line too
+        _main(settings, rejects)
+
+
+def _main(settings: Settings, rejects: str | None) -> None:
     try:
         with _progress(sys.stderr.isatty()) as progress:
             result = run(_with_progress(settings, progress))
+    except KeyboardInterrupt:  # nothing is left behind: see datafactory.interrupts
+        click.echo("datafactory: interrupted", err=True)
+        sys.exit(EXIT_SIGINT)
+    except interrupts.Terminated:
+        click.echo("datafactory: terminated", err=True)
+        sys.exit(EXIT_SIGTERM)
     except (UserError, ContractError) as exc:
         _fail(str(exc))
         return
-    except OutputInvalidError as exc:
+    except (OutputInvalidError, WorkerDied) as exc:
         _fail(f"internal error, nothing written: {exc}", EXIT_BUG)
         return
     except OutputsPartlyWritten as exc:  # a rename failed after others succeeded

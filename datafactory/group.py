@@ -78,7 +78,7 @@ class SpillEntry(NamedTuple):
     line: int  # line number inside the chunk
     offset: int  # byte offset of the line in its (decompressed) source
     source_index: int
-    g3_hit: str  # the first n-gram its task (or prompt) shares with an eval item, or ""
+    g3_hit: str  # its task's (or prompt's) G3 candidates, newline-separated, or ""
     hashes: tuple[str, str]  # the task's (task_hash, n_gram_hash), for the provenance
     total: float  # branch: raw total score
     usable: bool  # branch: objective_status is not "unknown"

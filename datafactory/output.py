@@ -10,6 +10,10 @@ the node itself with a regular file.
 Several renames cannot be one atomic step, so ``commit_all`` narrows the window: every file
 is flushed, synced and closed first (where a full disk shows), and only then renamed, in
 order; a failed rename names the files already in place.
+
+An output keeps the permission bits of the file it replaces; a new one gets ``0666`` less
+the umask, as ``open`` would give it, or the mode its creator asks for (the rejects file,
+which holds raw input lines, is ``0600``). Until the rename the temporary file is ``0600``.
 """
 
 from __future__ import annotations
@@ -25,7 +29,22 @@ from typing import IO
 
 from wiregate.errors import UserError
 
-__all__ = ["AtomicOutput", "OutputsPartlyWritten", "commit_all", "sha256_file"]
+__all__ = ["AtomicOutput", "OutputsPartlyWritten", "commit_all", "current_umask", "sha256_file"]
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it, racing any
+    thread that creates a file meanwhile); where /proc has no ``Umask:``, set and reset."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def sha256_file(path: str) -> str:
@@ -48,7 +67,7 @@ class OutputsPartlyWritten(Exception):
 class AtomicOutput:
     """A file written under a temporary name, hashed as it is written, renamed at the end."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, new_mode: int | None = None) -> None:
         self.path = path  # as the user gave it: messages and the manifest name it so
         # The file the rename replaces: a symlink's target, so the link itself stays.
         self.target = os.path.realpath(path)
@@ -58,8 +77,10 @@ class AtomicOutput:
             raise UserError(f"{path}: directory {str(shown)!r} does not exist")
         try:
             mode = os.stat(self.target).st_mode
+            self.mode = stat.S_IMODE(mode)  # as the file it replaces
         except FileNotFoundError:
             mode = stat.S_IFREG
+            self.mode = new_mode if new_mode is not None else 0o666 & ~current_umask()
         except OSError as exc:  # a symlink loop, a path through a file
             raise UserError(f"{path}: cannot write: {exc.strerror}") from None
         if stat.S_ISDIR(mode):
@@ -95,7 +116,7 @@ class AtomicOutput:
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
-        os.chmod(self.temp_path, 0o644)
+        os.chmod(self.temp_path, self.mode)
 
     def rename(self) -> None:
         os.replace(self.temp_path, self.target)

@@ -23,26 +23,26 @@ from __future__ import annotations
 
 import base64
 import codecs
+import hashlib
 import multiprocessing
 import os
 import tempfile
 import threading
-from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import orjson
 
-from contracts import locate
-from datafactory import group
+from datafactory import group, interrupts
+from datafactory.contract import exporter_contract
 from datafactory.g3 import (
     DEFAULT_NGRAM,
     Contamination,
     EvalIndex,
     check_ngram,
-    name_contaminations,
-    normalise_words,
+    first_confirmed,
+    task_words,
     word_grams,
 )
 from datafactory.gcpause import no_cyclic_gc
@@ -74,6 +74,7 @@ from datafactory.pairs import (
     provenance,
     task_hashes,
 )
+from datafactory.parallel import WorkerPool, ordered
 from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
 from datafactory.sources import (
@@ -85,6 +86,7 @@ from datafactory.sources import (
     read_line_at,
 )
 from wiregate.errors import UserError
+from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
 __all__ = [
@@ -100,8 +102,10 @@ __all__ = [
     "run",
 ]
 
+#: The ranges of the numeric settings (an n-gram longer than any text is still a range).
+MAX_NGRAM = 10_000
+MAX_LINE_BYTES = 1 << 30
 FORMATS = {"dpo": frozenset({"dpo"}), "ppo": frozenset({"ppo"}), "both": frozenset({"dpo", "ppo"})}
-DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 MANIFEST = "manifest"
@@ -127,6 +131,7 @@ class Settings:
     manifest_path: str | None = None
     eval_items: str | None = None
     eval_field: str | None = None
+    eval_id_field: str | None = None
     ngram: int = DEFAULT_NGRAM
     allow_missing_g3: bool = False
     drop_contaminated: bool = False
@@ -136,6 +141,7 @@ class Settings:
     temp_dir: str | None = None
     chunk_bytes: int | None = None  # load-stage unit size; None: the default
     progress: ProgressCallback | None = None
+    contract: str | None = None  # a contract directory; None: the bundled one
 
     @property
     def formats(self) -> frozenset[str]:
@@ -179,9 +185,10 @@ def _context() -> _Context:
 
 class _RecentTasks:
     """What the load stage works out once per task (the branches of a rollout repeat theirs,
-    close together in the input): its ``task_hashes`` and the first n-gram it shares with an
-    eval item. Each process keeps the recent tasks only, bounded in number and in length, so
-    neither many nor long tasks make it grow."""
+    close together in the input): its ``task_hashes`` and its G3 candidates (the letters of
+    the first n-grams whose fingerprints an eval item holds, ``EvalIndex.candidates``, joined
+    with newlines; confirmed between the stages). Each process keeps the recent tasks only,
+    bounded in number and in length, so neither many nor long tasks make it grow."""
 
     MAX_TASKS = 4096
     MAX_CHARS = 4 * 1024 * 1024
@@ -193,13 +200,13 @@ class _RecentTasks:
         self._chars = 0
 
     def facts(self, task: str) -> tuple[tuple[str, str], str]:
-        """(task_hashes, first shared n-gram or "") of ``task``."""
+        """(task_hashes, G3 candidates or "") of ``task``."""
         known = self._facts.get(task)
         if known is not None:
             return known
-        words = normalise_words(task)
+        words, pieces = task_words(task)
         grams = word_grams(words, self.ngram)
-        hit = self.eval_index.first_shared(words, grams) if self.eval_index else ""
+        hit = "\n".join(self.eval_index.candidates(words, grams, pieces)) if self.eval_index else ""
         known = (task_hashes(task, self.ngram, grams), hit)
         if len(self._facts) >= self.MAX_TASKS or self._chars + len(task) > self.MAX_CHARS:
             self._facts.clear()
@@ -256,8 +263,10 @@ class ChunkResult:
     chunk: Chunk
     lines: int
     partitions: set[int]  # spilled to
-    rejects: list[tuple[int, str, str, bytes]]  # (line in chunk, code, detail, raw line)
+    # (line in chunk, code, detail, raw line or its head, length when only the head is there)
+    rejects: list[tuple[int, str, str, bytes, int]]
     acc: Accounting
+    g3_candidates: dict[int, set[str]]  # partition -> the G3 candidates of its new entries
 
 
 def load_chunk(chunk: Chunk) -> ChunkResult:
@@ -266,22 +275,19 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
     source = ctx.sources[chunk.source_index]
     acc = Accounting()
     entries: list[group.SpillEntry] = []
-    rejects: list[tuple[int, str, str, bytes]] = []
+    rejects: list[tuple[int, str, str, bytes, int]] = []
     number = 0
-    for offset, raw in chunk_lines(chunk, source):
+    for offset, raw, length, over in chunk_lines(chunk, source, ctx.max_line_bytes):
         number += 1
-        line = raw[:-1] if raw.endswith(b"\n") else raw
+        line = raw[:-1] if raw.endswith(b"\n") and not over else raw
         if offset == 0 and line.startswith(codecs.BOM_UTF8):
             line = line[3:]  # a byte-order mark opens the input: allowed, as validate does
-        if not line.strip():
-            acc.blank += 1
-            continue
         try:
-            if len(line) > ctx.max_line_bytes:
-                raise Reject(
-                    "line-too-long",
-                    f"{len(line)} bytes, more than the limit of {ctx.max_line_bytes}",
-                )
+            if over:  # only its head was read: the rejects file gets that and its length
+                raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
+            if not line.strip():
+                acc.blank += 1
+                continue
             record = normalise_line(line, ctx.validators)
             if record.record_type != TREE:  # fork topology: no training record comes from it
                 entries.append(
@@ -289,7 +295,7 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
                 )
         except Reject as exc:
             acc.rejected[exc.code] += 1
-            rejects.append((number, exc.code, exc.detail, line))
+            rejects.append((number, exc.code, exc.detail, line, length if over else 0))
             continue
         acc.valid += 1
         acc.by_type[record.record_type] += 1
@@ -297,7 +303,13 @@ def load_chunk(chunk: Chunk) -> ChunkResult:
             acc.repaired.update(record.repairs)
     acc.read = number
     partitions = _spill_writer(ctx).write(entries)
-    return ChunkResult(chunk, number, partitions, rejects, acc)
+    candidates: dict[int, set[str]] = {}
+    for entry in entries:
+        if entry.g3_hit:
+            candidates.setdefault(ctx.partitions.of(entry.key), set()).update(
+                entry.g3_hit.split("\n")
+            )
+    return ChunkResult(chunk, number, partitions, rejects, acc, candidates)
 
 
 def _entry(ctx: _Context, record: Normalised, where: tuple[int, int, int, int]) -> group.SpillEntry:
@@ -402,13 +414,19 @@ class PartitionResult:
     dpo: list[bytes] = field(default_factory=list)
     ppo: list[bytes] = field(default_factory=list)
     duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = field(default_factory=list)
-    contaminated: list[tuple[str, str]] = field(default_factory=list)  # (rollout, n-gram)
+    contaminated: list[Contamination] = field(default_factory=list)
     acc: Accounting = field(default_factory=Accounting)
 
 
-def build_partition(partition: int) -> PartitionResult:
-    """Stage 2 for one partition: each rollout's entries -> its validated Layer 3 records."""
+#: G3 candidates that an eval item holds -> (eval item id, its n-gram): ``EvalIndex.confirm``.
+Confirmed = Mapping[str, tuple[str, str]]
+
+
+def build_partition(work: tuple[int, Confirmed]) -> PartitionResult:
+    """Stage 2 for one partition: each rollout's entries -> its validated Layer 3 records;
+    ``work``: the partition and its confirmed G3 candidates."""
     ctx = _context()
+    partition, confirmed = work
     result = PartitionResult(partition)
     for rollout_id, entries in group.read_partition(ctx.spill_dir, partition):
         branches, layer2, duplicates = group.split_rollout(entries)
@@ -416,11 +434,12 @@ def build_partition(partition: int) -> PartitionResult:
         result.acc.rollouts += 1
         if branches:
             result.acc.rank_disagreements += rank_disagreements(branches)
-        shared = next((e.g3_hit for e in branches if e.g3_hit), "") or next(
-            (e.g3_hit for e in layer2 if e.g3_hit), ""
+        shared = first_confirmed(
+            (c for e in (*branches, *layer2) if e.g3_hit for c in e.g3_hit.split("\n")),
+            confirmed,
         )
-        if shared:  # the load stage checked each task against the eval items
-            result.contaminated.append((rollout_id, shared))
+        if shared is not None:  # the load stage checked each task against the eval items
+            result.contaminated.append(Contamination(rollout_id, *shared))
             continue  # never exported: the run stops, or the rollout is dropped
         _build_rollout(ctx, rollout_id, branches, layer2, result)
     return result
@@ -477,25 +496,13 @@ def _build_rollout(
 # ---------------------------------------------------------------------------------------
 # Parent side.
 
-_T = TypeVar("_T")
-_R = TypeVar("_R")
 
-
-def _ordered(
-    pool: Any, function: Callable[[_T], _R], items: Iterable[_T], window: int
-) -> Iterator[_R]:
-    """Results of ``function`` over ``items`` in item order, with at most ``window`` units in
-    flight (``Pool.imap`` would read a whole stdin or gzip input ahead into memory)."""
-    if pool is None:
-        yield from map(function, items)
-        return
-    pending: deque[Any] = deque()
-    for item in items:
-        pending.append(pool.apply_async(function, (item,)))
-        if len(pending) >= window:
-            yield pending.popleft().get()
-    while pending:
-        yield pending.popleft().get()
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask), which bounds ``workers``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return os.cpu_count() or 1
 
 
 def _worker_count(settings: Settings, sources: list[InputSource]) -> int:
@@ -506,30 +513,51 @@ def _worker_count(settings: Settings, sources: list[InputSource]) -> int:
     known = sum(os.path.getsize(s.path) for s in sources if not s.is_stdin)
     if known < PARALLEL_MIN_BYTES and not any(s.is_stdin for s in sources):
         return 1
-    return os.cpu_count() or 1
+    return available_cpus()
 
 
 class _InputHashes:
     """sha256 of every input file, computed in a thread while the run goes on (hashlib
-    releases the GIL, so this costs no worker time); stdin is hashed from its spool."""
+    releases the GIL, so this costs no worker time); stdin is hashed from its spool. A file
+    is hashed only if it is still the file the run began with (``_Watched``), and the run
+    checks again at its end, so the digest is of the bytes the run read."""
 
-    def __init__(self, sources: list[InputSource]) -> None:
+    def __init__(self, sources: list[InputSource], watched: _Watched) -> None:
         self.sources = sources
+        self.watched = watched
         self.values: dict[int, str] = {}
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         for index, source in enumerate(self.sources):
-            if not source.is_stdin:
-                self.values[index] = sha256_file(source.path)
+            if source.is_stdin:
+                continue
+            try:
+                with open(source.path, "rb") as handle:
+                    if not self.watched.unchanged(source.path, os.fstat(handle.fileno())):
+                        continue  # named by result()
+                    digest = hashlib.sha256()
+                    while block := handle.read(1 << 20):
+                        digest.update(block)
+                    self.values[index] = digest.hexdigest()
+            except OSError:
+                continue  # named by result()
 
     def result(self, spool_path: str | None) -> list[str]:
         self._thread.join()
-        return [
-            self.values[i] if not s.is_stdin else sha256_file(spool_path or "")
-            for i, s in enumerate(self.sources)
-        ]
+        digests = []
+        for index, source in enumerate(self.sources):
+            if source.is_stdin:
+                digests.append(sha256_file(spool_path or ""))
+            elif index in self.values:
+                digests.append(self.values[index])
+            else:
+                raise UserError(
+                    f"{source.display}: changed while it was read (replaced, truncated or "
+                    "rewritten during the run); nothing written"
+                )
+        return digests
 
 
 _RECORD_TYPES = {group.KIND_BRANCH: BRANCH, group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
@@ -569,8 +597,15 @@ def _g3_report(found: list[Contamination]) -> bytes:
     return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) -> bytes:
+def _reject_line(
+    display: str, number: int, code: str, detail: str, raw: bytes, length: int = 0
+) -> bytes:
+    """A rejects-file record; ``length``: the line's, when ``raw`` is only its first bytes
+    (a line over the limit is never held whole), given as ``raw_length``."""
     record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
+    if length:
+        record["raw_length"] = length
+        raw = _whole_characters(raw)
     try:
         record["raw"] = raw.decode("utf-8")
     except UnicodeDecodeError:  # kept verbatim all the same, as base64
@@ -578,25 +613,32 @@ def _reject_line(display: str, number: int, code: str, detail: str, raw: bytes) 
     return orjson.dumps(record) + b"\n"
 
 
-def _open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
-    outputs: dict[str, AtomicOutput] = {}
+def _whole_characters(head: bytes) -> bytes:
+    """A line's first bytes without a UTF-8 sequence cut at their end (as they are when
+    they are not UTF-8 anyway)."""
+    for cut in range(4):
+        try:
+            head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return head[: len(head) - cut]
+    return head
+
+
+def _open_outputs(settings: Settings, outputs: dict[str, AtomicOutput]) -> None:
+    """Each output's temporary file, into ``outputs`` (which the caller discards on failure).
+    The rejects file, which holds raw input lines, is created readable by its owner only."""
     wanted = {"dpo": settings.dpo_path, "ppo": settings.ppo_path}
-    try:
-        for name in sorted(settings.formats):
-            path = wanted[name]
-            assert path is not None, "check_settings requires the outputs of the format"
-            outputs[name] = AtomicOutput(path)
-        if settings.rejects_path:
-            outputs["rejects"] = AtomicOutput(settings.rejects_path)
-        if settings.g3_report_path:
-            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
-        if settings.manifest_path:
-            outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
-    except UserError:
-        for output in outputs.values():
-            output.discard()
-        raise
-    return outputs
+    for name in sorted(settings.formats):
+        path = wanted[name]
+        assert path is not None, "check_settings requires the outputs of the format"
+        outputs[name] = AtomicOutput(path)
+    if settings.rejects_path:
+        outputs["rejects"] = AtomicOutput(settings.rejects_path, new_mode=0o600)
+    if settings.g3_report_path:
+        outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
+    if settings.manifest_path:
+        outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
 
 
 @dataclass(frozen=True)
@@ -630,10 +672,16 @@ OPTION_NAMES = SettingNames(
         "rejects_path": "--rejects",
         "manifest_path": "--manifest",
         "eval_items": "--eval-items",
+        "eval_field": "--eval-field",
+        "eval_id_field": "--eval-id-field",
         "ngram": "--ngram",
         "allow_missing_g3": "--allow-missing-g3",
         "g3_report_path": "--g3-report",
         "temp_dir": "--temp-dir",
+        "workers": "--workers",
+        "max_line_bytes": "--max-line-bytes",
+        "chunk_bytes": "chunk_bytes",
+        "contract": "--contract",
     }
 )
 
@@ -644,6 +692,15 @@ def check_settings(settings: Settings, names: SettingNames = OPTION_NAMES) -> No
     if not settings.inputs:
         raise UserError(f"no input: give at least one {names['inputs']}")
     check_ngram(settings.ngram, names["ngram"], UserError, explain=names.keywords)
+    cpus = available_cpus()
+    for setting, value, top, what in (
+        ("ngram", settings.ngram, MAX_NGRAM, "words per n-gram"),
+        ("workers", settings.workers, cpus, "the CPUs this process may use"),
+        ("max_line_bytes", settings.max_line_bytes, MAX_LINE_BYTES, "bytes"),
+        ("chunk_bytes", settings.chunk_bytes, MAX_LINE_BYTES, "bytes"),
+    ):
+        if value is not None and not 1 <= value <= top:
+            raise UserError(f"{names[setting]} must be between 1 and {top} ({what}), got {value}")
     if settings.output_format not in FORMATS:
         raise UserError(
             f"{names['output_format']} must be one of {', '.join(FORMATS)}, "
@@ -710,47 +767,98 @@ def _check_distinct_files(settings: Settings, names: SettingNames) -> None:
 
 
 def run(settings: Settings) -> RunResult:
-    """One export run. Raises ``UserError`` (exit 2) and ``OutputInvalidError`` (a bug)."""
-    with no_cyclic_gc():
+    """One export run. Raises ``UserError`` (exit 2) and ``OutputInvalidError`` (a bug); at
+    SIGINT ``KeyboardInterrupt``, at SIGTERM ``interrupts.Terminated``, nothing left behind
+    (``datafactory.interrupts``)."""
+    with interrupts.handled(), no_cyclic_gc():
         return _run_settings(settings)
 
 
 def _run_settings(settings: Settings) -> RunResult:
     global _CTX
     check_settings(settings)
+    validators = ValidatorSet(exporter_contract(settings.contract))
+    watched = _Watched()
+    if settings.eval_items:
+        watched.add(settings.eval_items, settings.eval_items)
     eval_index = (
-        EvalIndex.from_file(settings.eval_items, settings.ngram, settings.eval_field)
+        EvalIndex.from_file(
+            settings.eval_items, settings.ngram, settings.eval_field, settings.eval_id_field
+        )
         if settings.eval_items
         else None
     )
     sources = expand_inputs(list(settings.inputs))
-    outputs = _open_outputs(settings)
+    for source in sources:
+        if not source.is_stdin:
+            watched.add(source.display, source.path)
+    outputs: dict[str, AtomicOutput] = {}
+    spill: tempfile.TemporaryDirectory[str] | None = None
     try:
-        with tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir) as tmp:
-            spool_path = os.path.join(tmp, "stdin.jsonl")
-            sources = [
-                InputSource(s.display, spool_path, False) if s.is_stdin else s for s in sources
-            ]
-            validators = ValidatorSet(locate(None))
-            _CTX = _Context(
-                sources=sources,
-                validators=validators,
-                eval_index=eval_index,
-                ngram=settings.ngram,
-                formats=settings.formats,
-                max_line_bytes=settings.max_line_bytes,
-                partitions=group.Partitioning.for_inputs(sources),
-                spill_dir=tmp,
-                check=_OutputCheck(validators),
-                tasks=_RecentTasks(settings.ngram, eval_index),
-            )
-            return _run(settings, _CTX, outputs, spool_path, eval_index)
+        with interrupts.deferred():  # no temporary file made but not yet known
+            _open_outputs(settings, outputs)
+            spill = tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir)
+        tmp = spill.name
+        spool_path = os.path.join(tmp, "stdin.jsonl")
+        sources = [InputSource(s.display, spool_path, False) if s.is_stdin else s for s in sources]
+        _CTX = _Context(
+            sources=sources,
+            validators=validators,
+            eval_index=eval_index,
+            ngram=settings.ngram,
+            formats=settings.formats,
+            max_line_bytes=settings.max_line_bytes,
+            partitions=group.Partitioning.for_inputs(sources),
+            spill_dir=tmp,
+            check=_OutputCheck(validators),
+            tasks=_RecentTasks(settings.ngram, eval_index),
+        )
+        return _run(settings, _CTX, outputs, spool_path, eval_index, watched)
     except BaseException:
-        for output in outputs.values():
-            output.discard()
+        with interrupts.deferred():
+            for output in outputs.values():
+                output.discard()
         raise
     finally:
         _CTX = None
+        with interrupts.deferred():
+            if spill is not None:
+                spill.cleanup()
+
+
+class _Watched:
+    """The files a run reads, with their identity when the run began: one that changes
+    (replaced, truncated, grown, rewritten) before the outputs are committed is an input
+    error, so the manifest never vouches for bytes that were not the ones read."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str, tuple[int, int, int, int]]] = []
+
+    @staticmethod
+    def identity(facts: os.stat_result) -> tuple[int, int, int, int]:
+        return (facts.st_dev, facts.st_ino, facts.st_size, facts.st_mtime_ns)
+
+    def add(self, display: str, path: str) -> None:
+        try:
+            facts = os.stat(path)
+        except OSError:
+            return  # named when it is opened
+        self.files.append((display, path, self.identity(facts)))
+
+    def check(self) -> None:
+        for display, path, before in self.files:
+            try:
+                after: tuple[int, int, int, int] | None = self.identity(os.stat(path))
+            except OSError:
+                after = None
+            if after != before:
+                raise UserError(
+                    f"{display}: changed while it was read (replaced, truncated or rewritten "
+                    "during the run); nothing written"
+                )
+
+    def unchanged(self, path: str, facts: os.stat_result) -> bool:
+        return all(before == self.identity(facts) for _, p, before in self.files if p == path)
 
 
 def _run(
@@ -759,35 +867,43 @@ def _run(
     outputs: dict[str, AtomicOutput],
     spool_path: str,
     eval_index: EvalIndex | None,
+    watched: _Watched,
 ) -> RunResult:
     sources = ctx.sources
-    hashes = _InputHashes(sources)
     workers = _worker_count(settings, sources)
     acc = Accounting()
     lines_per_source = [0] * len(sources)
     line_base: dict[int, int] = {}  # chunk index -> line number before its first line
     used: set[int] = set()  # partitions spilled to
+    candidates: dict[int, set[str]] = {}  # partition -> its G3 candidates
     rejects = outputs.get("rejects")
     total_bytes = sum(os.path.getsize(s.path) for s in sources if s.display != "-")
     progress = settings.progress or (lambda phase, done, total: None)
-    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    pool: WorkerPool | None = None
     try:
+        # The workers fork before any thread starts (a fork copies only the calling thread),
+        # all of them or none: a signal waits until the pool is known, to be closed.
+        with interrupts.deferred():
+            pool = WorkerPool(workers) if workers > 1 else None
+        hashes = _InputHashes(sources, watched)
         with open(spool_path, "wb") as spool:
-            chunks = iter_chunks(sources, spool, settings.chunk_bytes)
+            chunks = iter_chunks(sources, spool, settings.chunk_bytes, settings.max_line_bytes)
             done = 0
-            for result in _ordered(pool, load_chunk, chunks, 2 * workers):
+            for result in ordered(pool, load_chunk, chunks, 2 * workers):
                 chunk = result.chunk
                 base = lines_per_source[chunk.source_index]
                 line_base[chunk.index] = base
                 lines_per_source[chunk.source_index] += result.lines
                 acc.merge(result.acc)
                 used |= result.partitions
+                for partition, found in result.g3_candidates.items():
+                    candidates.setdefault(partition, set()).update(found)
                 if rejects is not None:
                     display = sources[chunk.source_index].display
                     rejects.write(
                         b"".join(
-                            _reject_line(display, base + n, code, detail, raw)
-                            for n, code, detail, raw in result.rejects
+                            _reject_line(display, base + n, code, detail, raw, length)
+                            for n, code, detail, raw, length in result.rejects
                         ),
                         len(result.rejects),
                     )
@@ -795,10 +911,17 @@ def _run(
                 progress("load", done, max(done, total_bytes))
         _close_spill_writer()
         dpo, ppo = outputs.get("dpo"), outputs.get("ppo")
-        contaminated: list[tuple[str, str]] = []
+        # Every candidate confirmed exactly (a second pass over the eval items) before any
+        # rollout is built or left out; each partition gets its own.
+        confirmed = eval_index.confirm(set().union(*candidates.values())) if eval_index else {}
+        work = [
+            (p, {c: confirmed[c] for c in candidates.get(p, ()) if c in confirmed})
+            for p in sorted(used)
+        ]
+        contaminated: list[Contamination] = []
         duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = []
         partitions = ctx.partitions.count
-        for result_p in _ordered(pool, build_partition, sorted(used), 2 * workers):
+        for result_p in ordered(pool, build_partition, work, 2 * workers):
             acc.merge(result_p.acc)
             if dpo is not None:
                 dpo.write(b"".join(result_p.dpo), len(result_p.dpo))
@@ -808,10 +931,10 @@ def _run(
             contaminated.extend(result_p.contaminated)
             progress("build", result_p.partition + 1, partitions)
     finally:
-        _close_spill_writer()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
+        with interrupts.deferred():  # the workers are gone before their spill files go
+            _close_spill_writer()
+            if pool is not None:
+                pool.close()
     for kept, dropped in duplicates:
         where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
         code, detail = _duplicate_reason(kept, dropped, where)
@@ -819,25 +942,26 @@ def _run(
         acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
         if rejects is not None:
             source = sources[dropped.source_index]
-            raw = read_line_at(source, dropped.offset).rstrip(b"\n")
+            raw = read_line_at(source, dropped.offset, settings.max_line_bytes).rstrip(b"\n")
             number = line_base[dropped.chunk] + dropped.line
             rejects.write(_reject_line(source.display, number, code, detail, raw), 1)
-    named = name_contaminations(eval_index, contaminated) if eval_index and contaminated else []
+    named = contaminated
     acc.contaminated_rollouts = len(named)
     report = outputs.get(G3_REPORT)
     if report is not None:
         report.write(_g3_report(named), len(named))
+    digests = hashes.result(spool_path)
+    eval_digest = sha256_file(settings.eval_items) if settings.eval_items else ""
+    watched.check()  # every input and the eval file: the bytes hashed are the bytes read
     if named and not settings.drop_contaminated:  # nothing written but the G3 report
         for name, output in outputs.items():
             if name != G3_REPORT:
                 output.discard()
-        commit_all([report] if report is not None else [])
+        _commit([report] if report is not None else [])
         return RunResult(1, None, named)
     input_facts = [
         FileFacts(s.display, digest, lines)
-        for s, digest, lines in zip(
-            sources, hashes.result(spool_path), lines_per_source, strict=True
-        )
+        for s, digest, lines in zip(sources, digests, lines_per_source, strict=True)
     ]
     g3: dict[str, Any] = {
         "status": "skipped (--allow-missing-g3)" if eval_index is None else "passed",
@@ -847,9 +971,9 @@ def _run(
         "dropped": settings.drop_contaminated and bool(named),
     }
     if eval_index is not None and settings.eval_items is not None:
-        g3["eval_items"] = FileFacts(
-            settings.eval_items, sha256_file(settings.eval_items), eval_index.items
-        ).as_dict("items")
+        g3["eval_items"] = FileFacts(settings.eval_items, eval_digest, eval_index.items).as_dict(
+            "items"
+        )
         if named:
             g3["status"] = "contaminated rollouts dropped"
     output_facts = {
@@ -862,5 +986,13 @@ def _run(
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
     # The manifest last: it vouches for the others.
-    commit_all(sorted(outputs.values(), key=lambda output: output is manifest_out))
+    _commit(sorted(outputs.values(), key=lambda output: output is manifest_out))
     return RunResult(0, manifest, named)
+
+
+def _commit(outputs: list[AtomicOutput]) -> None:
+    """Put the outputs in place, in one step a signal does not cut; once they are, a signal
+    changes nothing."""
+    with interrupts.deferred():
+        commit_all(outputs)
+        interrupts.finished()

@@ -6,25 +6,40 @@ lines: a plain file is cut by byte range, so a worker process reads its chunk it
 stream (gzip, stdin) is read by the parent and its lines are handed over as bytes. stdin is
 also spooled to a temporary file so a line can be read again later (a rejected duplicate is
 written verbatim).
+
+Memory is bounded whatever the lines: everything is read in blocks, and a line longer than
+``max_line_bytes`` is never held whole (``wiregate.jsonl.read_lines``): only its first
+bytes and its length travel on, to be rejected as ``line-too-long``.
 """
 
 from __future__ import annotations
 
+import errno
 import gzip
 import os
+import stat
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 from wiregate.errors import UserError
-from wiregate.jsonl import READ_ERRORS, open_binary
+from wiregate.jsonl import (
+    BLOCK_BYTES,
+    DEFAULT_MAX_LINE_BYTES,
+    LINE_HEAD_BYTES,
+    READ_ERRORS,
+    RawLine,
+    open_binary,
+    read_lines,
+)
 
 __all__ = [
     "READ_ERRORS",
     "Chunk",
     "InputSource",
+    "RawLine",
     "chunk_lines",
     "expand_inputs",
     "iter_chunks",
@@ -78,11 +93,7 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
             continue
         path = Path(given)
         if path.is_dir():
-            found = sorted(
-                p
-                for p in path.iterdir()
-                if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))
-            )
+            found = sorted(p for p in map(_directory_entry, path.iterdir()) if p is not None)
             if not found:
                 raise UserError(f"{given}: directory holds no *.jsonl or *.jsonl.gz file")
             sources.extend(_source(str(p)) for p in found)
@@ -99,6 +110,29 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
     return sources
 
 
+def _directory_entry(path: Path) -> Path | None:
+    """``path`` if it is a ``*.jsonl[.gz]`` regular file (a symlink to one will do); None for
+    a regular file or directory by another name (a README, a subfolder: not inputs).
+    Anything else is an input error naming it, not a silent skip: a dangling symlink, a
+    link loop, a FIFO, a device, a socket, an unreadable or non-regular ``*.jsonl``."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reason = "a symlink loop"
+        else:
+            reason = "a dangling symlink" if path.is_symlink() else "cannot read"
+        raise UserError(f"{path}: {reason} in an input directory ({exc.strerror})") from None
+    is_input = path.name.endswith((".jsonl", ".jsonl.gz"))
+    if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and not is_input):
+        if not is_input or stat.S_ISDIR(mode):
+            return None
+        if not os.access(path, os.R_OK):
+            raise UserError(f"{path}: cannot read: permission denied")
+        return path
+    raise UserError(f"{path}: not a regular file, in an input directory")
+
+
 @dataclass(frozen=True)
 class Chunk:
     """Whole lines of one source: a byte range of a plain file, or the bytes themselves.
@@ -111,6 +145,9 @@ class Chunk:
     offset: int
     end: int  # exclusive; equal to offset + len(data) for a stream chunk
     data: bytes | None = None
+    # A stream's line over the limit, alone in its chunk: its length (newline not counted);
+    # ``data`` holds its first bytes only.
+    long_line: int = 0
 
 
 def _plain_chunks(
@@ -121,37 +158,80 @@ def _plain_chunks(
     with open(source.path, "rb") as handle:
         while start < size:
             if start + chunk_bytes < size:
-                handle.seek(start + chunk_bytes - 1)
-                handle.readline()  # end on a line boundary
-                end = min(handle.tell(), size)
+                end = min(_next_line_start(handle, start + chunk_bytes - 1), size)
             else:
                 end = size
             yield Chunk(index, source_index, start, end)
             start, index = end, index + 1
 
 
+def _next_line_start(handle: IO[bytes], position: int) -> int:
+    """Where the line after the one holding ``position`` starts (or the end of the file);
+    found reading blocks, so a long line is never held."""
+    handle.seek(position)
+    while block := handle.read(BLOCK_BYTES):
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return position + newline + 1
+        position += len(block)
+    return position
+
+
 def _stream_chunks(
-    source_index: int, source: InputSource, first: int, chunk_bytes: int, spool: IO[bytes] | None
+    source_index: int,
+    source: InputSource,
+    first: int,
+    chunk_bytes: int,
+    spool: IO[bytes] | None,
+    max_line_bytes: int,
 ) -> Iterator[Chunk]:
     offset, index = 0, first
     with open_binary("-" if source.is_stdin else source.path) as handle:
+
+        def read(size: int) -> bytes:
+            data = handle.read(size)  # bounded: a gzip stream inflates at most this much
+            if spool is not None:
+                spool.write(data)
+            return data
+
         try:
-            while True:
-                data = handle.read(chunk_bytes)
-                if not data:
-                    break
-                if not data.endswith(b"\n"):
-                    data += handle.readline()
-                if spool is not None:
-                    spool.write(data)
-                yield Chunk(index, source_index, offset, offset + len(data), data)
-                offset, index = offset + len(data), index + 1
+            pending = b""  # the start of a line whose end is not read yet
+            while block := read(chunk_bytes):
+                data = pending + block
+                cut = data.rfind(b"\n") + 1
+                pending = data[cut:]
+                if cut:
+                    yield Chunk(index, source_index, offset, offset + cut, data[:cut])
+                    offset, index = offset + cut, index + 1
+                del data
+                if len(pending) > max_line_bytes:  # read past it, holding only its head
+                    length, rest = _skip_line(read, len(pending))
+                    end = offset + length + (1 if rest is not None else 0)
+                    head = pending[:LINE_HEAD_BYTES]
+                    yield Chunk(index, source_index, offset, end, head, long_line=length)
+                    offset, index, pending = end, index + 1, rest or b""
+            if pending:
+                yield Chunk(index, source_index, offset, offset + len(pending), pending)
         except READ_ERRORS as exc:
             raise read_error(source.display, exc) from None
 
 
+def _skip_line(read: Callable[[int], bytes], length: int) -> tuple[int, bytes | None]:
+    """Read to the end of a line of which ``length`` bytes are read: (its length, newline
+    not counted; what follows its newline, or None at the end of the input)."""
+    while block := read(BLOCK_BYTES):
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return length + newline, block[newline + 1 :]
+        length += len(block)
+    return length, None
+
+
 def iter_chunks(
-    sources: list[InputSource], spool: IO[bytes] | None = None, chunk_bytes: int | None = None
+    sources: list[InputSource],
+    spool: IO[bytes] | None = None,
+    chunk_bytes: int | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
 ) -> Iterator[Chunk]:
     """Every chunk of every source, in input order; stdin is copied into ``spool``."""
     size = chunk_bytes or CHUNK_BYTES
@@ -159,7 +239,7 @@ def iter_chunks(
     for source_index, source in enumerate(sources):
         if source.compressed or source.is_stdin:
             stream_spool = spool if source.is_stdin else None
-            chunks = _stream_chunks(source_index, source, index, size, stream_spool)
+            chunks = _stream_chunks(source_index, source, index, size, stream_spool, max_line_bytes)
         else:
             chunks = _plain_chunks(source_index, source, index, size)
         for chunk in chunks:
@@ -167,29 +247,55 @@ def iter_chunks(
             index += 1
 
 
-def chunk_lines(chunk: Chunk, source: InputSource) -> Iterator[tuple[int, bytes]]:
-    """(offset in the source, raw line including its newline) for every line of a chunk."""
+def chunk_lines(
+    chunk: Chunk, source: InputSource, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[RawLine]:
+    """Every line of a chunk (its offset in the source, the raw line with its newline, ...);
+    a line over ``max_line_bytes`` comes as its head and length only."""
+    if chunk.long_line:
+        yield RawLine(chunk.offset, chunk.data or b"", chunk.long_line, True)
+        return
     if chunk.data is not None:
         data = chunk.data
-    else:
-        try:
-            with open(source.path, "rb") as handle:
-                handle.seek(chunk.offset)
-                data = handle.read(chunk.end - chunk.offset)
-        except OSError as exc:
-            raise read_error(source.display, exc) from None
-    position = 0
-    size = len(data)
-    while position < size:
-        newline = data.find(b"\n", position)
-        end = size if newline < 0 else newline + 1
-        yield chunk.offset + position, data[position:end]
-        position = end
+        position, size = 0, len(data)
+        while position < size:
+            newline = data.find(b"\n", position)
+            end = size if newline < 0 else newline + 1
+            length = end - position - (newline >= 0)
+            if length > max_line_bytes:
+                yield RawLine(
+                    chunk.offset + position,
+                    data[position : position + LINE_HEAD_BYTES],
+                    length,
+                    True,
+                )
+            else:
+                yield RawLine(chunk.offset + position, data[position:end], length, False)
+            position = end
+        return
+    try:
+        with open(source.path, "rb") as handle:
+            handle.seek(chunk.offset)
+            remaining = chunk.end - chunk.offset
+
+            def read(size: int) -> bytes:
+                nonlocal remaining
+                data = handle.read(min(size, remaining))
+                remaining -= len(data)
+                return data
+
+            yield from read_lines(read, max_line_bytes, chunk.offset)
+    except OSError as exc:
+        raise read_error(source.display, exc) from None
 
 
-def read_line_at(source: InputSource, offset: int) -> bytes:
-    """The line that starts at ``offset`` of a source (a seekable file or stdin's spool)."""
+def read_line_at(
+    source: InputSource, offset: int, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> bytes:
+    """The line that starts at ``offset`` of a source (a seekable file or stdin's spool), at
+    most ``max_line_bytes`` and its newline (it was read once within the limit; a file
+    changed since is caught by the run's check of it)."""
     opener = gzip.open if source.compressed else open
     with opener(source.path, "rb") as handle:
         handle.seek(offset)
-        return handle.readline()
+        return handle.readline(max_line_bytes + 1)

@@ -37,6 +37,18 @@ def corpus_dir() -> Path:
     return CORPUS_DIR
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _extraction_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Extracted code-copy schemas are cached in a folder of this session, never the user's."""
+    previous = os.environ.get("WIREGATE_CACHE_DIR")
+    os.environ["WIREGATE_CACHE_DIR"] = str(tmp_path_factory.mktemp("wiregate-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("WIREGATE_CACHE_DIR", None)
+    else:
+        os.environ["WIREGATE_CACHE_DIR"] = previous
+
+
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """A test that tries to reach another host fails: nothing here may fetch a $ref."""

@@ -7,17 +7,27 @@ from pathlib import Path
 import pytest
 
 from datafactory import EvalItem, validate_g3
-from datafactory.g3 import EvalIndex, n_gram_hash, ngrams, normalise_words, task_grams
+from datafactory.g3 import (
+    EvalIndex,
+    _normalise_unicode,
+    n_gram_hash,
+    ngrams,
+    normalise_words,
+    task_grams,
+    task_words,
+)
 from datafactory.pairs import task_hashes
 from datafactory.pipeline import _RecentTasks
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
 
 
 def test_normalisation_nfkc_casefold_punctuation() -> None:
+    # Punctuation is a word break: "Full-Width" is two words.
     assert normalise_words(
         "\uff26\uff55\uff4c\uff4c-Width \u00abQuoted\u00bb STRASSE, stra\u00dfe!"
     ) == [
-        "fullwidth",
+        "full",
+        "width",
         "quoted",
         "strasse",
         "strasse",
@@ -34,9 +44,11 @@ def test_ngrams_and_short_texts_compared_whole() -> None:
 def test_n_gram_hash_is_defined_on_the_normalised_ngram_set() -> None:
     import hashlib
 
-    text = "Write a two-sentence summary of the water cycle."
-    expected = hashlib.sha256(b"write a twosentence summary of the water cycle").hexdigest()
-    assert n_gram_hash(text) == expected[:16] == "cfda52fae8ca9c7a"
+    text = "Write a two-sentence summary of the water cycle."  # 10 words: 3 8-grams
+    expected = hashlib.sha256(
+        b"a two sentence summary of the water cycle\nwrite a two sentence summary of the water"
+    ).hexdigest()
+    assert n_gram_hash(text) == expected[:16] == "fd5ba54617db2cb2"
     assert n_gram_hash("WRITE a two sentence...") != n_gram_hash(text)
     assert n_gram_hash("write A TWO-SENTENCE summary of the water cycle") == n_gram_hash(text)
 
@@ -63,7 +75,7 @@ def test_validate_g3_reports_each_contaminated_rollout_once() -> None:
     ]
 
 
-def test_first_shared_is_the_first_shared_ngram_in_task_order() -> None:
+def test_candidates_are_the_first_shared_ngrams_in_task_order() -> None:
     index = EvalIndex(_items("Paris trivia: What is the capital of France?", "capital of"), 4)
     assert index.hits("Please tell me: WHAT is the capital of France today?") == [
         "what is the capital",
@@ -73,12 +85,14 @@ def test_first_shared_is_the_first_shared_ngram_in_task_order() -> None:
     ]
 
     def first(task: str) -> str:
-        return index.first_shared(normalise_words(task), task_grams(task, 4))
+        words, pieces = task_words(task)
+        found = index.candidates(words, task_grams(task, 4), pieces, limit=1)
+        return found[0] if found else ""
 
-    assert first("Please tell me: WHAT is the capital of France today?") == "what is the capital"
+    assert first("Please tell me: WHAT is the capital of France today?") == "whatisthecapital"
     assert first("Add a hello world button") == ""
-    assert first("capital of") == "capital of"
-    assert first("The capital, of course!") == "capital of"  # punctuation is not a word
+    assert first("capital of") == "capitalof"
+    assert first("The capital, of course!") == "capitalof"  # punctuation is not a word
     assert first("Capitals of Europe") == ""
 
 
@@ -105,7 +119,11 @@ def test_recent_tasks_are_remembered_within_bounds() -> None:
     tasks = _RecentTasks(4, index)
     task = "Tell me what is the capital of France"
     facts = tasks.facts(task)
-    assert facts == (task_hashes(task, 4), "what is the capital")
+    # The candidates (letters of the first shared n-grams), confirmed between the stages.
+    assert facts == (
+        task_hashes(task, 4),
+        "whatisthecapital\nisthecapitalof\nthecapitaloffrance",
+    )
     assert tasks.facts(task) is facts  # remembered
     for number in range(_RecentTasks.MAX_TASKS):
         assert tasks.facts(f"task number {number} shares nothing")[1] == ""
@@ -126,7 +144,7 @@ def test_eval_index_from_file_uses_the_named_field(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "eval.jsonl", [{"id": 7, "body": "sort the numbers quickly"}])
     index = EvalIndex.from_file(str(path), 2, "body")
     assert index.hits("please sort the numbers") == ["sort the", "the numbers"]
-    assert index.item_ids(["the numbers"]) == {"the numbers": "7"}
+    assert index.confirm(["thenumbers", "numbersplease"]) == {"thenumbers": ("7", "the numbers")}
 
 
 # --- the command --------------------------------------------------------------------------
@@ -213,7 +231,7 @@ def test_missing_eval_items_refuses_with_exit_2(tmp_path: Path, run_cli: RunCli)
         (b'{"id": 1, "question": "ok"}\n{"id": 2', "eval.jsonl:2: eval item is not valid JSON"),
         (
             b'{"id": 1, "answer": "no text"}\n',
-            "eval.jsonl:1: eval item has no text field question/prompt/task/text/input",
+            "eval.jsonl:1: eval item has no word in question/prompt/task/text/input",
         ),
     ],
 )
@@ -243,17 +261,14 @@ def test_unreadable_eval_file_is_an_input_error(tmp_path: Path, run_cli: RunCli)
 
 
 def test_ascii_fast_path_agrees_with_the_unicode_rule() -> None:
-    import unicodedata
-
-    ascii_text = "".join(chr(c) for c in range(32, 127)) + " Tail"
-    expected = [
-        w
-        for w in "".join(
-            c for c in ascii_text.casefold() if not unicodedata.category(c).startswith("P")
-        ).split()
-    ]
-    assert normalise_words(ascii_text) == expected
-    assert normalise_words(ascii_text + "\u00e9") == [*expected[:-1], "tail\u00e9"]
+    # Every ASCII character alone, between letters, and all of them in one text: the fast
+    # path gives the words the Unicode rule gives.
+    texts = [chr(c) for c in range(128)] + [f"a{chr(c)}B" for c in range(128)]
+    texts.append("".join(chr(c) for c in range(128)) + " Tail")
+    for text in texts:
+        assert normalise_words(text) == _normalise_unicode(text), repr(text)
+    assert normalise_words("a-b_c.d/e Z9") == ["a", "b", "c", "d", "e", "z9"]
+    assert normalise_words(texts[-1] + "\u00e9") == [*normalise_words(texts[-1])[:-1], "taile"]
 
 
 def test_a_short_eval_question_quoted_in_a_task_fails_the_run(

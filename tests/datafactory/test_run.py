@@ -19,7 +19,7 @@ from datafactory import export, group, load_rollouts
 from datafactory.cli import main
 from datafactory.pipeline import Settings, run
 from datafactory.sources import expand_inputs
-from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
+from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, read_jsonl, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -192,6 +192,7 @@ def _export(tmp_path: Path, name: str, inputs: list[Path], **options: object) ->
     ) + orjson.dumps(manifest)
 
 
+@TWO_CPUS
 def test_workers_chunking_and_partitions_do_not_change_a_byte(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -309,7 +310,7 @@ def test_sigkill_midway_leaves_no_partial_output(tmp_path: Path) -> None:
     assert not {"d.jsonl", "p.jsonl", "m.json"} & {p.name for p in out.iterdir()}
 
 
-@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=TWO_CPUS)])
 def test_accounting_identity_with_mixed_input(tmp_path: Path, workers: int) -> None:
     lines = [orjson.dumps(r) for r in _rollouts(5)] + [b"", b"[]", b"{", b'{"a": 1}']
     path = tmp_path / "in.jsonl"

@@ -33,10 +33,10 @@ def _write(path: Path, document: Any) -> str:
 
 
 def test_node_budget_is_a_load_error_naming_both_documents() -> None:
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(SchemaLoadError) as raised:
         diff({"type": "string"}, exploding(20), old_origin="a.json", new_origin="b.json")
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     assert str(raised.value) == (
         "a.json vs b.json: comparison exceeded its budget of 50,000 schema nodes "
         "(schemas too large or too recursive to compare)"
@@ -59,9 +59,9 @@ def test_node_budget_is_an_argument() -> None:
 def test_exploding_pair_from_the_cli_is_one_exit_2_line(tmp_path: Path) -> None:
     old = _write(tmp_path / "old.json", {"type": "string"})
     new = _write(tmp_path / "new.json", exploding(20))
-    start = time.monotonic()
+    start = time.process_time()
     result = CliRunner().invoke(main, ["diff", old, new])
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
         f"wiregate: error: {old} vs {new}: comparison exceeded its budget of 50,000 schema "
@@ -99,13 +99,13 @@ def test_shared_definitions_compare_in_linear_time() -> None:
             defs[f"L{level}"] = {"anyOf": [below, dict(below), {"type": "null"}]}
         return {"$defs": defs, "$ref": "#/$defs/L40"}
 
-    start = time.monotonic()
+    start = time.process_time()
     assert diff(doubled({"type": "string"}), doubled({"type": "string"})).identical
     changed = diff(doubled({"type": "string"}), doubled({"type": "string", "maxLength": 3}))
     assert [(c.id, c.old_pointer, c.new_pointer) for c in changed.changes] == [
         ("max-length-added", "#/$defs/L0", "#/$defs/L0/maxLength")
     ]
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
 
 
 def test_mutually_recursive_definitions_stop_at_the_budget_while_resolving() -> None:
@@ -118,7 +118,7 @@ def test_mutually_recursive_definitions_stop_at_the_budget_while_resolving() -> 
         }
         for i in range(12)
     }
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(SchemaLoadError) as raised:
         diff(
             {"$defs": defs, "$ref": "#/$defs/D0"},
@@ -127,7 +127,7 @@ def test_mutually_recursive_definitions_stop_at_the_budget_while_resolving() -> 
             new_origin="b.json",
             node_budget=20_000,
         )
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     assert str(raised.value) == (
         "a.json: comparison exceeded its budget of 20,000 schema nodes "
         "(schemas too large or too recursive to compare)"
@@ -142,10 +142,10 @@ def test_reference_with_a_clashing_sibling_over_shared_definitions() -> None:
         below = {"$ref": f"#/$defs/L{level - 1}"}
         defs[f"L{level}"] = {"anyOf": [below, dict(below), {"type": "null", "title": f"t{level}"}]}
     document = {"$defs": defs, "$ref": "#/$defs/L30", "anyOf": [{"type": "string"}]}
-    start = time.monotonic()
+    start = time.process_time()
     with pytest.raises(SchemaLoadError) as raised:
         diff(document, {"type": "string"})
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     assert str(raised.value) == (
         "old schema vs new schema: comparison exceeded its budget of 50,000 schema nodes "
         "(schemas too large or too recursive to compare)"

@@ -412,25 +412,32 @@ def test_containment_of_a_narrowed_schema_is_sound(
 
 
 def _engine_schema() -> st.SearchStrategy[dict[str, Any]]:
-    """The fragment without oneOf: see the expected failure below."""
     members = st.lists(_scalar(), min_size=1, max_size=3)
     return (
         _scalar()
         | members.map(lambda m: {"anyOf": m})
         | members.map(lambda m: {"allOf": m})
+        | members.map(lambda m: {"oneOf": m})
         | st.tuples(_scalar(), members).map(lambda t: {**t[0], "anyOf": t[1]})
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known: paired oneOf members are compared in depth without asking whether the "
-    "widened member now overlaps another (a value matching both is rejected)",
-)
 def test_a_widened_one_of_member_that_overlaps_another_is_not_backward_compatible() -> None:
     old = {"oneOf": [{"type": "string"}, {"type": "integer"}]}
-    new = {"oneOf": [{"type": ["integer", "string"]}, {"type": "integer"}]}
-    assert not diff(old, new).compatible  # 5 matched one member, now it matches two
+    new = {"oneOf": [{"type": ["boolean", "integer", "string"]}, {"type": "integer"}]}
+    result = diff(old, new, mode="full")  # 5 matched one member, now it matches two
+    assert [
+        (c.id, c.old_pointer, c.new_pointer, c.backward, c.forward) for c in result.changes
+    ] == [
+        ("one-of-overlap-added", "#/oneOf/0", "#/oneOf/0", False, True),
+        ("type-widened", "#/oneOf/0/type", "#/oneOf/0/type", True, False),
+    ]
+    # and back: the overlap goes, so 5 (rejected by the overlapping pair) is accepted again
+    back = diff(new, old, mode="full")
+    assert [(c.id, c.backward, c.forward) for c in back.changes] == [
+        ("one-of-overlap-removed", True, False),
+        ("type-narrowed", False, True),
+    ]
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -464,7 +471,7 @@ def test_containment_answers_yes_where_it_should() -> None:
         ({"type": "integer"}, {"type": "number", "multipleOf": 2}),
         ({"multipleOf": 2}, {"type": "integer", "multipleOf": 4}),
         ({"type": "string"}, {"enum": ["a", "b"]}),
-        ({"type": ["integer", "string"]}, {"const": 1}),
+        ({"type": ["boolean", "integer", "string"]}, {"const": 1}),
         ({"type": "string", "maxLength": 3}, {"type": "string", "pattern": "^[0-9a-f]{2}$"}),
         ({"allOf": [{"type": "string"}, {"minLength": 1}]}, {"type": "string", "minLength": 2}),
         ({"not": {}}, {"not": {}}),
@@ -481,3 +488,17 @@ def test_containment_answers_yes_where_it_should() -> None:
     ]
     assert [contains(_tree(sup), _tree(sub)) for sup, sub in yes] == [True] * len(yes)
     assert [contains(_tree(sup), _tree(sub)) for sup, sub in no] == [False] * len(no)
+
+
+def test_overlap_that_is_neither_proven_nor_ruled_out_is_undecided() -> None:
+    old = {"oneOf": [{"enum": ["a"]}, {"enum": ["b"]}]}
+    new = {"oneOf": [{"type": "string", "minLength": 2}, {"enum": ["b"]}]}  # truly apart
+    changes = [c for c in diff(old, new, mode="full").changes if c.id.startswith("one-of")]
+    assert [(c.id, c.level, c.message) for c in changes] == [
+        (
+            "one-of-overlap-added",
+            "unknown",
+            "oneOf member of type string may now overlap another member: a value matching "
+            "both is rejected",
+        )
+    ]

@@ -132,10 +132,10 @@ def test_untranslatable_is_none(pattern: str) -> None:
 def test_catastrophic_patterns_run_in_linear_time(pattern: str) -> None:
     regex = translate(pattern)
     assert regex is not None
-    start = time.monotonic()
+    start = time.process_time()
     for text in ("a" * 40 + "b", "a" * 10_000 + "!", "x" * 5_000):
         assert regex.search(text) is False
-    assert time.monotonic() - start < 0.5
+    assert time.process_time() - start < 0.5
 
 
 @pytest.mark.parametrize(
@@ -232,9 +232,9 @@ def _summary(result: DiffResult) -> list[tuple[str, str, str, str, bool, bool]]:
 
 
 def _timed_diff(old: dict[str, Any], new: dict[str, Any]) -> DiffResult:
-    start = time.monotonic()
+    start = time.process_time()
     result = diff(old, new)
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     return result
 
 
@@ -428,9 +428,9 @@ def test_translation_agrees_with_python_re_on_the_common_fragment(
 def test_reference_validator_runs_regexes_on_re2(
     schema: dict[str, Any], instance: Any, valid: bool
 ) -> None:
-    start = time.monotonic()
+    start = time.process_time()
     assert reference_validator(schema).is_valid(instance) is valid
-    assert time.monotonic() - start < 1
+    assert time.process_time() - start < 1
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,33 @@ from contracts import Contract, locate
 
 from .replay import REPLAY_ORDER, replay
 
+#: The schema copies of the shipped mirrors.toml (its code copies are judged in
+#: test_code_copies.py): tests of schema copies select these.
+SCHEMA_COPIES = ["rollout-wire", "training-record", "dpo-training-record", "ppo-training-record"]
+SCHEMA_COPIES_OF = {
+    "wasmagent-js": ["rollout-wire", "training-record"],
+    "trace-pipeline": ["rollout-wire", "dpo-training-record", "ppo-training-record"],
+}
+
+
+def schema_copies_only(mirrors: str) -> str:
+    """The text of a mirrors.toml without its code copies (``kind = "typescript"`` or
+    ``"python"``): for tests about schema copies on checkouts that hold only those."""
+    blocks: list[list[str]] = [[]]
+    for line in mirrors.splitlines(keepends=True):
+        if line.startswith("[[") or (
+            line.startswith("#") and blocks[-1] and blocks[-1][0].startswith("[[")
+        ):
+            blocks.append([])
+        blocks[-1].append(line)
+    code = ('kind = "typescript"\n', 'kind = "python"\n')
+    return "".join("".join(b) for b in blocks if not any(line in code for line in b))
+
+
+def schema_copy_args(repository: str) -> list[str]:
+    """``--copy ID`` for each schema copy of ``repository``."""
+    return [arg for copy in SCHEMA_COPIES_OF[repository] for arg in ("--copy", copy)]
+
 
 @pytest.fixture(scope="session")
 def replayed(corpus_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:

@@ -332,9 +332,9 @@ def test_a_copy_too_costly_to_compare_is_one_error_line_fast(run: Run, tmp_path:
     copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
     copy.parent.mkdir(parents=True)
     copy.write_text(json.dumps({"$defs": defs, "$ref": "#/$defs/L30"}), encoding="utf-8")
-    start = time.monotonic()
+    start = time.process_time()
     result = run("--repo", f"producer={tmp_path / 'producer'}")
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     assert result.exit_code == 2
     assert _one_error_line(result) == (
         f"{copy}: canonical contract vs copy: comparison exceeded its budget of 50,000 schema "
@@ -356,9 +356,9 @@ def test_a_copy_with_catastrophic_regexes_is_judged_fast(
     copy = tmp_path / "producer" / "schemas" / "rollout-wire.schema.json"
     copy.parent.mkdir(parents=True)
     copy.write_text(json.dumps(copy_doc), encoding="utf-8")
-    start = time.monotonic()
+    start = time.process_time()
     result = run("--repo", f"producer={tmp_path / 'producer'}", "--format", "json")
-    assert time.monotonic() - start < 2
+    assert time.process_time() - start < 2
     (copy_result,) = json.loads(result.stdout)["copies"]
     assert (result.exit_code, copy_result["verdict"]) == (1, "breaking-drift")
     # ``objective_score`` has no X: the open model, not the pattern's schema, checks it now.

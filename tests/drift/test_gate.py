@@ -15,6 +15,8 @@ from contracts import Contract
 from wiregate.cli import main
 from wiregate.drift import Verdict, expected_copy, load_mirrors, run_drift
 
+from .conftest import SCHEMA_COPIES, SCHEMA_COPIES_OF
+
 Edit = Callable[[dict[str, Any]], None]
 
 
@@ -26,11 +28,13 @@ def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def checkouts(contract: Contract, tmp_path: Path) -> dict[str, Path]:
-    """Every configured copy, at its first candidate path, agreeing exactly with the contract."""
+    """Every configured schema copy, at its first candidate path, agreeing exactly with the
+    contract."""
     places = {}
     for repository in load_mirrors(contract).repositories:
         root = tmp_path / repository.name
-        for spec in repository.copies:
+        root.mkdir()
+        for spec in (s for s in repository.copies if not s.code):
             target = root / spec.paths[0]
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(expected_copy(contract, spec), indent=2), encoding="utf-8")
@@ -53,7 +57,7 @@ MIRROR_COPY = "schemas/compliance/rollout-wire.schema.json"
 def test_copies_that_agree_with_the_contract(
     contract: Contract, checkouts: dict[str, Path]
 ) -> None:
-    report = run_drift(contract, dict(checkouts), strict=True)
+    report = run_drift(contract, dict(checkouts), strict=True, copies=SCHEMA_COPIES)
     assert [(r.repository, r.copy_id, r.verdict) for r in report.results] == [
         ("wasmagent-js", "rollout-wire", Verdict.IDENTICAL),
         ("wasmagent-js", "training-record", Verdict.IDENTICAL),
@@ -74,7 +78,13 @@ def test_annotations_only_are_equivalent_even_when_strict(
         document["title"] = "RolloutBranchRecord"
 
     _edit(checkouts, "trace-pipeline", CONSUMER_COPY, reword)
-    report = run_drift(contract, dict(checkouts), strict=True, repositories=["trace-pipeline"])
+    report = run_drift(
+        contract,
+        dict(checkouts),
+        strict=True,
+        repositories=["trace-pipeline"],
+        copies=SCHEMA_COPIES_OF["trace-pipeline"],
+    )
     consumer = report.results[0]
     assert consumer.verdict is Verdict.EQUIVALENT
     assert [(c.id, c.new_pointer) for c in consumer.changes] == [
@@ -93,7 +103,8 @@ def test_compatible_drift_fails_only_when_strict(
 
     _edit(checkouts, "wasmagent-js", PRODUCER_COPY, add_typed_key)
     overrides = dict(checkouts)
-    report = run_drift(contract, overrides, repositories=["wasmagent-js"])
+    wasmagent = SCHEMA_COPIES_OF["wasmagent-js"]
+    report = run_drift(contract, overrides, repositories=["wasmagent-js"], copies=wasmagent)
     producer = report.results[0]
     assert (producer.verdict, producer.failed) == (Verdict.COMPATIBLE, ())
     assert [(c.id, c.new_pointer, c.backward, c.forward) for c in producer.changes] == [
@@ -105,7 +116,10 @@ def test_compatible_drift_fails_only_when_strict(
         ),
     ]
     assert report.exit_code == 0
-    assert run_drift(contract, overrides, strict=True, repositories=["wasmagent-js"]).exit_code == 1
+    strict = run_drift(
+        contract, overrides, strict=True, repositories=["wasmagent-js"], copies=wasmagent
+    )
+    assert strict.exit_code == 1
 
 
 def test_each_role_fails_in_its_own_direction(
@@ -125,7 +139,7 @@ def test_each_role_fails_in_its_own_direction(
     _edit(checkouts, "trace-pipeline", CONSUMER_COPY, require_seed)
     _edit(checkouts, "wasmagent-js", PRODUCER_COPY, narrow_status)
     _edit(checkouts, "wasmagent-protocol", MIRROR_COPY, widen_status)
-    report = run_drift(contract, dict(checkouts))
+    report = run_drift(contract, dict(checkouts), copies=SCHEMA_COPIES)
     results = {(r.repository, r.copy_id): r for r in report.results}
 
     consumer = results["trace-pipeline", "rollout-wire"]
@@ -151,13 +165,16 @@ def test_each_role_fails_in_its_own_direction(
 def test_cli_repo_selects_and_environment_locates(
     repo_root: Path, checkouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def drift(*args: str) -> list[str]:
-        result = CliRunner().invoke(main, ["--root", str(repo_root), "drift", *args])
+    # The schema copies (the code copies are judged in test_code_copies.py).
+    def drift(*args: str, copies: list[str] = SCHEMA_COPIES) -> list[str]:
+        selected = [arg for copy in copies for arg in ("--copy", copy)]
+        result = CliRunner().invoke(main, ["--root", str(repo_root), "drift", *args, *selected])
         assert result.exit_code == 0, result.output
         return result.stdout.splitlines()
 
     # Inside one governed repository (the pre-commit hook): only that repository is checked.
-    assert drift("--repo", f"wasmagent-js={checkouts['wasmagent-js']}") == [
+    wasmagent = SCHEMA_COPIES_OF["wasmagent-js"]
+    assert drift("--repo", f"wasmagent-js={checkouts['wasmagent-js']}", copies=wasmagent) == [
         f"wasmagent-js rollout-wire (producer, must be forward compatible) {PRODUCER_COPY}: "
         "identical",
         "wasmagent-js training-record (producer, must be forward compatible) "
@@ -170,7 +187,8 @@ def test_cli_repo_selects_and_environment_locates(
     monkeypatch.setenv("WIREGATE_REPO_WASMAGENT_PROTOCOL", str(checkouts["wasmagent-protocol"]))
     assert drift("--strict")[-1] == "7 copies: 7 identical (strict)"
     # --repo NAME alone selects a repository and keeps its configured (here: environment) place.
-    assert drift("--repo", "trace-pipeline")[-1] == "3 copies: 3 identical (strict)"
+    trace = SCHEMA_COPIES_OF["trace-pipeline"]
+    assert drift("--repo", "trace-pipeline", copies=trace)[-1] == "3 copies: 3 identical (strict)"
 
 
 def test_the_policy_comes_from_the_config(
@@ -206,7 +224,7 @@ def test_the_policy_comes_from_the_config(
 
 
 def test_one_error_line_per_problem(repo_root: Path, checkouts: dict[str, Path]) -> None:
-    # Both wasmagent-js copies are hidden by the same problem: it is reported once.
+    # The four wasmagent-js copies are hidden by the same problem: it is reported once.
     result = CliRunner().invoke(
         main,
         [
@@ -223,4 +241,4 @@ def test_one_error_line_per_problem(repo_root: Path, checkouts: dict[str, Path])
     assert result.stderr == (
         f"wiregate: error: {checkouts['wasmagent-js']}: not a git repository\n"
     )
-    assert result.stdout.count("not a git repository") == 2
+    assert result.stdout.count("not a git repository") == 4

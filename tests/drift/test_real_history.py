@@ -17,6 +17,8 @@ from wiregate.cli import main
 from wiregate.drift import CopyResult, HistoryReport, Verdict, run_drift, run_history
 from wiregate.drift.result import is_breaking
 
+from .conftest import SCHEMA_COPIES, schema_copy_args
+
 SUBJECT_692 = "fix: resolve schema compatibility issues with wasmagent-js v1.11.0"
 SUBJECT_B17 = "fix: add tool_call_sequence to schema required array for upstream parity"
 SUBJECT_194 = "fix: nightly parity check tolerates const-default fields (#13)"
@@ -43,7 +45,7 @@ def _by_copy(results: tuple[CopyResult, ...]) -> dict[tuple[str, str], CopyResul
 def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_reads_it_all(
     contract: Contract, replayed: dict[str, Path]
 ) -> None:
-    report = run_drift(contract, dict(replayed), repositories=BOTH)
+    report = run_drift(contract, dict(replayed), repositories=BOTH, copies=SCHEMA_COPIES)
     assert [
         (r.repository, r.copy_id, r.role, r.verdict, r.failed, r.path) for r in report.results
     ] == [
@@ -392,6 +394,7 @@ def test_cli_formats_on_the_real_state(
                 "drift",
                 "--repo",
                 f"trace-pipeline={replayed['trace-pipeline']}",
+                *schema_copy_args("trace-pipeline"),
                 *args,
             ],
         )
@@ -486,6 +489,8 @@ def test_cli_formats_on_the_real_state(
         "policy",
         "schema",
         "canonical_at",
+        "kind",
+        "declared",
         "copy_at",
         "verdict",
         "path",
@@ -499,7 +504,17 @@ def test_cli_formats_on_the_real_state(
         "changes",
         "entries",
         "reproduce",
+        "fails",
+        "findings",
+        "new_since_commit",
     ]
+    assert (first["fails"], first["findings"], first["new_since_commit"]) == (
+        False,
+        {"new": 12, "accepted": 0, "expired": 0, "present_at_ref": 0},
+        None,
+    )
+    fingerprint = first["changes"][8].pop("fingerprint")
+    assert len(fingerprint) == 16 and set(fingerprint) <= set("0123456789abcdef")
     assert first["changes"][8] == {
         "id": "items-widened",
         "level": "warning",
@@ -521,6 +536,8 @@ def test_cli_formats_on_the_real_state(
             "line": 88,
             "column": 50,
         },
-        "fingerprint": first["changes"][8]["fingerprint"],
+        "accepted": None,
+        "present_at_ref": None,
+        "blocking": False,
     }
     assert len(first["entries"]) == 10

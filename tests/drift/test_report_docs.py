@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from wiregate.diff import Change
+from wiregate.drift.baseline import BaselineEntry
 from wiregate.drift.discovery import Candidate, RepositoryCandidates
 from wiregate.drift.findings import make_finding
-from wiregate.drift.result import CopyResult, DriftReport, HistoryEntry, HistoryReport, Verdict
+from wiregate.drift.result import (
+    CopyResult,
+    DriftReport,
+    HistoryEntry,
+    HistoryReport,
+    Triage,
+    Verdict,
+)
 from wiregate.positions import PositionIndex
 from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
 
@@ -38,12 +47,14 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         "schema": "rollout-wire",
         "canonical_at": "#",
     }
+    entry = BaselineEntry(
+        "r", "copy", "required-added", "#", "#", "0" * 16, "why", date(2027, 1, 1)
+    )
     index = PositionIndex.build('{"required": ["a"]}')
     finding = make_finding(
         CHANGE,
         breaking=True,
         repository="r",
-        copy_id="copy",
         role="consumer",
         schema="rollout-wire",
         canonical_at="#",
@@ -53,6 +64,7 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         copy_index=index,
         contract_file="c",
         contract_index=index,
+        fingerprint="0" * 16,
     )
     result = CopyResult(
         **common,
@@ -60,10 +72,11 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         verdict=Verdict.BREAKING,
         changes=(CHANGE,),
         failed=("backward",),
-        findings=(finding,),
+        judged=(finding,),
         contract_file="c",
+        triage=(Triage("0" * 16, accepted=entry, expired=True),),
     )
-    entry = HistoryEntry(
+    revision = HistoryEntry(
         commit="sha",
         date="date",
         subject="subject",
@@ -75,13 +88,14 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
         previous="sha0",
         since_previous=(CHANGE,),
     )
-    history = HistoryReport(**common, ref="HEAD", entries=(entry,))
+    history = HistoryReport(**common, ref="HEAD", entries=(revision,))
     found = RepositoryCandidates("r", "c", (Candidate("p", "rollout-wire", "#", ("file name",)),))
     emitted = (
-        _keys(json.loads(DRIFT_REPORTERS["json"](DriftReport((result,)))))
+        _keys(json.loads(DRIFT_REPORTERS["json"](DriftReport((result,), stale=(entry,)))))
         | _keys(json.loads(HISTORY_REPORTERS["json"]((history,))))
         | _keys(json.loads(DISCOVERY_REPORTERS["json"]((found,))))
     )
     assert {"copies", "revisions", "since_previous", "candidates", "breaking"} <= emitted
+    assert {"fingerprint", "accepted", "expired", "stale", "present_at_ref"} <= emitted
     assert sorted(emitted - documented) == []
     assert {v.value for v in Verdict} <= documented

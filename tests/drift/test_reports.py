@@ -23,15 +23,22 @@ from wiregate.drift.result import DriftReport
 from wiregate.pointer import split
 from wiregate.positions import PositionIndex
 
+from .conftest import SCHEMA_COPIES, SCHEMA_COPIES_OF, schema_copy_args
+
 _ANNOTATION = re.compile(r"^::(error|warning) file=([^,]+),line=(\d+),col=(\d+),title=([^:]+)::")
 
 
+# The schema copies: where a change is written in a code copy is not a line of its JSON (the
+# code copies are judged in tests/extract).
 def _report(contract: Contract, replayed: dict[str, Path], strict: bool = False) -> DriftReport:
-    return run_drift(contract, dict(replayed), strict=strict, repositories=list(replayed))
+    return run_drift(
+        contract, dict(replayed), strict=strict, repositories=list(replayed), copies=SCHEMA_COPIES
+    )
 
 
 def _cli(repo_root: Path, replayed: dict[str, Path], *args: str, env: Any = None) -> Any:
     repos = [arg for name, path in replayed.items() for arg in ("--repo", f"{name}={path}")]
+    repos += [arg for name in replayed for arg in schema_copy_args(name)]
     return CliRunner().invoke(
         main, ["--root", str(repo_root), "drift", *repos, *args], env=env or dict(os.environ)
     )
@@ -123,7 +130,9 @@ def test_github_one_annotation_per_root_change_on_the_line_of_its_key(
     annotations = result.stdout.splitlines()
     report = _report(contract, replayed)
     heads = [e.head for r in report.results for e in r.entries]
-    assert len(annotations) == len(heads) == 17 + 23 + 10 + 30 + 28  # 154 before: one per change
+    # 156 before: one per change (the training record's two oneOf members each add a
+    # one-of-overlap-added finding)
+    assert len(annotations) == len(heads) == 17 + 25 + 10 + 30 + 28
     by_file: dict[str, tuple[list[str], Any]] = {}
     for annotation, head in zip(annotations, heads, strict=True):
         match = _ANNOTATION.match(annotation)
@@ -136,7 +145,7 @@ def test_github_one_annotation_per_root_change_on_the_line_of_its_key(
         lines, document = by_file[file]
         key = _written_key(document, head.change.new_pointer)
         assert key is None or json.dumps(key) in lines[line - 1], (annotation, key)
-    assert Counter(a.split(" ", 1)[0] for a in annotations) == {"::error": 95, "::warning": 13}
+    assert Counter(a.split(" ", 1)[0] for a in annotations) == {"::error": 95, "::warning": 15}
     markdown = summary.read_text(encoding="utf-8")
     assert markdown.startswith("### wiregate drift\n")
     assert (
@@ -163,7 +172,7 @@ def test_sarif_validates_with_one_result_per_root_change(
     check_sarif(log)
     (run,) = log["runs"]
     results = run["results"]
-    assert len(results) == 108
+    assert len(results) == 110
     first = results[0]
     assert first["ruleId"] == "property-removed-from-open-model"
     assert first["locations"][0]["physicalLocation"] == {
@@ -210,7 +219,6 @@ def _words(change: Change, role: str, contract: Any, copy: Any) -> str:
         change,
         breaking=True,
         repository="wasmagent-js" if role == "producer" else "trace-pipeline",
-        copy_id="c",
         role=role,
         schema="s",
         canonical_at="#",
@@ -220,6 +228,7 @@ def _words(change: Change, role: str, contract: Any, copy: Any) -> str:
         copy_index=index,
         contract_file="contract.json",
         contract_index=index,
+        fingerprint="0" * 16,
     ).message
 
 
@@ -249,7 +258,11 @@ def test_the_check_step_carries_the_drift_report(
     from wiregate.reporters.check import CHECK_REPORTERS
     from wiregate.reporters.drift import DRIFT_REPORTERS, report_to_json
 
-    step = check_drift(contract, overrides={"trace-pipeline": replayed["trace-pipeline"]})
+    step = check_drift(
+        contract,
+        overrides={"trace-pipeline": replayed["trace-pipeline"]},
+        copies=SCHEMA_COPIES_OF["trace-pipeline"],
+    )
     assert step.status is StepStatus.FAILED
     assert step.drift is not None
     assert step.summary == "3 copies: 1 compatible drift, 2 breaking drift (strict)"

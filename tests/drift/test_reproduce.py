@@ -16,6 +16,8 @@ from contracts import Contract
 from wiregate.cli import main
 from wiregate.drift import expected_copy, load_mirrors
 
+from .conftest import schema_copy_args
+
 CONSUMER_COPY = "schemas/rollout-wire.schema.json"  # RolloutBranchRecord, as a whole file
 PRODUCER_COPY = "schemas/dpo-training-record.schema.json"  # DpoTrainingRecord
 
@@ -29,7 +31,7 @@ def checkout(contract: Contract, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
         monkeypatch.delenv(f"WIREGATE_REPO_{name}", raising=False)
     root = tmp_path / "trace pipeline"
     repository = load_mirrors(contract).repository("trace-pipeline")
-    for spec in repository.copies:
+    for spec in (s for s in repository.copies if not s.code):
         document = expected_copy(contract, spec)
         if spec.paths[0] == CONSUMER_COPY:
             document["required"] = [*document["required"], "tag"]
@@ -55,7 +57,8 @@ def _invoke(*args: str) -> tuple[int, str]:
 
 
 def _changes(document: dict[str, Any]) -> list[dict[str, Any]]:
-    # the diff's own fields: drift adds its judgement, its words and the places in each file
+    # the diff's own fields: drift adds its judgement, its words, the places in each file and
+    # what the baseline makes of it
     drift_only = {
         "breaking",
         "drift_message",
@@ -63,6 +66,9 @@ def _changes(document: dict[str, Any]) -> list[dict[str, Any]]:
         "copy_location",
         "contract_location",
         "fingerprint",
+        "accepted",
+        "present_at_ref",
+        "blocking",
     }
     return [{k: v for k, v in c.items() if k not in drift_only} for c in document["changes"]]
 
@@ -74,7 +80,7 @@ def test_the_reproduce_command_gives_the_same_changes(
     at_ref = ["--ref", ref] if ref else []
     code, out = _invoke(
         "--root", str(repo_root), "drift", "--repo", f"trace-pipeline={checkout}", *at_ref,
-        "--format", "json",
+        "--format", "json", *schema_copy_args("trace-pipeline"),
     )  # fmt: skip
     assert code == 1, out
     copies = json.loads(out)["copies"]
@@ -101,7 +107,14 @@ def test_the_reproduce_command_gives_the_same_changes(
 
 
 def test_the_text_report_ends_each_drifted_copy_with_it(repo_root: Path, checkout: Path) -> None:
-    code, out = _invoke("--root", str(repo_root), "drift", "--repo", f"trace-pipeline={checkout}")
+    code, out = _invoke(
+        "--root",
+        str(repo_root),
+        "drift",
+        "--repo",
+        f"trace-pipeline={checkout}",
+        *schema_copy_args("trace-pipeline"),
+    )
     assert code == 1
     reproduce = [line for line in out.splitlines() if line.startswith("    reproduce: ")]
     assert reproduce == [

@@ -36,7 +36,7 @@ def test_fresh_repository_passes(wiregate_repo: git.Repo) -> None:
         "codegen   passed   generated code is fresh",
         "breaking  passed   no breaking change since HEAD (strict)",
     ]
-    assert lines[3] == "drift     skipped  2 copies: 2 skipped (strict)"
+    assert lines[3] == "drift     skipped  4 copies: 4 skipped (strict)"
     assert lines[-1] == "check passed: 3 passed, 1 skipped"
 
 
@@ -101,7 +101,7 @@ def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path
             "contract  passed   2 schemas valid, 49 fixtures as labelled",
             "codegen   passed   generated code is fresh",
             f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
-            "drift     skipped  7 copies: 7 skipped (strict)",
+            "drift     skipped  13 copies: 13 skipped (strict)",
             "check passed: 2 passed, 2 skipped",
         ],
         "",
@@ -114,7 +114,7 @@ def test_a_source_tree_without_git_has_no_previous_version(repo_root: Path, tmp_
     assert (code, stderr) == (0, "")
     assert lines[2:] == [
         f"breaking  skipped  no previous version to compare ({root}: not a git repository)",
-        "drift     skipped  7 copies: 7 skipped (strict)",
+        "drift     skipped  13 copies: 13 skipped (strict)",
         "check passed: 2 passed, 2 skipped",
     ]
 
@@ -144,7 +144,7 @@ def test_missing_named_checkout_exits_2_naming_the_path(
     code, lines, stderr = run_check(root_of(wiregate_repo), "--repo", f"trace-pipeline={absent}")
     assert (code, lines[3:]) == (
         2,
-        ["drift     error    3 copies: 3 error (strict)", "check could not run: 3 passed, 1 error"],
+        ["drift     error    7 copies: 7 error (strict)", "check could not run: 3 passed, 1 error"],
     )
     # One line for the one problem, however many copies the checkout holds.
     assert stderr == (
@@ -232,11 +232,11 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
         "of $id or schema_version",
     ]
     checkout = root_of(wiregate_repo).parent / "wasmagent-js"
-    assert out.splitlines()[7:10] == [
+    assert out.splitlines()[7:12] == [
         *(
             f"::warning title=wiregate drift wasmagent-js {copy}::{checkout}: no checkout of "
             "'wasmagent-js' (set --repo wasmagent-js=PATH or WIREGATE_REPO_WASMAGENT_JS)"
-            for copy in ("rollout-wire", "training-record")
+            for copy in ("rollout-wire", "training-record", "dpo-record-type", "ppo-record-type")
         ),
         "contract  passed   2 schemas valid, 49 fixtures as labelled",
     ]
@@ -318,7 +318,8 @@ def test_copy_too_costly_to_compare_exits_2_naming_it(
     assert (code, lines[3:]) == (
         2,
         [
-            "drift     error    2 copies: 1 not found, 1 error (strict)",
+            # The other schema copy and the two TypeScript types are not in the checkout.
+            "drift     error    4 copies: 3 not found, 1 error (strict)",
             "check could not run: 3 passed, 1 error",
         ],
     )

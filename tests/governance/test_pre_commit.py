@@ -126,7 +126,7 @@ def test_hook_manifest_and_config_are_valid(repo_root: Path, tmp_path: Path) -> 
     hooks = yaml.safe_load((repo_root / ".pre-commit-hooks.yaml").read_text())
     assert [(h["id"], h["entry"], h.get("pass_filenames", True)) for h in hooks] == [
         ("wiregate-validate", "wiregate validate", True),
-        ("wiregate-drift", "wiregate drift", False),
+        ("wiregate-drift", "wiregate drift --new-since HEAD", False),
         ("wiregate-codegen", "wiregate codegen --check", False),
     ]
 
@@ -145,7 +145,7 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
         (repo_root / "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json").read_text()
     )
     (root / "fixtures" / "dpo.jsonl").write_text(json.dumps(dict(good, rejected="")) + "\n")
-    # Both copies mirrors.toml declares for the producer: a missing one fails the gate.
+    # Both schema copies mirrors.toml declares for the producer: a missing one fails the gate.
     vendored = root / "packages/core/src/ranking/schemas"
     vendored.mkdir(parents=True)
     for name in ("rollout-wire.schema.json", "training-record.schema.json"):
@@ -153,7 +153,11 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
     hooks = []
     for hook_id, args in (
         ("wiregate-validate", []),
-        ("wiregate-drift", ["--repo", "wasmagent-js=."]),
+        # The schema copies: the TypeScript types are judged in tests/drift/test_code_copies.py.
+        (
+            "wiregate-drift",
+            ["--repo", "wasmagent-js=.", "--copy", "rollout-wire", "--copy", "training-record"],
+        ),
     ):
         hook = manifest[hook_id]
         hooks.append(

@@ -4,20 +4,27 @@ A file's name says how it is laid out: ``.json`` (``.json.gz``) holds one docume
 name JSON Lines. Stdin has no name, so its first lines say (:func:`_stdin_is_document`); JSON
 Lines are streamed line by line either way. A UTF-8 byte-order mark is accepted at the start of
 an input, and only there (as Python's ``json.loads`` does for bytes).
+
+Memory is bounded whatever the input: lines are read in blocks (``read_lines``), and a line
+longer than the limit is never held whole, only its first ``LINE_HEAD_BYTES`` and its length;
+a one-document input is read up to ``MAX_DOCUMENT_BYTES``; a device (``/dev/zero``) is
+refused. ``datafactory`` reads its inputs and eval items with the same ``read_lines``.
 """
 
 from __future__ import annotations
 
 import gzip
 import io
+import os
+import stat
 import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any, NamedTuple, cast
 
 import orjson
 
@@ -25,12 +32,18 @@ from wiregate.errors import UserError
 
 __all__ = [
     "BOM",
+    "DEFAULT_MAX_LINE_BYTES",
+    "LINE_HEAD_BYTES",
+    "MAX_DOCUMENT_BYTES",
     "READ_ERRORS",
     "Line",
+    "RawLine",
     "RecordInput",
     "is_json_document",
     "open_binary",
     "open_records",
+    "read_lines",
+    "too_long",
 ]
 
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -39,6 +52,71 @@ BOM = b"\xef\xbb\xbf"
 #: What reading a possibly compressed stream raises on damaged input: a truncated gzip member
 #: ends in EOFError, corrupt deflate data in zlib.error, a bad header or CRC in an OSError.
 READ_ERRORS = (OSError, EOFError, zlib.error)
+
+#: Longer lines are not read whole: only their head and length are kept.
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024
+#: How much of an over-long line is kept (in a rejects file, an error message).
+LINE_HEAD_BYTES = 1024
+#: The most a one-document input (``.json``) may hold.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+BLOCK_BYTES = 1024 * 1024
+
+
+class RawLine(NamedTuple):
+    """One line as read: whole (with its newline, if it had one), or only its head."""
+
+    offset: int  # of its first byte in the stream
+    data: bytes  # the line, or its first LINE_HEAD_BYTES when over the limit
+    length: int  # bytes in the line, its newline not counted
+    over: bool  # longer than the limit: ``data`` is only its head
+
+
+def too_long(length: int, limit: int) -> str:
+    """What is wrong with a line of ``length`` bytes over ``limit``."""
+    return f"{length} bytes, more than the limit of {limit}"
+
+
+def read_lines(
+    read: Callable[[int], bytes], max_line_bytes: int, offset: int = 0, block: int = BLOCK_BYTES
+) -> Iterator[RawLine]:
+    """The lines of a stream read by ``read(block)``; memory stays within ``max_line_bytes``
+    plus a block whatever the line lengths. ``offset``: where the stream starts."""
+    pieces: list[bytes] = []  # of the line being read, while within the limit
+    head = b""  # of the line being read, once over the limit
+    length = 0  # of the line being read so far, its newline included
+    start = offset
+    while data := read(block):
+        position, size = 0, len(data)
+        while position < size:
+            newline = data.find(b"\n", position)
+            end = size if newline < 0 else newline + 1
+            if not length and newline >= 0 and end - position - 1 <= max_line_bytes:
+                yield RawLine(start, data[position:end], end - position - 1, False)
+                start += end - position
+                position = end
+                continue
+            piece = data[position:end]
+            length += len(piece)
+            if head:
+                pass
+            elif length - (newline >= 0) > max_line_bytes:
+                head = b"".join([*pieces, piece])[:LINE_HEAD_BYTES]
+                pieces = []
+            else:
+                pieces.append(piece)
+            position = end
+            if newline >= 0:
+                yield _line(start, pieces, head, length - 1)
+                start += length
+                pieces, head, length = [], b"", 0
+    if length:
+        yield _line(start, pieces, head, length)
+
+
+def _line(start: int, pieces: list[bytes], head: bytes, length: int) -> RawLine:
+    if head:
+        return RawLine(start, head, length, True)
+    return RawLine(start, b"".join(pieces), length, False)
 
 
 @dataclass(frozen=True)
@@ -61,11 +139,21 @@ def _open(path: str) -> IO[bytes]:
     return open(path, "rb")  # the context manager below closes it
 
 
+def _is_device(stream: Any) -> bool:
+    try:
+        number = stream.fileno()
+        return stat.S_ISCHR(os.fstat(number).st_mode) and not os.isatty(number)
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's in-memory stdin)
+        return False
+
+
 @contextmanager
 def open_binary(path: str) -> Iterator[IO[bytes]]:
     """Open a file for binary reading; ``-`` is stdin; ``.gz`` is decompressed."""
     if path == "-":
         raw = sys.stdin.buffer
+        if _is_device(raw):  # < /dev/zero: endless, never one line; a terminal is fine
+            raise UserError("-: stdin is a device, not a file or a pipe")
         stdin = raw if isinstance(raw, io.BufferedReader) else io.BufferedReader(cast(Any, raw))
         # A compressed stream has no name to tell by: look at its first bytes.
         if stdin.peek(2)[:2] == _GZIP_MAGIC:
@@ -73,6 +161,12 @@ def open_binary(path: str) -> Iterator[IO[bytes]]:
         else:
             yield stdin
         return
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        kind = stat.S_IFREG  # said by the open below
+    if stat.S_ISCHR(kind) or stat.S_ISBLK(kind) or stat.S_ISSOCK(kind):
+        raise UserError(f"{path}: not a regular file (a device or socket)")
     try:
         handle = _open(path)
     except FileNotFoundError:
@@ -106,45 +200,57 @@ def _parse(number: int, raw: bytes) -> Line:
 
 
 class _Reader:
-    """A byte stream read by lines or whole: a byte-order mark at its very start is dropped,
-    and damage (a truncated or corrupt ``.gz``) becomes a UserError naming the input."""
+    """A byte stream read by lines or whole, in bounded memory: a byte-order mark at its very
+    start is dropped, and damage (a truncated or corrupt ``.gz``) becomes a UserError naming
+    the input."""
 
-    def __init__(self, path: str, handle: IO[bytes]) -> None:
+    def __init__(self, path: str, handle: IO[bytes], max_line_bytes: int) -> None:
         self.path = path
         self._handle = handle
         self._started = False
+        self._by_lines = False
+        # Blocks of the size the stdlib's line iteration reads: a damaged .gz yields the
+        # same lines before its error.
+        self._lines = read_lines(self._read, max_line_bytes, block=io.DEFAULT_BUFFER_SIZE)
 
     def _failed(self, exc: BaseException) -> UserError:
         return UserError(f"{self.path}: cannot read: {exc}")
 
-    def _first(self, data: bytes) -> bytes:
+    def _read(self, size: int) -> bytes:
+        # read1: what a damaged .gz yields before the damage comes out first
+        handle = cast(io.BufferedIOBase, self._handle)
+        try:
+            data: bytes = handle.read1(size)
+            if not self._started and len(data) < len(BOM) and BOM.startswith(data):
+                data += handle.read(len(BOM) - len(data))  # a mark split across reads
+        except READ_ERRORS as exc:
+            raise self._failed(exc) from None
         if self._started:
             return data
         self._started = True
         return data[len(BOM) :] if data.startswith(BOM) else data
 
-    def readline(self) -> bytes:
-        try:
-            return self._first(self._handle.readline())
-        except READ_ERRORS as exc:
-            raise self._failed(exc) from None
+    def readline(self) -> RawLine | None:
+        self._by_lines = True
+        return next(self._lines, None)
 
-    def read(self) -> bytes:
-        try:
-            return self._first(self._handle.read())
-        except READ_ERRORS as exc:
-            raise self._failed(exc) from None
+    def read(self, limit: int) -> bytes:
+        """The rest of the stream; more than ``limit`` bytes is a UserError."""
+        blocks: list[bytes] = []
+        size = 0
+        if self._by_lines:  # what the line reader holds comes first
+            more: Iterator[bytes] = (line.data if not line.over else b"" for line in self._lines)
+        else:
+            more = iter(lambda: self._read(BLOCK_BYTES), b"")
+        for block in more:
+            blocks.append(block)
+            size += len(block) or limit + 1  # b"": a line over the line limit
+            if size > limit:
+                raise UserError(f"{self.path}: larger than the limit of {limit} bytes")
+        return b"".join(blocks)
 
-    def lines(self) -> Iterator[bytes]:
-        if not self._started:
-            first = self.readline()
-            if not first:
-                return
-            yield first
-        try:
-            yield from self._handle
-        except READ_ERRORS as exc:
-            raise self._failed(exc) from None
+    def lines(self) -> Iterator[RawLine]:
+        return self._lines
 
 
 def _parses(raw: bytes) -> bool:
@@ -155,7 +261,7 @@ def _parses(raw: bytes) -> bool:
     return True
 
 
-def _stdin_is_document(reader: _Reader, head: list[bytes]) -> bool:
+def _stdin_is_document(reader: _Reader, head: list[RawLine]) -> bool:
     """Whether stdin holds one JSON document (as a ``.json`` file does) rather than JSON Lines,
     told from its first non-blank lines, which are kept in ``head`` to be read again.
 
@@ -166,10 +272,10 @@ def _stdin_is_document(reader: _Reader, head: list[bytes]) -> bool:
     """
 
     def next_content_line() -> bytes | None:
-        while raw := reader.readline():
-            head.append(raw)
-            if raw.strip():
-                return raw
+        while (line := reader.readline()) is not None:
+            head.append(line)
+            if line.data.strip():
+                return line.data
         return None
 
     first = next_content_line()
@@ -190,16 +296,24 @@ class RecordInput:
     path: str
     is_document: bool
     _reader: _Reader
-    _head: list[bytes]
+    _head: list[RawLine]
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def lines(self) -> Iterator[Line]:
-        """Every line, parsed (JSON Lines)."""
+        """Every line, parsed (JSON Lines); one over the limit is an error, its head kept."""
         for number, raw in enumerate(chain(self._head, self._reader.lines()), start=1):
-            yield _parse(number, raw)
+            if raw.over:
+                error = f"line too long: {too_long(raw.length, self.max_line_bytes)}"
+                yield Line(number, raw.data, error=error)
+            else:
+                yield _parse(number, raw.data)
 
     def document(self) -> Any:
         """The whole input as one JSON value; unreadable or unparsable input is a UserError."""
-        data = b"".join(self._head) + self._reader.read()
+        if any(line.over for line in self._head):
+            raise UserError(f"{self.path}: larger than the limit of {MAX_DOCUMENT_BYTES} bytes")
+        held = b"".join(line.data for line in self._head)
+        data = held + self._reader.read(MAX_DOCUMENT_BYTES - len(held))
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
@@ -207,13 +321,13 @@ class RecordInput:
 
 
 @contextmanager
-def open_records(path: str) -> Iterator[RecordInput]:
+def open_records(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[RecordInput]:
     """Open a record input (a file, ``.gz`` or not, or ``-`` for stdin) and tell its layout."""
     with open_binary(path) as handle:
-        reader = _Reader(path, handle)
-        head: list[bytes] = []
+        reader = _Reader(path, handle, max_line_bytes)
+        head: list[RawLine] = []
         document = _stdin_is_document(reader, head) if path == "-" else is_json_document(path)
-        yield RecordInput(path, document, reader, head)
+        yield RecordInput(path, document, reader, head, max_line_bytes)
 
 
 def is_json_document(path: str) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -59,6 +60,22 @@ def _history_formats() -> list[str]:
     "as committed at that ref).",
 )
 @click.option(
+    "--new-since",
+    "new_since",
+    default=None,
+    metavar="REF",
+    help="Fail only on findings a copy did not already have at REF (a git ref of each "
+    "checkout, e.g. HEAD in a pre-commit hook); in a repository without commits, every "
+    "finding is new.",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The accepted findings (default: contracts/drift-baseline.toml beside the contract).",
+)
+@click.option(
     "--format",
     "output_format",
     type=LazyChoice(_drift_formats),
@@ -72,7 +89,8 @@ def _history_formats() -> list[str]:
     "--verbose",
     "-v",
     is_flag=True,
-    help="Text format: under each root change, every change it causes with its witness.",
+    help="Text format: under each root change, every change it causes with its witness; "
+    "also the accepted and already-present findings.",
 )
 @click.pass_context
 def drift_command(
@@ -82,15 +100,20 @@ def drift_command(
     copies: tuple[str, ...],
     strict: bool,
     discover: bool,
+    new_since: str | None,
+    baseline_file: Path | None,
     output_format: str,
     verbose: bool,
 ) -> None:
     """Check every copy of the contract listed in contracts/mirrors.toml.
 
     A producer's copy must be forward compatible with the contract, a consumer's backward
-    compatible, a mirror's both. Exit 0 no breaking drift, 1 breaking drift or a copy not
-    found in a checkout that is present (unless optional; with --strict: any drift, or a copy
-    skipped or not found), 2 configuration or load error, 130 interrupted, 143 terminated.
+    compatible, a mirror's both. Findings accepted in contracts/drift-baseline.toml (see
+    'drift baseline') do not fail until their entry expires. Exit 0 no breaking drift, 1
+    breaking drift with a finding neither accepted nor present at --new-since, an expired
+    acceptance, or a copy not found in a checkout that is present (unless optional; with
+    --strict: any such drift, or a copy skipped or not found), 2 configuration or load
+    error, 130 interrupted, 143 terminated.
     """
     if ctx.invoked_subcommand is not None:
         # The group's options do not reach a subcommand: given before it, they would be
@@ -103,6 +126,8 @@ def drift_command(
                 ("copy", copies),
                 ("strict", strict),
                 ("discover", discover),
+                ("new-since", new_since),
+                ("baseline", baseline_file),
                 ("format", output_format != "text"),
                 ("verbose", verbose),
             )
@@ -116,8 +141,9 @@ def drift_command(
             )
         return
     from wiregate.drift import discover_repositories, run_drift
+    from wiregate.drift.baseline import load_baseline
     from wiregate.drift.config import parse_repo_overrides
-    from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS
+    from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, render_text
 
     contract = pass_contract(ctx)
     try:
@@ -125,6 +151,11 @@ def drift_command(
         if discover:
             if strict or copies:
                 raise UserError("--discover looks for copies: --strict and --copy do not apply")
+            if new_since or baseline_file or verbose:
+                raise UserError(
+                    "--discover looks for copies: --new-since, --baseline and --verbose do not "
+                    "apply"
+                )
             if output_format not in DISCOVERY_REPORTERS:
                 choices = ", ".join(sorted(DISCOVERY_REPORTERS))
                 raise UserError(f"--discover prints {choices}, not {output_format}")
@@ -134,6 +165,8 @@ def drift_command(
         # Inside one governed repository (pre-commit hook, composite action) --repo names the
         # repositories to check; without it every configured repository is checked.
         selected = list(overrides) or None
+        if baseline_file is not None and not baseline_file.is_file():
+            raise UserError(f"{baseline_file}: file not found")
         report = run_drift(
             contract,
             overrides,
@@ -141,13 +174,13 @@ def drift_command(
             strict=strict,
             repositories=selected,
             copies=list(copies) or None,
+            baseline=load_baseline(contract, baseline_file),
+            new_since=new_since,
         )
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
     if output_format == "text":
-        from wiregate.reporters.drift import render_text
-
         sys.stdout.write(render_text(report, verbose=verbose))
     else:
         sys.stdout.write(DRIFT_REPORTERS[output_format](report))
@@ -213,3 +246,101 @@ def history_command(
     if output_format == "text":  # JSON carries it as `shallow_cut`
         for warning in dict.fromkeys(filter(None, map(shallow_warning, reports))):
             click.echo(f"wiregate: warning: {warning}", err=True)
+
+
+@drift_command.command("baseline")
+@click.option(
+    "--reason",
+    default=None,
+    metavar="TEXT",
+    help="Why the current findings are accepted: written to each new entry.",
+)
+@click.option(
+    "--expires",
+    default=None,
+    metavar="YYYY-MM-DD",
+    help="From this day on the new entries accept nothing: their findings fail again.",
+)
+@click.option(
+    "--prune",
+    is_flag=True,
+    help="Remove the entries that match no finding any more (alone, or with --reason).",
+)
+@click.option(
+    "--repo",
+    "repos",
+    multiple=True,
+    metavar="NAME[=PATH]",
+    help="Only repository NAME (repeatable), checked out at PATH.",
+)
+@click.option("--copy", "copies", multiple=True, metavar="ID", help="Only the copies with this id.")
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The file to write (default: contracts/drift-baseline.toml beside the contract).",
+)
+@click.pass_context
+def baseline_command(
+    ctx: click.Context,
+    reason: str | None,
+    expires: str | None,
+    prune: bool,
+    repos: tuple[str, ...],
+    copies: tuple[str, ...],
+    baseline_file: Path | None,
+) -> None:
+    """Accept the current drift findings: add an entry, with --reason, for every finding of
+    the selected copies that the baseline does not list yet (entries already there keep
+    their reason and date). With --prune, remove the entries that match no finding.
+
+    The file is rewritten atomically, entries in a stable order under a regenerated header.
+    Exit 0 written (or nothing to change), 2 usage, configuration or load error (the file is
+    then left as it was), 130 interrupted, 143 terminated.
+    """
+    from wiregate.drift import run_drift
+    from wiregate.drift.baseline import (
+        load_baseline,
+        parse_date,
+        today,
+        update_baseline,
+        write_baseline,
+    )
+    from wiregate.drift.config import parse_repo_overrides
+
+    contract = pass_contract(ctx)
+    try:
+        if reason is None and not prune:
+            raise UserError("give --reason TEXT to accept the current findings, or --prune")
+        if expires is not None and reason is None:
+            raise UserError("--expires dates the entries --reason adds: give --reason too")
+        on = today()
+        until = parse_date(expires, "--expires") if expires is not None else None
+        if until is not None and until <= on:
+            raise UserError(f"--expires {until}: not after today ({on})")
+        overrides = parse_repo_overrides(repos)
+        baseline = load_baseline(contract, baseline_file)
+        report = run_drift(
+            contract,
+            overrides,
+            repositories=list(overrides) or None,
+            copies=list(copies) or None,
+            baseline=baseline,
+            on=on,
+        )
+        if report.errors:
+            # A copy that cannot be read: its findings are unknown, so nothing is written.
+            for message in dict.fromkeys(result.message for result in report.errors):
+                click.echo(f"wiregate: error: {message}", err=True)
+            fail(f"{baseline.path}: not written: a copy could not be read")
+            return
+        update = update_baseline(baseline, report, reason=reason, expires=until, prune=prune)
+        if update.changed or not baseline.path.exists():
+            write_baseline(update.path, update.entries)
+    except (ContractError, UserError) as exc:
+        fail(str(exc))
+        return
+    click.echo(
+        f"{update.path}: {len(update.added)} added, {len(update.pruned)} pruned, {update.kept} kept"
+    )

@@ -539,6 +539,20 @@ RULES: tuple[Rule, ...] = (
         "depends",
     ),
     Rule(
+        composition.ONE_OF_OVERLAP_ADDED,
+        "composition",
+        "A oneOf member changed so that it now overlaps another member: a value matching both is rejected, although one member alone accepted it before (incompatible where one member provably holds the other, level unknown where overlap is neither proven nor ruled out; the lenient policy tolerates overlap through undeclared keys).",
+        "depends",
+        "yes",
+    ),
+    Rule(
+        composition.ONE_OF_OVERLAP_REMOVED,
+        "composition",
+        "A oneOf member changed so that it is now provably disjoint from the others: a value that matched it and another member, rejected before, is accepted (level unknown where the old overlap is not proven).",
+        "yes",
+        "depends",
+    ),
+    Rule(
         composition.ONE_OF_MEMBER_REMOVED,
         "composition",
         "A oneOf member was removed: its values are rejected unless another member accepts them, and values that matched it and another member become valid.",

@@ -5,11 +5,20 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Collection, Mapping
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from contracts import Contract
 from wiregate.diff import Change, SchemaLoadError, diff
+from wiregate.drift.baseline import (
+    Baseline,
+    BaselineEntry,
+    finding_fingerprints,
+    load_baseline,
+    today,
+)
 from wiregate.drift.config import (
     CopySpec,
     MirrorsConfig,
@@ -20,7 +29,7 @@ from wiregate.drift.config import (
 )
 from wiregate.drift.copies import CopySource, GitTree, WorkTree
 from wiregate.drift.findings import make_finding
-from wiregate.drift.result import CopyResult, DriftReport, Verdict, is_breaking
+from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict, is_breaking
 from wiregate.errors import UserError
 from wiregate.positions import PositionIndex
 from wiregate.sources import parse_document
@@ -111,6 +120,9 @@ def run_drift(
     copies: Collection[str] | None = None,
     config: MirrorsConfig | None = None,
     environ: Mapping[str, str] | None = None,
+    baseline: Baseline | None = None,
+    new_since: str | None = None,
+    on: date | None = None,
 ) -> DriftReport:
     """Check the copies in ``contracts/mirrors.toml`` against ``contract``.
 
@@ -118,8 +130,15 @@ def run_drift(
     configured place); ``repositories`` and ``copies`` (copy ids) limit the check to those
     names (default: all). A copy that cannot be read becomes an ``error`` result, so one bad
     repository never hides the others; a bad config or an unknown name raises UserError.
+
+    Findings the ``baseline`` accepts (default: ``contracts/drift-baseline.toml``, when it
+    exists) do not fail the gate until their entry expires ``on`` a day (default: today, or
+    ``WIREGATE_TODAY``). With ``new_since`` (a git ref of each checkout) the findings the copy
+    already had at that ref (judged against the same contract) do not fail it either.
     """
     config = config or load_mirrors(contract)
+    baseline = baseline if baseline is not None else load_baseline(contract)
+    on = on or today(environ)
     overrides = dict(overrides or {})
     for name in overrides:
         config.repository(name)  # an unknown name is a usage error
@@ -127,10 +146,130 @@ def run_drift(
     texts = _ContractTexts(contract)
     for repository, specs in config.select(repositories, copies):
         checkout, explicit = config.checkout(repository, overrides, environ)
-        results.extend(
-            _check_repository(contract, config, repository, specs, checkout, explicit, ref, texts)
+        checked = _check_repository(
+            contract, config, repository, specs, checkout, explicit, ref, texts
         )
-    return DriftReport(results=tuple(results), ref=ref, strict=strict)
+        if new_since is not None:
+            checked = _mark_old(contract, repository, checked, checkout, new_since)
+        results.extend(_accept(result, baseline, on) for result in checked)
+    return DriftReport(
+        results=tuple(results),
+        ref=ref,
+        strict=strict,
+        new_since=new_since,
+        baseline=baseline.path if baseline.entries else None,
+        stale=_stale(config, baseline, results),
+    )
+
+
+_JUDGED = frozenset({Verdict.IDENTICAL, Verdict.EQUIVALENT, Verdict.COMPATIBLE, Verdict.BREAKING})
+
+
+def _accept(result: CopyResult, baseline: Baseline, on: date) -> CopyResult:
+    """``result`` with each finding's baseline entry (and whether it has expired)."""
+    triage = []
+    for change, known in zip(result.changes, result.triage, strict=True):
+        entry = None
+        if change.level != "info":
+            entry = baseline.find(result.repository, result.copy_id, known.fingerprint)
+        expired = entry is not None and entry.expired(on)
+        triage.append(replace(known, accepted=entry, expired=expired))
+    return replace(result, triage=tuple(triage))
+
+
+def _stale(
+    config: MirrorsConfig, baseline: Baseline, results: list[CopyResult]
+) -> tuple[BaselineEntry, ...]:
+    """Entries that match no finding of a copy judged now, or name a copy that is not
+    configured. Copies that were not judged (skipped, unreadable) keep theirs."""
+    configured = {(r.name, spec.id) for r in config.repositories for spec in r.copies}
+    found = {
+        (r.repository, r.copy_id): {t.fingerprint for _, t in r.findings if t is not None}
+        for r in results
+        if r.verdict in _JUDGED
+    }
+    return tuple(
+        entry
+        for entry in baseline.entries
+        if (entry.repository, entry.copy) not in configured
+        or entry.fingerprint not in found.get((entry.repository, entry.copy), {entry.fingerprint})
+    )
+
+
+def _mark_old(
+    contract: Contract,
+    repository: RepositorySpec,
+    results: list[CopyResult],
+    checkout: Path,
+    ref: str,
+) -> list[CopyResult]:
+    """``results`` with the findings each copy already had at ``ref`` marked ``old``. In a
+    repository with no commit yet nothing came before: every finding is new."""
+    judged = [r for r in results if r.verdict in _JUDGED]
+    if not judged:
+        return results
+    try:
+        tree = GitTree(checkout, ref)
+    except UserError as exc:
+        if not _unborn(checkout):
+            return [replace(r, verdict=Verdict.ERROR, message=str(exc)) for r in results]
+        return results
+    known: dict[str, frozenset[str]] = {}
+    try:
+        for result in judged:
+            spec = repository.copy(result.copy_id)
+            known[spec.id] = _findings_at(contract, repository, spec, tree)
+    finally:
+        tree.close()
+    marked = []
+    for result in results:
+        if result.copy_id not in known or result.verdict not in _JUDGED:
+            marked.append(result)
+            continue
+        old = known[result.copy_id]
+        triage = tuple(
+            replace(t, old=change.level != "info" and t.fingerprint in old)
+            for change, t in zip(result.changes, result.triage, strict=True)
+        )
+        marked.append(replace(result, triage=triage, new_since_commit=tree.commit))
+    return marked
+
+
+def _unborn(checkout: Path) -> bool:
+    """Whether ``checkout`` is a git repository without any commit yet."""
+    from wiregate.gitsource import open_repo
+
+    try:
+        with open_repo(checkout) as repo:
+            return not repo.head.is_valid()
+    except UserError:
+        return False
+
+
+def _findings_at(
+    contract: Contract, repository: RepositorySpec, spec: CopySpec, tree: GitTree
+) -> frozenset[str]:
+    """The fingerprints of the findings of the copy as committed in ``tree``; none when it
+    is not there or cannot be judged (then every finding now is new)."""
+    try:
+        found = tree.find(spec)
+        if found is None:
+            return frozenset()
+        canonical = contract.schemas[spec.schema]
+        if spec.code:
+            from wiregate.drift.code import CodeCopies, judge_code
+
+            document = CodeCopies(tree.code_root(), [spec]).schema(spec, found.path)
+            _, changes, _ = judge_code(
+                canonical, document, spec, repository.policy, label=found.label
+            )
+        else:
+            document = parse_document(found.data, found.label)
+            _, changes, _ = judge(canonical, document, spec, repository.policy, label=found.label)
+    except UserError:
+        return frozenset()
+    findings = [c for c in changes if c.level != "info"]
+    return frozenset(finding_fingerprints(findings, canonical, document, repository.name, spec.id))
 
 
 class _ContractTexts:
@@ -194,7 +333,10 @@ def _check_repository(
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
 
+    from wiregate.drift.code import CodeCopies, code_reproduce_command, judge_code
+
     results = []
+    code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
     try:
         for spec in specs:
             try:
@@ -203,30 +345,40 @@ def _check_repository(
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
                     continue
-                document = parse_document(found.data, found.label)
+                if code is not None and spec.code:
+                    document = code.schema(spec, found.path)
+                else:
+                    document = parse_document(found.data, found.label)
                 canonical = contract.schemas[spec.schema]
-                verdict, changes, failed = judge(
+                verdict, changes, failed = (judge_code if spec.code else judge)(
                     canonical, document, spec, repository.policy, label=found.label
                 )
             except UserError as exc:
                 results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
                 continue
+            fingerprints = finding_fingerprints(
+                changes, canonical, document, repository.name, spec.id
+            )
             command = None
-            if changes:
+            if changes and spec.code:
+                command = code_reproduce_command(repository.name, spec, checkout, commit)
+            elif changes:
                 command = reproduce_command(
                     contract, spec, repository.policy, checkout, found.path, commit
                 )
             contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
-            # The copy's bytes were read once already: its index is built from them.
+            # The copy's bytes were read once already: its index is built from them. A code
+            # copy's pointers name the schema extracted from it, not places in its source.
             copy_index = (
-                PositionIndex.build(found.data.decode("utf-8", "replace")) if changes else None
+                PositionIndex.build(found.data.decode("utf-8", "replace"))
+                if changes and not spec.code
+                else None
             )
             findings = tuple(
                 make_finding(
                     change,
                     breaking=is_breaking(change, failed),
                     repository=repository.name,
-                    copy_id=spec.id,
                     role=spec.role,
                     schema=spec.schema,
                     canonical_at=spec.canonical_at,
@@ -236,8 +388,9 @@ def _check_repository(
                     copy_index=copy_index,
                     contract_file=contract_file,
                     contract_index=contract_index,
+                    fingerprint=fingerprint,
                 )
-                for change in changes
+                for change, fingerprint in zip(changes, fingerprints, strict=True)
             )
             results.append(
                 result(
@@ -248,7 +401,8 @@ def _check_repository(
                     changes=changes,
                     failed=failed,
                     reproduce=command,
-                    findings=findings,
+                    triage=tuple(Triage(f) for f in fingerprints),
+                    judged=findings,
                     contract_file=contract_file,
                 )
             )

@@ -10,7 +10,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -37,6 +37,7 @@ __all__ = [
     "MirrorsConfig",
     "RepositorySpec",
     "env_var_name",
+    "load_config_toml",
     "load_mirrors",
     "parse_repo_overrides",
     "resolve_pointer",
@@ -61,6 +62,23 @@ class CopySpec:
     paths: tuple[str, ...]
     optional: bool = False  # absent from a present checkout is fine
     where: str = ""  # its key in mirrors.toml, "repository[0].copy[1]"
+    # Code copies: "typescript" (``type`` declared in the file ``paths`` names) or "python"
+    # (``model`` = MODULE:CLASS importable from ``python_path``; ``paths`` are its module
+    # files, derived). Their schema is extracted (wiregate.extract), then judged the same way.
+    kind: str = "schema"
+    type: str | None = None
+    model: str | None = None
+    python_path: str = "."
+    mode: str | None = None  # Pydantic schema mode, python copies only
+
+    @property
+    def code(self) -> bool:
+        return self.kind != "schema"
+
+    @property
+    def name(self) -> str:
+        """The type or class a code copy stands for (the copy id for a schema copy)."""
+        return self.type or (self.model or "").rpartition(":")[2] or self.id
 
     @property
     def direction(self) -> str:
@@ -161,10 +179,10 @@ def parse_repo_overrides(values: Sequence[str]) -> dict[str, Path | None]:
 
 
 @cache
-def _config_validator() -> Any:
-    # The config schema ships with the package, like the contract it describes. jsonschema-rs
+def _config_validator(schema_file: str) -> Any:
+    # The config schemas ship with the package, like the contract they describe. jsonschema-rs
     # rather than jsonschema: it imports several times faster, and drift runs in hooks.
-    schema = json.loads((BUNDLED_DIR / MIRRORS_SCHEMA_FILE).read_text(encoding="utf-8"))
+    schema = json.loads((BUNDLED_DIR / schema_file).read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
 
@@ -175,9 +193,14 @@ def _key(path: Sequence[str | int]) -> str:
     return key or "(top level)"
 
 
-def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
-    """The mirrors config beside ``contract`` (or at ``path``), validated."""
-    path = path or contract.directory / MIRRORS_FILE
+def load_config_toml(
+    path: Path, schema_file: str, precheck: Callable[[Any, Path], Any] | None = None
+) -> Any:
+    """The TOML file at ``path``, validated against ``schema_file`` (shipped beside the
+    contract): every mistake is a one-line UserError naming the file and the key.
+
+    ``precheck(data, path)`` runs before the schema: it may raise a message of its own, or
+    return the data to validate instead (TOML dates as text, say)."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -188,13 +211,21 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
         raise UserError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
-
-    _check_paths(data, path)
-    errors = sorted(_config_validator().iter_errors(data), key=lambda e: str(e.instance_path))
+    if precheck is not None:
+        checked = precheck(data, path)
+        data = data if checked is None else checked
+    validator = _config_validator(schema_file)
+    errors = sorted(validator.iter_errors(data), key=lambda e: str(e.instance_path))
     if errors:
         error = errors[0]
         raise UserError(f"{path}: {_key(list(error.instance_path))}: {error.message}")
+    return data
 
+
+def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
+    """The mirrors config beside ``contract`` (or at ``path``), validated."""
+    path = path or contract.directory / MIRRORS_FILE
+    data = load_config_toml(path, MIRRORS_SCHEMA_FILE, _check_mirrors)
     default_policy = data.get("policy", DEFAULT_POLICY)
     repositories = []
     seen: set[str] = set()
@@ -216,6 +247,8 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
                     f"{copy_where}.schema: unknown schema {copy['schema']!r} (known: {known})"
                 )
             canonical_at = copy.get("canonical_at", "#")
+            kind = copy.get("kind", "schema")
+            role = copy.get("role", entry["role"])
             if resolve_pointer(contract.schemas[copy["schema"]], canonical_at) is None:
                 raise UserError(
                     f"{copy_where}.canonical_at: {canonical_at!r} does not exist in "
@@ -227,10 +260,15 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
                     schema=copy["schema"],
                     canonical_at=canonical_at,
                     copy_at=copy.get("copy_at", "#"),
-                    role=copy.get("role", entry["role"]),
-                    paths=tuple(copy["paths"]),
+                    role=role,
+                    paths=tuple(copy["paths"]) if "paths" in copy else module_paths(copy),
                     optional=copy.get("optional", False),
                     where=f"repository[{index}].copy[{copy_index}]",
+                    kind=kind,
+                    type=copy.get("type"),
+                    model=copy.get("model"),
+                    python_path=copy.get("python_path", "."),
+                    mode=copy.get("mode") or _default_mode(kind, role),
                 )
             )
         repositories.append(
@@ -249,6 +287,48 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
         repositories=tuple(repositories),
         max_file_bytes=data.get("max_file_bytes", DEFAULT_MAX_BYTES),
     )
+
+
+def _default_mode(kind: str, role: str) -> str | None:
+    """A producer's model is judged by what it writes, anyone else's by what it accepts."""
+    if kind != "python":
+        return None
+    return "serialization" if role == "producer" else "validation"
+
+
+def module_paths(copy: Mapping[str, Any]) -> tuple[str, ...]:
+    """The files a python copy's module may be in, relative to the checkout: ``a/b.py`` or
+    ``a/b/__init__.py`` under its ``python_path``."""
+    module = copy["model"].partition(":")[0].replace(".", "/")
+    base = copy.get("python_path", ".").strip("/")
+    prefix = "" if base in ("", ".") else base + "/"
+    return (f"{prefix}{module}.py", f"{prefix}{module}/__init__.py")
+
+
+_KIND_KEYS = {
+    "schema": ("paths", frozenset({"type", "model", "python_path", "mode"})),
+    "typescript": ("type", frozenset({"model", "python_path", "mode", "copy_at"})),
+    "python": ("model", frozenset({"paths", "type", "copy_at"})),
+}
+
+
+def _check_kinds(data: Any, path: Path) -> None:
+    """Keys that do not belong to a copy's kind, in our words (the schema says it too, in
+    the validator's)."""
+    repositories = data.get("repository") if isinstance(data, dict) else None
+    for index, entry in enumerate(repositories if isinstance(repositories, list) else ()):
+        copies = entry.get("copy") if isinstance(entry, dict) else None
+        for copy_index, copy in enumerate(copies if isinstance(copies, list) else ()):
+            if not isinstance(copy, dict) or copy.get("kind", "schema") not in _KIND_KEYS:
+                continue
+            kind = copy.get("kind", "schema")
+            needed, foreign = _KIND_KEYS[kind]
+            key = f"{path}: repository[{index}].copy[{copy_index}]"
+            wrong = sorted(foreign & copy.keys())
+            if wrong:
+                raise UserError(f"{key}.{wrong[0]}: not a key of a copy of kind {kind!r}")
+            if needed not in copy:
+                raise UserError(f"{key}: a copy of kind {kind!r} needs {needed!r}")
 
 
 def _os_limit(name: str, default: int) -> int:
@@ -283,6 +363,11 @@ def path_problem(value: str) -> str | None:
     return None
 
 
+def _check_mirrors(data: Any, path: Path) -> None:
+    _check_paths(data, path)
+    _check_kinds(data, path)
+
+
 def _check_paths(data: Any, path: Path) -> None:
     repositories = data.get("repository") if isinstance(data, dict) else None
     for index, entry in enumerate(repositories if isinstance(repositories, list) else ()):
@@ -294,6 +379,11 @@ def _check_paths(data: Any, path: Path) -> None:
                 if problem:
                     key = f"repository[{index}].copy[{copy_index}].paths[{path_index}]"
                     raise UserError(f"{path}: {key}: {problem}")
+            python_path = copy.get("python_path") if isinstance(copy, dict) else None
+            problem = path_problem(python_path) if isinstance(python_path, str) else None
+            if problem:
+                key = f"repository[{index}].copy[{copy_index}].python_path"
+                raise UserError(f"{path}: {key}: {problem}")
 
 
 def resolve_pointer(document: Any, at: str) -> Any:
@@ -313,6 +403,8 @@ class CopyIdentity(TypedDict):
     policy: str
     schema: str
     canonical_at: str
+    kind: str
+    declared: str | None
 
 
 def copy_identity(repository: RepositorySpec, spec: CopySpec, checkout: Path) -> CopyIdentity:
@@ -326,4 +418,6 @@ def copy_identity(repository: RepositorySpec, spec: CopySpec, checkout: Path) ->
         "policy": repository.policy,
         "schema": spec.schema,
         "canonical_at": spec.canonical_at,
+        "kind": spec.kind,
+        "declared": spec.type or spec.model,
     }

@@ -4,6 +4,7 @@ ref through GitPython without touching the work tree."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -15,7 +16,7 @@ from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 if TYPE_CHECKING:
     import git
 
-__all__ = ["CopySource", "FoundCopy", "GitTree", "WorkTree"]
+__all__ = ["CodeRoot", "CopySource", "FoundCopy", "GitTree", "WorkTree"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class CopySource(Protocol):
 
     def close(self) -> None:
         """Release what reading needed (git's helper processes)."""
+
+    def code_root(self) -> CodeRoot:
+        """Where a code copy's files are read from by the language's tools."""
 
 
 class WorkTree:
@@ -78,11 +82,38 @@ class WorkTree:
     def close(self) -> None:
         pass
 
+    def code_root(self) -> CodeRoot:
+        return CodeRoot(self.checkout)
+
+
+class CodeRoot:
+    """A folder holding (part of) a checkout for a code copy's extraction: the work tree
+    itself, or files written from git (``materialise``) into a temporary folder."""
+
+    def __init__(self, path: Path, tree: GitTree | None = None) -> None:
+        self.path = path
+        self.tree = tree
+        self._done: set[tuple[str, bool]] = set()
+
+    def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
+        """Write the files of ``folder`` (relative to the checkout; all levels below it with
+        ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""
+        if self.tree is None or (folder, recursive) in self._done:
+            return
+        self._done.add((folder, recursive))
+        self.tree.write_files(self.path, folder, recursive, keep)
+
 
 class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
 
-    def __init__(self, checkout: Path, ref: str, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(
+        self,
+        checkout: Path,
+        ref: str,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        repo: git.Repo | None = None,
+    ) -> None:
         # GitPython is imported only when a ref is read: it would double the start-up time of
         # every plain `wiregate drift` run in a pre-commit hook.
         from wiregate.gitsource import open_repo, resolve_commit
@@ -90,11 +121,13 @@ class GitTree:
         self.checkout = checkout
         self.ref = ref
         self.max_bytes = max_bytes
-        self.repo: git.Repo = open_repo(checkout)
+        self._owned = repo is None  # a repository given is closed by whoever opened it
+        self.repo: git.Repo = open_repo(checkout) if repo is None else repo
+        self._code: CodeRoot | None = None
         try:
             self.commit = resolve_commit(self.repo, ref)
         except UserError:
-            self.repo.close()
+            self.close()
             raise
 
     def find(self, spec: CopySpec) -> FoundCopy | None:
@@ -114,4 +147,43 @@ class GitTree:
         )
 
     def close(self) -> None:
-        self.repo.close()
+        if self._code is not None:
+            import shutil
+
+            shutil.rmtree(self._code.path, ignore_errors=True)
+            self._code = None
+        if self._owned:
+            self.repo.close()
+
+    def code_root(self) -> CodeRoot:
+        if self._code is None:
+            import tempfile
+
+            self._code = CodeRoot(Path(tempfile.mkdtemp(prefix="wiregate-ref-")), self)
+        return self._code
+
+    def write_files(
+        self, target: Path, folder: str, recursive: bool, keep: Callable[[str], bool]
+    ) -> None:
+        """The committed files of ``folder`` (relative to the checkout) that ``keep`` accepts,
+        written under ``target`` at the same relative paths; ``node_modules`` is left out."""
+        from wiregate.gitsource import file_at, path_in_repo
+
+        base = path_in_repo(self.repo, self.checkout, folder or ".").rstrip("/")
+        base = "" if base == "." else base
+        args = ["-r"] if recursive else []
+        listing = self.repo.git.ls_tree(
+            *args, "-z", "--name-only", self.commit, "--", f"{base}/" if base else "."
+        )
+        for name in filter(None, listing.split("\0")):
+            inside = name[len(base) + 1 :] if base else name
+            parts = inside.split("/")
+            if "node_modules" in parts or not keep(parts[-1]):
+                continue
+            data = file_at(self.repo, self.commit, name, self.max_bytes)
+            if data is None:
+                continue
+            relative = f"{folder}/{inside}" if folder not in ("", ".") else inside
+            path = target / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)

@@ -8,7 +8,6 @@ two documents); the reporters only render it.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,7 +60,9 @@ class DriftFinding:
     record_type: str  # the record type (or definition) the change sits in
     copy_location: Location | None
     contract_location: Location | None
-    fingerprint: str  # stable: rule id, repository, copy and both pointers
+    # The baseline's fingerprint (wiregate.drift.baseline.fingerprint): rule id, repository,
+    # copy, both pointers and the values there; never the wording of the message.
+    fingerprint: str
 
     @property
     def root(self) -> tuple[str, str]:
@@ -131,13 +132,6 @@ def _subject(change: Change, default: str) -> tuple[str, str]:
     if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
         return tokens[1], field
     return default, field
-
-
-def _fingerprint(change: Change, repository: str, copy_id: str) -> str:
-    text = "\x1f".join(
-        (change.id, repository, copy_id, change.old_pointer, change.new_pointer, change.message)
-    )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
 def _value(document: Any, pointer: str) -> tuple[bool, Any]:
@@ -228,7 +222,6 @@ def make_finding(
     *,
     breaking: bool,
     repository: str,
-    copy_id: str,
     role: str,
     schema: str,
     canonical_at: str,
@@ -238,6 +231,7 @@ def make_finding(
     copy_index: PositionIndex | None,
     contract_file: str | None,
     contract_index: PositionIndex | None,
+    fingerprint: str,
 ) -> DriftFinding:
     """One finding; the position indexes are built once per file by the caller."""
     record = split(canonical_at)
@@ -259,7 +253,7 @@ def make_finding(
         record_type=subject[0],
         copy_location=copy_location,
         contract_location=contract_location,
-        fingerprint=_fingerprint(change, repository, copy_id),
+        fingerprint=fingerprint,
     )
 
 

@@ -3,6 +3,7 @@ and against the revision before it, so the output says since which commit a copy
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from contracts import Contract
 from wiregate.diff import Change
 from wiregate.drift.check import Judgement, judge
+from wiregate.drift.code import judge_code
 from wiregate.drift.config import (
     CopySpec,
     MirrorsConfig,
@@ -88,6 +90,8 @@ def _entries(
 
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
+    if spec.code and revisions:
+        revisions = _with_referenced(repo, checkout, spec, ref, revisions, max_bytes)
     # In a shallow clone, the copy seems "added" at the oldest commit git has.
     boundary = shallow_boundary(repo)
     canonical = contract.schemas[spec.schema]
@@ -111,13 +115,19 @@ def _entries(
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
             data = file_at(repo, revision.commit, revision.path, max_bytes) or b""
-            document = parse_document(data, label)
+            if spec.code:
+                document = _code_document(repo, checkout, spec, revision, max_bytes)
+                data = json.dumps(document, sort_keys=True).encode()  # what is judged
+            else:
+                document = parse_document(data, label)
+            judged = judge_code if spec.code else judge
             if data not in verdicts:
-                verdicts[data] = judge(canonical, document, spec, repository.policy, label=label)
+                verdicts[data] = judged(canonical, document, spec, repository.policy, label=label)
             verdict, changes, failed = verdicts[data]
             step: tuple[Change, ...] = ()
             step_failed: tuple[str, ...] = ()
             if previous is not None:
+                # Two revisions of the same code: compared as extracted, without a lens.
                 _, step, step_failed = judge(
                     previous[1],
                     document,
@@ -143,6 +153,79 @@ def _entries(
         )
         previous = (revision.commit, document)
     return entries
+
+
+#: The status of a revision that changed a file a code copy's type is extracted from (a
+#: referenced type's file, a tsconfig, an imported module), not the declaring file.
+REFERENCED = "referenced"
+
+
+def _with_referenced(
+    repo: git.Repo,
+    checkout: Path,
+    spec: CopySpec,
+    ref: str,
+    revisions: list[FileRevision],
+    max_bytes: int,
+) -> list[FileRevision]:
+    """The declaring file's revisions (newest first) and, among them, the commits that changed
+    only one of the other files the type is extracted from at ``ref``: status "referenced"."""
+    from wiregate.drift.code import CodeCopies
+    from wiregate.drift.copies import GitTree
+    from wiregate.gitsource import path_in_repo, resolve_commit
+
+    newest = revisions[0]
+    if newest.deleted or newest.moved_away:
+        return revisions
+    tree = GitTree(checkout, ref, max_bytes, repo=repo)
+    try:
+        root = Path(repo.working_dir).resolve()
+        path = (root / newest.path).relative_to(checkout.resolve()).as_posix()
+        files = CodeCopies(tree.code_root(), [spec]).files(spec, path)
+    except (UserError, ValueError):
+        return revisions  # judged (and reported) revision by revision below
+    finally:
+        tree.close()
+    others = sorted({path_in_repo(repo, checkout, f) for f in files} - {newest.path})
+    if not others:
+        return revisions
+    commit = resolve_commit(repo, ref)
+    order = {sha: index for index, sha in enumerate(repo.git.rev_list(commit).split())}
+    output = repo.git.log("--format=%H%x1f%aI%x1f%s%x1e", commit, "--", *others)
+    known = {r.commit for r in revisions}
+    merged = list(revisions)
+    for record in output.split("\x1e"):
+        fields = record.strip().split("\x1f")
+        if len(fields) != 3 or fields[0] in known or fields[0] not in order:
+            continue
+        sha, date, subject = fields
+        # The declaring file as of that commit: its newest revision at or before it.
+        older = [r for r in revisions if order.get(r.commit, -1) >= order[sha]]
+        if not older or older[0].deleted or older[0].moved_away:
+            continue  # the type was not declared yet (or no more) at that commit
+        merged.append(
+            replace(
+                older[0], commit=sha, date=date, subject=subject, status=REFERENCED, old_path=None
+            )
+        )
+    merged.sort(key=lambda r: order.get(r.commit, len(order)))
+    return merged
+
+
+def _code_document(
+    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision, max_bytes: int
+) -> dict[str, Any]:
+    """A code copy's schema extracted from the files committed at ``revision``."""
+    from wiregate.drift.code import CodeCopies
+    from wiregate.drift.copies import GitTree
+
+    tree = GitTree(checkout, revision.commit, max_bytes, repo=repo)
+    try:
+        root = Path(repo.working_dir).resolve()
+        path = (root / revision.path).relative_to(checkout.resolve()).as_posix()
+        return CodeCopies(tree.code_root(), [spec]).schema(spec, path)
+    finally:
+        tree.close()
 
 
 def _entry(revision: FileRevision, verdict: Verdict, **fields: Any) -> HistoryEntry:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 
 from wiregate.diff import Change
+from wiregate.drift.baseline import BaselineEntry
 from wiregate.drift.findings import DriftFinding, RootEntry, group_by_root
 
 __all__ = [
@@ -15,6 +17,7 @@ __all__ = [
     "DriftReport",
     "HistoryEntry",
     "HistoryReport",
+    "Triage",
     "Verdict",
     "is_breaking",
 ]
@@ -57,6 +60,23 @@ def is_breaking(change: Change, failed: tuple[str, ...]) -> bool:
 
 
 @dataclass(frozen=True)
+class Triage:
+    """What the gate makes of one finding beyond its verdict: its fingerprint, the baseline
+    entry that accepts it, and whether it was already there at ``--new-since REF``."""
+
+    fingerprint: str
+    accepted: BaselineEntry | None = None  # the matching entry, expired or not
+    expired: bool = False  # the entry's date has come: it accepts the finding no more
+    old: bool = False  # present at the --new-since ref
+
+    @property
+    def waived(self) -> bool:
+        """Whether the finding does not fail the gate: accepted (and not expired), or already
+        there at the --new-since ref."""
+        return self.old or (self.accepted is not None and not self.expired)
+
+
+@dataclass(frozen=True)
 class CopyResult:
     """The verdict on one copy in one repository."""
 
@@ -78,22 +98,95 @@ class CopyResult:
     message: str | None = None  # why it was skipped, not found or unreadable
     reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
+    kind: str = "schema"  # schema, typescript or python
+    declared: str | None = None  # a code copy's TypeScript type or Python MODULE:CLASS
+    triage: tuple[Triage, ...] = ()  # one per change, in the same order
+    new_since_commit: str | None = None  # the commit --new-since compared with, if any
     # Each change judged for the copy's role and placed in both files (same order as changes).
-    findings: tuple[DriftFinding, ...] = ()
+    judged: tuple[DriftFinding, ...] = ()
     contract_file: str | None = None  # the canonical schema, relative to the contract's repo
 
     @property
+    def triaged(self) -> tuple[tuple[Change, Triage | None], ...]:
+        """Every change with its triage (None for a result built without one)."""
+        triage: list[Triage | None] = [*self.triage]
+        triage += [None] * (len(self.changes) - len(triage))
+        return tuple(zip(self.changes, triage, strict=True))
+
+    @property
+    def findings(self) -> tuple[tuple[Change, Triage | None], ...]:
+        """The changes that are findings (every level but info), with their triage."""
+        return tuple((c, t) for c, t in self.triaged if c.level != "info")
+
+    @property
+    def blocking(self) -> tuple[Change, ...]:
+        """The breaking changes that fail the gate: neither accepted nor already there at the
+        --new-since ref (an expired acceptance accepts nothing)."""
+        return tuple(
+            c
+            for c, t in self.triaged
+            if is_breaking(c, self.failed) and not (t is not None and t.waived)
+        )
+
+    def count(self, what: str) -> int:
+        """How many findings are ``accepted``, ``expired`` (accepted until a day that has
+        come), ``old`` (present at the --new-since ref) or ``new`` (none of these)."""
+
+        def test(t: Triage) -> bool:
+            if what == "accepted":
+                return t.accepted is not None and not t.expired and not t.old
+            if what == "expired":
+                return t.expired and not t.old
+            if what == "old":
+                return t.old
+            return t.accepted is None and not t.old  # new: neither accepted nor old
+
+        return sum(1 for _, t in self.findings if t is not None and test(t))
+
+    def _judged_findings(self, waived: bool) -> list[DriftFinding]:
+        """The judged findings (not info) that are waived, or that are not."""
+        triage: list[Triage | None] = [*self.triage]
+        triage += [None] * (len(self.judged) - len(triage))
+        return [
+            f
+            for f, t in zip(self.judged, triage, strict=True)
+            if f.change.level != "info" and (t is not None and t.waived) == waived
+        ]
+
+    @property
     def entries(self) -> tuple[RootEntry, ...]:
-        """The findings that matter (not info), one entry per root change."""
-        return group_by_root([f for f in self.findings if f.change.level != "info"])
+        """The findings that are not waived (accepted, or already there at --new-since), one
+        entry per root change: what the reports show and annotate."""
+        return group_by_root(self._judged_findings(waived=False))
+
+    @property
+    def waived_entries(self) -> tuple[RootEntry, ...]:
+        """The waived findings, one entry per root change (shown with --verbose)."""
+        return group_by_root(self._judged_findings(waived=True))
+
+    def triage_of(self, finding: DriftFinding) -> Triage | None:
+        """The triage of one of ``judged``."""
+        for judged, (_, triage) in zip(self.judged, self.triaged, strict=False):
+            if judged is finding:
+                return triage
+        return None
 
     @property
     def fails(self) -> bool:
-        """Whether this copy fails the gate without --strict: breaking drift, or a copy
-        that is not found in a checkout that is present (unless it is optional)."""
-        return self.verdict is Verdict.BREAKING or (
+        """Whether this copy fails the gate without --strict: breaking drift with a breaking
+        finding that is not waived (accepted, or already there at --new-since), or a copy that
+        is not found in a checkout that is present (unless it is optional)."""
+        return (self.verdict is Verdict.BREAKING and bool(self.blocking)) or (
             self.verdict is Verdict.NOT_FOUND and not self.optional
         )
+
+    @property
+    def fails_strict(self) -> bool:
+        """Whether it fails with --strict: also any drift with a finding not waived, and a copy
+        skipped or not found (even optional)."""
+        if self.fails or self.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
+            return True
+        return self.verdict.drifted and any(t is None or not t.waived for _, t in self.findings)
 
     @property
     def breaks(self) -> tuple[str, ...]:
@@ -106,6 +199,22 @@ class DriftReport:
     results: tuple[CopyResult, ...]
     ref: str | None = None
     strict: bool = False
+    new_since: str | None = None  # --new-since REF
+    baseline: Path | None = None  # the baseline file consulted (None: none was)
+    # Baseline entries that match no current finding of a copy that was judged (or name a
+    # copy mirrors.toml does not have): `wiregate drift baseline --prune` removes them.
+    stale: tuple[BaselineEntry, ...] = ()
+
+    @property
+    def expired(self) -> tuple[BaselineEntry, ...]:
+        """Baseline entries whose date has come while their finding is still there."""
+        found = {
+            t.accepted.key: t.accepted
+            for r in self.results
+            for _, t in r.findings
+            if t is not None and t.accepted is not None and t.expired and not t.old
+        }
+        return tuple(found.values())
 
     def annotation_level(self, result: CopyResult, breaking: bool = True) -> str:
         """The workflow level of what is reported about ``result``: ``error`` when it fails
@@ -131,15 +240,13 @@ class DriftReport:
 
     @property
     def exit_code(self) -> int:
-        """2 a copy cannot be read; 1 breaking drift or a copy not found in a checkout that is
-        present, unless optional (with strict: any drift, or a copy that was skipped or not
-        found); 0 otherwise."""
-        verdicts = {r.verdict for r in self.results}
-        if Verdict.ERROR in verdicts:
+        """2 a copy cannot be read; 1 breaking drift with a finding that is neither accepted
+        nor (with --new-since) already there, or a copy not found in a checkout that is
+        present, unless optional (with strict: any drift with such a finding, or a copy that
+        was skipped or not found); 0 otherwise."""
+        if any(r.verdict is Verdict.ERROR for r in self.results):
             return 2
-        if any(r.fails for r in self.results):
-            return 1
-        if self.strict and verdicts & {Verdict.COMPATIBLE, Verdict.SKIPPED, Verdict.NOT_FOUND}:
+        if any(r.fails_strict if self.strict else r.fails for r in self.results):
             return 1
         return 0
 
@@ -181,6 +288,8 @@ class HistoryReport:
     canonical_at: str
     ref: str
     entries: tuple[HistoryEntry, ...] = field(default_factory=tuple)  # newest first
+    kind: str = "schema"
+    declared: str | None = None
 
     @property
     def current(self) -> HistoryEntry | None:

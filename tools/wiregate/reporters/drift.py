@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from wiregate.diff import Change
+from wiregate.drift.baseline import PRUNE_COMMAND, BaselineEntry
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
 from wiregate.drift.findings import DriftFinding, Location, RootEntry
 from wiregate.drift.result import (
@@ -18,6 +19,7 @@ from wiregate.drift.result import (
     DriftReport,
     HistoryEntry,
     HistoryReport,
+    Triage,
     Verdict,
     is_breaking,
 )
@@ -66,6 +68,51 @@ def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
     return document
 
 
+def _gate_change_json(
+    change: Change,
+    triage: Triage | None,
+    result: CopyResult,
+    report: DriftReport,
+    finding: DriftFinding | None = None,
+) -> dict[str, Any]:
+    """A change of the gate: the diff's fields, ``breaking``, the maintainer's wording and
+    where it is written (``finding``), and what the baseline and --new-since make of it."""
+    document = _change_json(change, result.failed)
+    document["drift_message"] = finding.message if finding else None
+    document["record_type"] = finding.record_type if finding else None
+    document["copy_location"] = _location_json(finding.copy_location if finding else None)
+    document["contract_location"] = _location_json(finding.contract_location if finding else None)
+    entry = triage.accepted if triage is not None else None
+    document["fingerprint"] = triage.fingerprint if triage is not None else None
+    document["accepted"] = (
+        None
+        if entry is None or triage is None
+        else {
+            "reason": entry.reason,
+            "expires": entry.expires.isoformat() if entry.expires else None,
+            "expired": triage.expired,
+        }
+    )
+    judged = report.new_since is not None and change.level != "info"  # info never fails
+    document["present_at_ref"] = triage.old if judged and triage is not None else None
+    document["blocking"] = document["breaking"] and not (triage is not None and triage.waived)
+    return document
+
+
+def entry_to_json(entry: BaselineEntry) -> dict[str, Any]:
+    return {
+        "entry": entry.where,
+        "repository": entry.repository,
+        "copy": entry.copy,
+        "rule": entry.rule,
+        "canonical_pointer": entry.canonical_pointer,
+        "copy_pointer": entry.copy_pointer,
+        "fingerprint": entry.fingerprint,
+        "reason": entry.reason,
+        "expires": entry.expires.isoformat() if entry.expires else None,
+    }
+
+
 def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str]:
     """The changes that matter (errors break the required direction, warnings would break the
     other one), then a count of the info-level ones (annotations, defaults, definitions)."""
@@ -81,13 +128,65 @@ def _change_lines(changes: tuple[Change, ...], indent: str = "    ") -> list[str
 # --- drift ---------------------------------------------------------------------------------
 
 
+def _finding_counts(results: Sequence[CopyResult], report: DriftReport) -> str:
+    """``2 new, 31 accepted, 1 expired, 4 present at HEAD``: only when a baseline entry or
+    --new-since applies, so a plain run reads as before."""
+    counts = {what: sum(r.count(what) for r in results) for what in ("accepted", "expired", "old")}
+    if not any(counts.values()) and report.new_since is None:
+        return ""
+    new = sum(r.count("new") for r in results)
+    parts = [f"{new} new"] if new or report.new_since is not None else []
+    parts += [f"{counts['accepted']} accepted"] if counts["accepted"] else []
+    parts += [f"{counts['expired']} expired"] if counts["expired"] else []
+    if report.new_since is not None:
+        parts.append(f"{counts['old']} present at {report.new_since}")
+    return ", ".join(parts)
+
+
 def _summary(report: DriftReport) -> str:
     counts = [
         f"{report.count(verdict)} {_verdict_text(verdict)}"
         for verdict in Verdict
         if report.count(verdict)
     ]
-    return f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    line = f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    findings = _finding_counts(report.results, report)
+    if findings:
+        line += f"; findings: {findings}"
+    if report.stale:
+        line += f"; {_stale_count(len(report.stale))}"
+    return line
+
+
+def _stale_count(count: int) -> str:
+    return f"{count} stale baseline {'entry' if count == 1 else 'entries'}"
+
+
+def _mark(triage: Triage | None, report: DriftReport) -> str:
+    """What the baseline or --new-since says of a finding, after its line."""
+    if triage is None:
+        return ""
+    entry = triage.accepted
+    if triage.old:
+        return f"  [present at {report.new_since}]"
+    if entry is not None and triage.expired:
+        return f"  [acceptance expired {entry.expires}: {entry.reason}]"
+    if entry is not None:
+        until = f" until {entry.expires}" if entry.expires else ""
+        return f"  [accepted{until}: {entry.reason}]"
+    return ""
+
+
+def _entry_text(entry: BaselineEntry) -> str:
+    where = (
+        entry.copy_pointer
+        if entry.canonical_pointer == entry.copy_pointer
+        else f"{entry.canonical_pointer} -> {entry.copy_pointer}"
+    )
+    return (
+        f"{entry.where}: {entry.repository} {entry.copy} {entry.rule} at {where} "
+        f"({entry.fingerprint}): {entry.reason}"
+    )
 
 
 def policy_note(results: Sequence[CopyResult]) -> str:
@@ -131,11 +230,19 @@ def _entry_line(entry: RootEntry) -> str:
     )
 
 
-def _copy_summary(result: CopyResult) -> str:
+def _copy_summary(result: CopyResult) -> str | None:
+    """The root changes that are not waived and the changes they come from (the waived ones
+    are counted on the copy's heading); with none, only the info-level count, if any."""
     entries = result.entries
     breaking = sum(1 for entry in entries if entry.breaking)
     shown = sum(len(entry.findings) for entry in entries)
-    info = len(result.changes) - shown
+    info = sum(1 for change in result.changes if change.level == "info")
+    if not entries:
+        return (
+            f"and {info} info-level changes (annotations; --format json lists them)"
+            if info
+            else None
+        )
     text = (
         f"{result.repository} {result.copy_id}: {len(entries)} root change"
         f"{'s' if len(entries) != 1 else ''} ({breaking} breaking) from {shown} change"
@@ -144,6 +251,18 @@ def _copy_summary(result: CopyResult) -> str:
     if info:
         text += f", and {info} info-level (annotations; --format json lists them)"
     return text
+
+
+def _entry_lines(
+    result: CopyResult, entry: RootEntry, report: DriftReport, verbose: bool
+) -> list[str]:
+    """A root change's line, marked with what the baseline or --new-since says of it, and
+    (``verbose``) each change it causes."""
+    lines = [f"    {_entry_line(entry)}{_mark(result.triage_of(entry.head), report)}"]
+    if verbose:
+        for finding in entry.findings:
+            lines.extend(_finding_lines(finding, "        "))
+    return lines
 
 
 def _finding_lines(finding: DriftFinding, indent: str) -> list[str]:
@@ -161,7 +280,9 @@ def drift_summary(report: DriftReport) -> str:
 
 def render_text(report: DriftReport, *, verbose: bool = False) -> str:
     """Per copy: its verdict, one line per root change (``verbose``: each change it causes,
-    with its witness), a summary line and the reproducing command."""
+    with its witness), a summary line and the reproducing command. Findings the baseline
+    accepts or that were there at --new-since are counted on the copy's first line, listed
+    only with ``verbose``."""
     return "\n".join([*body_lines(report, verbose=verbose), _summary(report)]) + "\n"
 
 
@@ -172,18 +293,27 @@ def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
         heading = _copy_heading(result)
         if result.breaks:
             heading += ": " + "; ".join(result.breaks)
+        counts = _finding_counts([result], report) if result.verdict.drifted else ""
+        if counts:
+            heading += f" ({counts})"
         lines.append(heading)
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
             for entry in result.entries:
-                lines.append(f"    {_entry_line(entry)}")
-                if verbose:
-                    for finding in entry.findings:
-                        lines.extend(_finding_lines(finding, "        "))
-            lines.append(f"    {_copy_summary(result)}")
+                lines.extend(_entry_lines(result, entry, report, verbose))
+            if verbose:
+                for entry in result.waived_entries:
+                    lines.extend(_entry_lines(result, entry, report, verbose))
+            summary = _copy_summary(result)
+            if summary is not None:
+                lines.append(f"    {summary}")
         if result.reproduce:
             lines.append(f"    reproduce: {result.reproduce}")
+    for stale in report.stale:
+        lines.append(f"stale baseline entry {_entry_text(stale)}: matches no finding")
+    if report.stale:
+        lines.append(f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}")
     return lines
 
 
@@ -198,10 +328,13 @@ def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
         "policy": about.policy,
         "schema": about.schema,
         "canonical_at": about.canonical_at,
+        "kind": about.kind,
+        "declared": about.declared,
     }
 
 
-def copy_to_json(result: CopyResult) -> dict[str, Any]:
+def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[str, Any]:
+    report = report or DriftReport(results=(result,))
     return {
         **_identity_json(result),
         "copy_at": result.copy_at,
@@ -214,9 +347,26 @@ def copy_to_json(result: CopyResult) -> dict[str, Any]:
         "message": result.message,
         "optional": result.optional,
         "contract_file": result.contract_file,
-        "changes": [_finding_json(finding) for finding in result.findings],
-        "entries": [_entry_json_doc(entry) for entry in result.entries],
+        "changes": [
+            _gate_change_json(change, triage, result, report, finding)
+            for (change, triage), finding in zip(result.triaged, _judged(result), strict=True)
+        ],
+        "entries": [
+            *(_entry_json_doc(entry, waived=False) for entry in result.entries),
+            *(_entry_json_doc(entry, waived=True) for entry in result.waived_entries),
+        ],
         "reproduce": result.reproduce,
+        "fails": result.fails_strict if report.strict else result.fails,
+        "findings": {
+            what: result.count(key)
+            for what, key in (
+                ("new", "new"),
+                ("accepted", "accepted"),
+                ("expired", "expired"),
+                ("present_at_ref", "old"),
+            )
+        },
+        "new_since_commit": result.new_since_commit,
     }
 
 
@@ -226,23 +376,19 @@ def _location_json(location: Location | None) -> dict[str, Any] | None:
     return {"file": location.file, "line": location.line, "column": location.column}
 
 
-def _finding_json(finding: DriftFinding) -> dict[str, Any]:
-    document = change_to_json(finding.change)
-    document["breaking"] = finding.breaking
-    document["drift_message"] = finding.message
-    document["record_type"] = finding.record_type
-    document["copy_location"] = _location_json(finding.copy_location)
-    document["contract_location"] = _location_json(finding.contract_location)
-    document["fingerprint"] = finding.fingerprint
-    return document
+def _judged(result: CopyResult) -> list[DriftFinding | None]:
+    """``result.judged`` beside its changes (None for a result built without them)."""
+    judged: list[DriftFinding | None] = [*result.judged]
+    return judged + [None] * (len(result.changes) - len(judged))
 
 
-def _entry_json_doc(entry: RootEntry) -> dict[str, Any]:
+def _entry_json_doc(entry: RootEntry, *, waived: bool) -> dict[str, Any]:
     head = entry.head
     return {
         "root": {"contract_pointer": head.root[0], "copy_pointer": head.root[1]},
         "level": entry.level,
         "breaking": entry.breaking,
+        "waived": waived,
         "message": head.message,
         "rules": list(entry.rule_ids),
         "record_types": list(entry.record_types),
@@ -268,7 +414,12 @@ def report_to_json(report: DriftReport) -> dict[str, Any]:
             for verdict in Verdict
             if verdict not in HISTORY_ONLY
         },
-        "copies": [copy_to_json(result) for result in report.results],
+        "copies": [copy_to_json(result, report) for result in report.results],
+        "new_since": report.new_since,
+        "baseline": str(report.baseline) if report.baseline else None,
+        "expired": [entry_to_json(entry) for entry in report.expired],
+        "stale": [entry_to_json(entry) for entry in report.stale],
+        "prune": PRUNE_COMMAND if report.stale else None,
     }
 
 
@@ -307,6 +458,9 @@ def render_github(report: DriftReport) -> str:
                         col=at.column if at else None,
                     )
                 )
+    if report.stale:
+        message = f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}"
+        lines.append(workflow_command("notice", message, title="wiregate drift baseline"))
     return "".join(line + "\n" for line in lines)
 
 
@@ -354,7 +508,11 @@ def render_markdown(report: DriftReport) -> str:
                     f"| {_cell(head.message)} | {len(entry.findings)} "
                     f"| {', '.join(entry.record_types)} |"
                 )
-            lines += ["", _copy_summary(result)]
+            summary = _copy_summary(result)
+            lines += ["", summary] if summary is not None else []
+            waived = _finding_counts([result], report)
+            if waived:
+                lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
     lines += ["", _summary(report)]
     return "\n".join(lines) + "\n"
 
@@ -411,7 +569,7 @@ def render_drift_junit(report: DriftReport) -> str:
         verdict = _verdict_text(result.verdict)
         if result.verdict is Verdict.ERROR:
             outcome = "error"
-        elif result.fails or (report.strict and report.annotation_level(result) == "error"):
+        elif result.fails_strict if report.strict else result.fails:
             outcome = "failure" if result.verdict is not Verdict.SKIPPED else "skipped"
         elif result.verdict is Verdict.SKIPPED or result.verdict is Verdict.NOT_FOUND:
             outcome = "skipped"
@@ -447,7 +605,11 @@ DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
 # --- history -------------------------------------------------------------------------------
 
 
-_STATUS_TEXT = {FIRST_VISIBLE: "first visible commit (shallow clone: history is cut here)"}
+_STATUS_TEXT = {
+    FIRST_VISIBLE: "first visible commit (shallow clone: history is cut here)",
+    # A code copy: another file its type is extracted from changed, not the declaring file.
+    "referenced": "a file it reads changed; declared in",
+}
 
 
 def _entry_heading(entry: HistoryEntry) -> str:

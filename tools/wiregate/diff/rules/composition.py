@@ -9,7 +9,7 @@ by set containment against the other side's members.
 from __future__ import annotations
 
 from wiregate.diff.load import Schema
-from wiregate.diff.rules.base import Comparison
+from wiregate.diff.rules.base import Comparison, is_false
 from wiregate.diff.rules.disjoint import disjoint
 from wiregate.diff.rules.subschemas import records_of
 from wiregate.diff.rules.types import effective_types
@@ -20,6 +20,8 @@ ONE_OF_ADDED = "one-of-added"
 ONE_OF_REMOVED = "one-of-removed"
 ONE_OF_MEMBER_ADDED = "one-of-member-added"
 ONE_OF_MEMBER_REMOVED = "one-of-member-removed"
+ONE_OF_OVERLAP_ADDED = "one-of-overlap-added"
+ONE_OF_OVERLAP_REMOVED = "one-of-overlap-removed"
 ANY_OF_ADDED = "any-of-added"
 ANY_OF_REMOVED = "any-of-removed"
 ANY_OF_MEMBER_ADDED = "any-of-member-added"
@@ -137,6 +139,9 @@ def _members(
         cmp.compare(before[old_left[a]], after[new_left[b]])
     union = keyword != "allOf"
     exclusive = keyword == "oneOf"
+    if exclusive:
+        for a, b in pairs:
+            _overlap(cmp, old, new, before, after, old_left[a], new_left[b])
     for j in new_left:
         if j in paired_new:
             continue
@@ -186,6 +191,66 @@ def _members(
             forward=apart if union else implied,
             lenient_forward=union and _apart(member, before, closed_world=True),
         )
+
+
+def _overlap(
+    cmp: Comparison,
+    old: Schema,
+    new: Schema,
+    before: list[Schema],
+    after: list[Schema],
+    i: int,
+    j: int,
+) -> None:
+    """A paired oneOf member compared in depth can change whether it overlaps the others: a
+    value matching two members is rejected, so overlap gained rejects values that one member
+    accepted before, and overlap lost accepts values that two members matched. Disjointness
+    is proven or not; overlap is claimed only where one member provably holds another, and
+    is otherwise undecided (never a break without proof)."""
+    old_member, new_member = before[i], after[j]
+    was_apart, is_apart = _apart(old_member, before), _apart(new_member, after)
+    if was_apart == is_apart:
+        return
+    where = (cmp.old_member_ptr(old, "oneOf", i), cmp.new_member_ptr(new, "oneOf", j))
+    if was_apart:
+        name = _describe(cmp.new.pointer(new_member), new_member)
+        proven = _overlapping(cmp, new_member, after)
+        verb = "now overlaps" if proven else "may now overlap"
+        cmp.emit(
+            ONE_OF_OVERLAP_ADDED,
+            *where,
+            f"oneOf member {name} {verb} another member: a value matching both is rejected",
+            backward=False,
+            forward=True,
+            lenient_backward=_apart(new_member, after, closed_world=True),
+            undecided=not proven,
+        )
+    else:
+        name = _describe(cmp.old.pointer(old_member), old_member)
+        proven = _overlapping(cmp, old_member, before)
+        verb = "overlapped" if proven else "may have overlapped"
+        cmp.emit(
+            ONE_OF_OVERLAP_REMOVED,
+            *where,
+            f"oneOf member {name} {verb} another member and no longer does: a value that "
+            "matched both is accepted",
+            backward=True,
+            forward=False,
+            lenient_forward=_apart(old_member, before, closed_world=True),
+            undecided=not proven,
+        )
+
+
+def _overlapping(cmp: Comparison, member: Schema, members: list[Schema]) -> bool:
+    """``member`` provably shares a value with another of ``members``: one holds the other
+    (both accepting something)."""
+    if is_false(member):
+        return False
+    return any(
+        not is_false(other) and (cmp.subsumes(member, other) or cmp.subsumes(other, member))
+        for other in members
+        if other is not member
+    )
 
 
 def _among(member: Schema, members: list[Schema]) -> bool:

@@ -1,0 +1,367 @@
+"""The G3 gate cannot be walked around: invisible characters, space substitutes, joined
+words, combining marks, eval items whose first field is empty; item ids; the fingerprint
+index and its exact confirmation."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from datafactory import EvalItem, validate_g3
+from datafactory.g3 import (
+    MAX_CANDIDATES,
+    EvalIndex,
+    _Fingerprints,
+    is_default_ignorable,
+    normalise_words,
+    read_eval_items,
+    task_words,
+)
+from tests.datafactory.helpers import RunCli, branch, write_jsonl
+
+QUESTION = "What is the capital city of France and which river flows through it"
+WORDS = QUESTION.split()  # 14 words: seven 8-grams
+
+# The invisible characters of the measured bypasses.
+LISTED_INVISIBLE = [
+    0x200B,
+    0x200C,
+    0x200D,
+    0x00AD,
+    0x2060,
+    0xFEFF,
+    0x034F,
+    *range(0xFE00, 0xFE10),  # variation selectors
+    *range(0xE0100, 0xE01F0),  # variation selectors supplement
+    *range(0xE0000, 0xE0080),  # tag characters
+    *range(0x202A, 0x202F),  # bidi embeddings and overrides
+    *range(0x2066, 0x206A),  # bidi isolates
+    0x200E,
+    0x200F,
+    0x061C,
+]
+# Characters put in place of spaces: the invisible ones above, the Hangul fillers (letters,
+# but default-ignorable), the Braille blank (a symbol) and ASCII punctuation.
+SPACE_SUBSTITUTES = [
+    *LISTED_INVISIBLE,
+    0x2800,
+    0x3164,
+    0x115F,
+    0x1160,
+    0xFFA0,
+    *map(ord, "_-./"),
+]
+
+
+def _index(*texts: str, n: int = 8) -> EvalIndex:
+    return EvalIndex([EvalItem(i + 1, f"e{i + 1}", t) for i, t in enumerate(texts)], n)
+
+
+def _flagged(index: EvalIndex, task: str) -> list[tuple[str, str, str]]:
+    report = validate_g3([("r", task)], index)
+    return [(c.rollout_id, c.eval_item_id, c.ngram) for c in report.contaminated]
+
+
+FIRST_GRAM = ("r", "e1", "what is the capital city of france and")
+
+
+@pytest.fixture(scope="module")
+def index() -> EvalIndex:
+    return _index(QUESTION)
+
+
+# --- the Unicode property ---------------------------------------------------------------
+
+
+def test_default_ignorable_table_is_unicodes_property() -> None:
+    # Checked code point by code point against the regex package's property.
+    prop = regex.compile(r"\p{Default_Ignorable_Code_Point}")
+    wrong = [
+        hex(c)
+        for c in range(sys.maxunicode + 1)
+        if is_default_ignorable(c) != bool(prop.match(chr(c)))
+    ]
+    assert wrong == []
+    for codepoint in [*LISTED_INVISIBLE, 0x115F, 0x1160, 0x3164, 0xFFA0]:
+        assert is_default_ignorable(codepoint), hex(codepoint)
+    assert not is_default_ignorable(0x2800) and not is_default_ignorable(ord("a"))
+
+
+# --- each listed character and separator -----------------------------------------------
+
+
+@pytest.mark.parametrize("codepoint", LISTED_INVISIBLE, ids=lambda c: f"U+{c:04X}")
+def test_an_invisible_character_inside_words_is_caught(index: EvalIndex, codepoint: int) -> None:
+    char = chr(codepoint)
+    task = "Quiz: " + " ".join(w[0] + char + w[1:] if len(w) > 1 else w + char for w in WORDS)
+    assert normalise_words(task) == ["quiz", *QUESTION.lower().split()]
+    assert _flagged(index, task) == [FIRST_GRAM]
+
+
+@pytest.mark.parametrize("codepoint", SPACE_SUBSTITUTES, ids=lambda c: f"U+{c:04X}")
+def test_a_character_in_place_of_spaces_is_caught(index: EvalIndex, codepoint: int) -> None:
+    task = "Quiz: " + chr(codepoint).join(WORDS) + "?"
+    assert _flagged(index, task) == [FIRST_GRAM]
+
+
+@pytest.mark.parametrize("codepoint", LISTED_INVISIBLE[:8], ids=lambda c: f"U+{c:04X}")
+def test_one_invisible_character_both_inside_words_and_for_spaces_is_caught(
+    index: EvalIndex, codepoint: int
+) -> None:
+    char = chr(codepoint)
+    task = char.join(w[:2] + char + w[2:] for w in WORDS)  # "Wh?at?is?th?e..."
+    assert _flagged(index, task) == [FIRST_GRAM]
+
+
+def test_words_joined_by_punctuation_are_separate_words(index: EvalIndex) -> None:
+    assert normalise_words("what_is-the.capital/city") == ["what", "is", "the", "capital", "city"]
+    assert _flagged(index, "_".join(WORDS[:4]) + "-" + ".".join(WORDS[4:9]) + "/" + "x") == [
+        FIRST_GRAM
+    ]
+
+
+def test_combining_marks_are_stripped() -> None:
+    assert normalise_words("Café NAÏVE cafe\u0301 r\u00e9sum\u00e9 \u1e9b\u0323") == [
+        "cafe",
+        "naive",
+        "cafe",
+        "resume",
+        "s",
+    ]
+    index = _index("Write a short review of the new café in the old town centre")
+    assert _flagged(index, "Please write a short review of the new cafe in the old town") == [
+        ("r", "e1", "write a short review of the new cafe")
+    ]
+    # Hangul comes back composed after the decomposition.
+    assert normalise_words("\ud55c\uad6d\uc5b4 \u1112\u1161\u11ab") == [
+        "\ud55c\uad6d\uc5b4",
+        "\ud55c",
+    ]
+
+
+def test_a_clean_task_is_not_flagged(index: EvalIndex) -> None:
+    for task in (
+        "Add a hello world button to the settings page of the web application",
+        # The same words out of order, with invisible characters and substitutes.
+        "France\u200b city capital\u00ad the is\u3164what and it through flows river which",
+        "What is the capital city of Germany and which river flows through it",
+    ):
+        assert _flagged(index, task) == [], task
+
+
+def test_pieces_are_bounded_by_n_words() -> None:
+    # A task whose invisible characters split words: its pieces are grouped per word.
+    words, pieces = task_words("ab\u200bc d\u00ade-f")
+    assert (words, pieces) == (["abc", "de", "f"], [["ab", "c"], ["d", "e"], ["f"]])
+    assert task_words("plain text") == (["plain", "text"], None)
+
+
+# --- eval items ------------------------------------------------------------------------
+
+
+def test_an_item_whose_first_field_is_empty_is_indexed_by_the_next(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "eval.jsonl",
+        [
+            {"id": "q1", "question": "", "prompt": QUESTION},
+            {"id": "q2", "question": "?!", "task": "Sort a list of numbers in place"},
+            {"id": "q3", "question": 7, "text": "Reverse a linked list"},
+        ],
+    )
+    assert [(i.item_id, i.text) for i in read_eval_items(str(path))] == [
+        ("q1", QUESTION),
+        ("q2", "Sort a list of numbers in place"),
+        ("q3", "Reverse a linked list"),
+    ]
+    index = EvalIndex.from_file(str(path))
+    assert _flagged(index, "Quiz: " + QUESTION) == [("r", "q1", FIRST_GRAM[2])]
+
+
+def test_eval_items_without_words_are_input_errors(tmp_path: Path, run_cli: RunCli) -> None:
+    eval_path = write_jsonl(
+        tmp_path / "eval.jsonl",
+        [{"id": 1, "question": QUESTION}, {"id": 2, "question": " \u200b-- ", "prompt": ""}],
+    )
+    rollouts = write_jsonl(tmp_path / "in.jsonl", [branch()])
+    run = run_cli(rollouts, args=("--eval-items", str(eval_path)))
+    assert (run.exit_code, run.stdout, list(run.out.iterdir())) == (2, "", [])
+    assert run.stderr == (
+        f"datafactory: error: {eval_path}:2: eval item has no word in "
+        "question/prompt/task/text/input\n"
+    )
+    named = run_cli(rollouts, args=("--eval-items", str(eval_path), "--eval-field", "prompt"))
+    assert named.stderr == f"datafactory: error: {eval_path}:1: eval item has no word in 'prompt'\n"
+
+
+def _dirty(tmp_path: Path) -> Path:
+    return write_jsonl(
+        tmp_path / "rollouts.jsonl",
+        [
+            branch("clean", 0, task="Add a hello world button to the page"),
+            branch("dirty-1", 0, task="Quiz: " + QUESTION),
+            branch("dirty-2", 0, task="Sort a list of numbers in place, please"),
+            branch("dirty-3", 0, task="Reverse a linked list"),
+            branch("dirty-4", 0, task="Explain recursion to a child in simple words"),
+        ],
+    )
+
+
+def test_item_ids_come_from_id_then_key_then_item_id_then_the_line(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    eval_path = write_jsonl(
+        tmp_path / "eval.jsonl",
+        [
+            {"id": "a", "key": "k-a", "uid": "u-a", "question": QUESTION},
+            {"key": 17, "uid": "u-b", "question": "Sort a list of numbers in place"},
+            {"item_id": "c", "uid": "u-c", "id": None, "question": "Reverse a linked list"},
+            {"uid": "u-d", "question": "Explain recursion to a child in simple words"},
+        ],
+    )
+    run = run_cli(_dirty(tmp_path), args=("--eval-items", str(eval_path), "--drop-contaminated"))
+    assert run.exit_code == 0, run.stderr
+    report = validate_g3(
+        [(r["rollout_id"], r["task"]) for r in map(dict, _rows(tmp_path))],
+        EvalIndex.from_file(str(eval_path)),
+    )
+    assert [(c.rollout_id, c.eval_item_id) for c in report.contaminated] == [
+        ("dirty-1", "a"),
+        ("dirty-2", "17"),
+        ("dirty-3", "c"),
+        ("dirty-4", "line 4"),
+    ]
+    by_field = validate_g3(
+        [(r["rollout_id"], r["task"]) for r in _rows(tmp_path)][3:],
+        EvalIndex.from_file(str(eval_path), id_field="uid"),
+    )
+    assert [(c.rollout_id, c.eval_item_id) for c in by_field.contaminated] == [
+        ("dirty-3", "u-c"),
+        ("dirty-4", "u-d"),
+    ]
+
+
+def _rows(tmp_path: Path) -> list[dict[str, str]]:
+    import orjson
+
+    return [orjson.loads(x) for x in (tmp_path / "rollouts.jsonl").read_bytes().splitlines()]
+
+
+def test_the_eval_id_field_option(tmp_path: Path, run_cli: RunCli) -> None:
+    eval_path = write_jsonl(
+        tmp_path / "eval.jsonl",
+        [{"id": "a", "uid": "u-a", "question": QUESTION}, {"uid": "u-b", "question": "Hi"}],
+    )
+    run = run_cli(_dirty(tmp_path), args=("--eval-items", str(eval_path), "--eval-id-field", "uid"))
+    assert run.exit_code == 1
+    assert run.stdout == (
+        f"G3 violation: rollout 'dirty-1' shares the n-gram {FIRST_GRAM[2]!r} "
+        "with eval item 'u-a'\n"
+    )
+    missing = run_cli(
+        _dirty(tmp_path), args=("--eval-items", str(eval_path), "--eval-id-field", "id")
+    )
+    assert (missing.exit_code, missing.stderr) == (
+        2,
+        f"datafactory: error: {eval_path}:2: eval item has no id field 'id'\n",
+    )
+    empty = run_cli(_dirty(tmp_path), args=("--eval-items", str(eval_path), "--eval-id-field", ""))
+    assert empty.exit_code == 2
+    assert empty.stderr.startswith("datafactory: error: the eval id field name is empty")
+
+
+def test_a_contaminated_run_names_the_eval_item_and_its_ngram(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    eval_path = write_jsonl(tmp_path / "eval.jsonl", [{"id": "q", "question": QUESTION}])
+    rollouts = write_jsonl(
+        tmp_path / "rollouts.jsonl",
+        [
+            branch("clean", 0, task="Add a hello world button to the page"),
+            branch("sneaky", 0, task="\u2800".join(w + "\u00ad" for w in WORDS)),
+        ],
+    )
+    run = run_cli(rollouts, args=("--eval-items", str(eval_path)))
+    assert (run.exit_code, run.stdout) == (
+        1,
+        f"G3 violation: rollout 'sneaky' shares the n-gram {FIRST_GRAM[2]!r} with eval item 'q'\n",
+    )
+
+
+# --- the fingerprint index -------------------------------------------------------------
+
+
+def test_fingerprints_hold_exactly_what_was_added() -> None:
+    rng = random.Random(7)
+    added = [rng.getrandbits(64) for _ in range(50_000)]
+    keys = _Fingerprints()
+    for h in added + added[:20_000]:  # repeats are merged
+        keys.add(h)
+    keys.freeze()
+    assert keys.count == 50_000
+    assert all(h in keys for h in added)
+    others = [rng.getrandbits(64) for _ in range(50_000)]
+    assert sum(h in keys for h in others) == 0
+    # 56 bits are kept: a hash that differs only in its lowest 8 bits is a collision ...
+    assert added[0] ^ 0b1010_0101 in keys
+
+
+def test_a_fingerprint_collision_is_not_a_hit() -> None:
+    index = _index(QUESTION)
+    # ... and "confirm" checks every candidate against the eval items' text.
+    assert index.confirm(["whatisthecapitalcityoffranceand", "notinanyevalitematall"]) == {
+        "whatisthecapitalcityoffranceand": ("e1", FIRST_GRAM[2])
+    }
+    assert index.confirm([]) == {}
+
+
+def test_repeated_eval_ngrams_are_held_once() -> None:
+    index = _index(*(["Which of the following is true about the water cycle"] * 3000))
+    assert (index.items, index.fingerprints) == (3000, 3)
+
+
+def test_candidates_are_bounded_per_task(index: EvalIndex) -> None:
+    words, pieces = task_words(QUESTION)
+    from datafactory.g3 import word_grams
+
+    found = index.candidates(words, word_grams(words, 8), pieces)
+    assert len(found) == MAX_CANDIDATES == 4
+
+
+# --- the property ----------------------------------------------------------------------
+
+_INVISIBLE = st.sampled_from([chr(c) for c in LISTED_INVISIBLE] + ["\u3164", "\u115f"])
+_SEPARATOR = st.sampled_from(
+    [" ", "  ", "\n", "\u2800", "\u3164", "_", "-", ".", "/", ", ", "\u200b", "\u00a0", "\u3000"]
+)
+_WORD = st.text(
+    alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzéüßø0123456789"), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    words=st.lists(_WORD, min_size=1, max_size=14),
+    data=st.data(),
+)
+def test_an_eval_text_copied_with_invisibles_and_substitutes_is_flagged(
+    words: list[str], data: st.DataObject
+) -> None:
+    eval_text = " ".join(words)
+    index = _index(eval_text, "Unrelated filler question about birds", n=8)
+    parts: list[str] = []
+    for i, word in enumerate(words):
+        if i:
+            parts.append(data.draw(_SEPARATOR))
+        chars = list(word.upper() if data.draw(st.booleans()) else word)
+        for _ in range(data.draw(st.integers(0, 3))):
+            chars.insert(data.draw(st.integers(0, len(chars))), data.draw(_INVISIBLE))
+        parts.append("".join(chars))
+    task = "Task: " + "".join(parts) + " thanks"
+    report = validate_g3([("r", task)], index)
+    assert [c.eval_item_id for c in report.contaminated] == ["e1"], (eval_text, task)

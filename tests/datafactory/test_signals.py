@@ -1,0 +1,121 @@
+"""SIGINT and SIGTERM at random moments of a 2-worker run: exit 130 / 143 within 5 s, one
+line, nothing left in the output directory or TMPDIR, no process of the run still alive."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.datafactory.helpers import TWO_CPUS, branch
+
+ROLLOUTS = 60_000
+RUNS = 20
+LINES = {
+    signal.SIGINT: (130, "datafactory: interrupted\n"),
+    signal.SIGTERM: (143, "datafactory: terminated\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def rollouts(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """About 36 MB: a 2-worker run takes several seconds, longer than any delay below."""
+    path = tmp_path_factory.mktemp("signals") / "in.jsonl"
+    with path.open("wb") as handle:
+        for r in range(ROLLOUTS):
+            for b in range(2):
+                record = branch(f"r-{r}", b, task=f"task {r} of the signal test", objective_score=b)
+                handle.write(orjson.dumps(record) + b"\n")
+    return path
+
+
+def _session_members(session: int) -> list[int]:
+    """Processes still in the run's session (it was started as a session leader)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] != "Z" and int(fields[3]) == session:  # fields[3]: the session id
+            found.append(int(entry))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@TWO_CPUS
+def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path) -> None:
+    pick = random.Random(15)
+    outcomes = []
+    for number in range(RUNS):
+        sig = (signal.SIGINT, signal.SIGTERM)[number % 2]
+        out, tmp = tmp_path / f"out{number}", tmp_path / f"tmp{number}"
+        out.mkdir()
+        tmp.mkdir()
+        argv = [sys.executable, "-m", "datafactory", "--input", str(rollouts)]
+        argv += ["--output-dpo", str(out / "dpo.jsonl"), "--output-ppo", str(out / "ppo.jsonl")]
+        argv += ["--rejects", str(out / "rejects.jsonl"), "--manifest", str(out / "m.json")]
+        argv += ["--allow-missing-g3", "--workers", "2"]
+        child = subprocess.Popen(
+            argv,
+            env={**os.environ, "TMPDIR": str(tmp)},
+            start_new_session=True,  # its own process group, as a shell's Ctrl-C reaches
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        # From 0.3 s: the interpreter is up and the command's handlers are set (before that,
+        # the signal's default action ends the process, which has made nothing yet).
+        time.sleep(pick.uniform(0.3, 1.3))
+        os.killpg(child.pid, sig)  # the whole group: the parent and its workers
+        sent = time.monotonic()
+        try:
+            _, stderr = child.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            pytest.fail(f"run {number}: no exit within 5 s of {sig.name}")
+        assert time.monotonic() - sent < 5
+        deadline = time.monotonic() + 2  # killed workers are reaped by their parent's end
+        while _session_members(child.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        outcomes.append(
+            (
+                child.returncode,
+                stderr.decode(),
+                sorted(os.listdir(out)),
+                sorted(os.listdir(tmp)),
+                _session_members(child.pid),
+            )
+        )
+    assert outcomes == [
+        LINES[(signal.SIGINT, signal.SIGTERM)[n % 2]] + ([], [], []) for n in range(RUNS)
+    ]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@TWO_CPUS
+def test_workers_of_a_killed_parent_exit(tmp_path: Path, rollouts: Path) -> None:
+    """SIGKILL leaves the parent no clean-up; its workers see their pipes close and exit."""
+    argv = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--workers", "2"]
+    argv += ["--output-dpo", str(tmp_path / "d"), "--output-ppo", str(tmp_path / "p")]
+    child = subprocess.Popen([*argv, "--allow-missing-g3"], start_new_session=True)
+    deadline = time.monotonic() + 10
+    while len(_session_members(child.pid)) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)  # until both workers are there
+    assert len(_session_members(child.pid)) == 3
+    os.kill(child.pid, signal.SIGKILL)  # the parent alone
+    child.wait()
+    deadline = time.monotonic() + 5
+    while _session_members(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _session_members(child.pid) == []

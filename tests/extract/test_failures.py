@@ -1,0 +1,269 @@
+"""Every way a code copy's extraction fails is one line naming the file and the type, exit 2:
+no node, npm tools not installed, an unknown type, a compile error, a Python import error, a
+model that is not a class or not there, a time-out. And the cache: warm runs need no tool."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contracts import locate
+from wiregate.cli import main
+
+TS_FILE = "src/records.ts"
+TS = """\
+import type { Helper } from "./helper.js";
+
+export interface Wire {
+  /** The task. */
+  readonly task: string;
+  rank?: number;
+  status: "pass" | "fail";
+  tags: Record<string, string>;
+  extra: { [key: string]: number };
+  helper: Helper;
+}
+
+export function notAType(): number {
+  return 1;
+}
+"""
+HELPER = "export interface Helper { name: string | null }\n"
+
+MIRRORS = """\
+version = 1
+[[repository]]
+name = "gov"
+checkout = "gov"
+role = "producer"
+
+[[repository.copy]]
+id = "wire"
+kind = "{kind}"
+schema = "rollout-wire"
+canonical_at = "#/$defs/BuildResult"
+{what}
+"""
+
+
+@pytest.fixture
+def governed(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A wiregate root (our contract) and a governed checkout ``gov`` beside it."""
+    root = tmp_path / "wg"
+    (root / "contracts").mkdir(parents=True)
+    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+        (root / "contracts" / name).write_bytes((repo_root / "contracts" / name).read_bytes())
+    (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
+    gov = root / "gov"
+    (gov / "src").mkdir(parents=True)
+    (gov / TS_FILE).write_text(TS, encoding="utf-8")
+    (gov / "src/helper.ts").write_text(HELPER, encoding="utf-8")
+    (gov / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n', encoding="utf-8")
+    (gov / "models").mkdir()
+    (gov / "models/__init__.py").write_text("", encoding="utf-8")
+    monkeypatch.setenv("WIREGATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("WIREGATE_EXTRACT_TIMEOUT", raising=False)
+    return root
+
+
+def configure(root: Path, kind: str, what: str) -> None:
+    text = MIRRORS.replace("{kind}", kind).replace("{what}", what)
+    (root / "contracts/mirrors.toml").write_text(text, encoding="utf-8")
+
+
+def drift(root: Path, *args: str) -> tuple[int, list[str], list[str]]:
+    result = CliRunner().invoke(main, ["--root", str(root), "drift", *args])
+    return result.exit_code, result.stdout.splitlines(), result.stderr.splitlines()
+
+
+def typescript(root: Path, name: str = "Wire") -> None:
+    configure(root, "typescript", f'type = "{name}"\npaths = ["{TS_FILE}"]')
+
+
+def python(root: Path, model: str) -> None:
+    configure(root, "python", f'model = "{model}"')
+
+
+def one_error(root: Path, *args: str) -> str:
+    code, _, stderr = drift(root, *args)
+    assert code == 2
+    (line,) = stderr
+    assert line.startswith("wiregate: error: ")
+    return line.removeprefix("wiregate: error: ")
+
+
+def test_a_typescript_type_is_extracted_faithfully(governed: Path) -> None:
+    from wiregate.drift.code import CodeCopies
+    from wiregate.drift.config import load_mirrors
+    from wiregate.drift.copies import CodeRoot
+
+    typescript(governed)
+    config = load_mirrors(locate(governed))
+    spec = config.repositories[0].copies[0]
+    schema = CodeCopies(CodeRoot(governed / "gov"), [spec]).schema(spec, TS_FILE)
+    assert schema == {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "properties": {
+            "extra": {"type": "object", "additionalProperties": {"type": "number"}},
+            "helper": {
+                "type": "object",
+                "properties": {"name": {"type": ["string", "null"]}},
+                "required": ["name"],
+                "additionalProperties": False,
+            },
+            "rank": {"type": "number"},
+            "status": {"type": "string", "enum": ["pass", "fail"]},
+            "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+            "task": {"type": "string", "description": "The task."},
+        },
+        "required": ["task", "status", "tags", "extra", "helper"],
+        "additionalProperties": False,
+    }
+
+
+def test_no_node(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    typescript(governed)
+    monkeypatch.setenv("WIREGATE_NODE", str(governed / "no-node"))
+    assert one_error(governed) == (
+        f"node not found ({governed}/no-node): TypeScript copies need Node.js 20 or newer on "
+        "PATH (or WIREGATE_NODE)"
+    )
+
+
+def test_npm_tools_not_installed(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    typescript(governed)
+    empty = governed / "empty"
+    empty.mkdir()
+    monkeypatch.setenv("WIREGATE_NODE_MODULES", str(empty))
+    assert one_error(governed) == (
+        f"ts-json-schema-generator is not installed in {empty}: run `make venv` (or `npm ci` "
+        "in the wiregate checkout)"
+    )
+
+
+def test_a_type_that_does_not_exist_or_is_not_a_type(governed: Path) -> None:
+    typescript(governed, "Nope")
+    assert one_error(governed) == (
+        f"{governed}/gov/{TS_FILE}: no exported interface or type alias named 'Nope'"
+    )
+    typescript(governed, "notAType")
+    assert one_error(governed) == (
+        f"{governed}/gov/{TS_FILE}: notAType is a function, not an interface or type alias"
+    )
+
+
+def test_a_typescript_compile_error(governed: Path) -> None:
+    typescript(governed)
+    (governed / "gov/src/helper.ts").write_text("export interface Helper {\n  name: \n", "utf-8")
+    assert one_error(governed) == (
+        f"{governed}/gov/{TS_FILE}: TypeScript compile error: src/helper.ts:2: TS1110: "
+        "Type expected."
+    )
+
+
+def test_typescript_time_out(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    typescript(governed)
+    monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "0.05")
+    assert one_error(governed) == (
+        f"{governed}/gov/{TS_FILE}: TypeScript extraction timed out after 0.05 s "
+        "(WIREGATE_EXTRACT_TIMEOUT)"
+    )
+
+
+def test_a_python_import_error_names_the_missing_dependency(governed: Path) -> None:
+    (governed / "gov/models/wire.py").write_text(
+        "import numpy_not_installed_here\nprint('noise on stdout')\n", encoding="utf-8"
+    )
+    python(governed, "models.wire:Wire")
+    message = one_error(governed)
+    assert message == (
+        f"{governed}/gov: models.wire:Wire: cannot import: missing dependency "
+        "'numpy_not_installed_here' (install it in wiregate's environment: "
+        f"{sys.executable} -m pip install numpy_not_installed_here)"
+    )
+
+
+def test_the_governed_codes_own_exception_is_one_line(governed: Path) -> None:
+    (governed / "gov/models/wire.py").write_text(
+        "print('noise')\n\n\ndef boom():\n    raise ValueError('bad\\nconfig')\n\n\nboom()\n",
+        encoding="utf-8",
+    )
+    python(governed, "models.wire:Wire")
+    code, stdout, stderr = drift(governed)
+    assert code == 2
+    assert stderr == [
+        f"wiregate: error: {governed}/gov: models.wire:Wire: cannot import: ValueError: bad "
+        "(wire.py:5)"
+    ]
+    assert "noise" not in "\n".join(stdout) and "Traceback" not in "\n".join(stdout)
+
+
+def test_a_model_that_is_not_a_class_or_not_there(governed: Path) -> None:
+    (governed / "gov/models/wire.py").write_text(
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass Wire:\n    status: str\n\n\n"
+        "def factory() -> None:\n    pass\n\n\nclass Plain:\n    pass\n",
+        encoding="utf-8",
+    )
+    python(governed, "models.wire:factory")
+    assert one_error(governed) == (
+        f"{governed}/gov: models.wire:factory: models.wire:factory is a function, not a class"
+    )
+    python(governed, "models.wire:Missing")
+    assert one_error(governed) == (
+        f"{governed}/gov: models.wire:Missing: models.wire has no 'Missing'"
+    )
+    # A module file that is not there is a copy not found, like a schema file.
+    python(governed, "models.nowhere:Wire")
+    assert drift(governed)[:2] == (
+        1,
+        [
+            "gov wire (producer, must be forward compatible): not found",
+            f"    {governed}/gov: copy 'wire' not found (tried: models/nowhere.py, "
+            "models/nowhere/__init__.py)",
+            "1 copies: 1 not found (strict)",
+        ],
+    )
+    python(governed, "models.wire:Plain")
+    assert one_error(governed).startswith(
+        f"{governed}/gov: models.wire:Plain: models.wire:Plain is not a Pydantic model, "
+        "dataclass, TypedDict or msgspec Struct (PydanticSchemaGenerationError: "
+    )
+    # A dataclass is judged like any model (here: against BuildResult, which needs more).
+    python(governed, "models.wire:Wire")
+    code, stdout, _ = drift(governed, "--format", "json")
+    assert code == 1, stdout
+
+
+def test_python_time_out_and_no_network(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (governed / "gov/models/slow.py").write_text("import time\ntime.sleep(60)\n", "utf-8")
+    python(governed, "models.slow:Slow")
+    monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "1")
+    assert one_error(governed) == (
+        f"{governed}/gov: importing models.slow:Slow timed out after 1 s (WIREGATE_EXTRACT_TIMEOUT)"
+    )
+    (governed / "gov/models/net.py").write_text(
+        "import socket\nsocket.create_connection(('example.com', 80))\n", "utf-8"
+    )
+    python(governed, "models.net:Net")
+    assert one_error(governed) == (
+        f"{governed}/gov: models.net:Net: cannot import: OSError: network access is disabled "
+        "while extracting a schema (net.py:2)"
+    )
+
+
+def test_a_warm_cache_needs_no_tool_and_an_edit_is_seen(
+    governed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    typescript(governed)
+    code, cold, _ = drift(governed)
+    assert (code, cold[-1]) == (0, "1 copies: 1 compatible drift (strict)"), cold
+    # Warm: node is not needed any more.
+    monkeypatch.setenv("WIREGATE_NODE", str(governed / "no-node"))
+    assert drift(governed) == (code, cold, [])
+    # An edit in a file the type references (helper.ts) invalidates the entry.
+    (governed / "gov/src/helper.ts").write_text(HELPER.replace("| null", ""), "utf-8")
+    assert one_error(governed).startswith("node not found")

@@ -1,0 +1,89 @@
+"""Extracted schemas cached by the content of the files they came from.
+
+An entry is found by a key naming what was asked (language, file or module, type, mode, the
+versions of the tools) and holds the schema with the SHA-256 of every file the extraction
+read, relative to the checkout. It is used only when each of those files still has that
+content, so an edit anywhere in the files a type depends on is seen, and the same files at any
+commit (``--ref``, ``drift history``) hit the same entry.
+
+The folder is ``$WIREGATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/wiregate``, else
+``~/.cache/wiregate``: per user, outside every repository. A damaged or unreadable entry is a
+miss, and a cache that cannot be written only costs time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from wiregate.files import NotReadable, read_regular
+
+__all__ = ["cache_dir", "cache_key", "file_digests", "load", "store"]
+
+#: Files hashed for an entry are read with the same bound as a copy.
+_MAX_BYTES = 50_000_000
+_FORMAT = 1  # bumped when the entry layout changes
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get("WIREGATE_CACHE_DIR"):
+        return Path(env["WIREGATE_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wiregate"
+
+
+def cache_key(*parts: object) -> str:
+    return hashlib.sha256(json.dumps([_FORMAT, *parts], sort_keys=True).encode()).hexdigest()
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(read_regular(path, _MAX_BYTES)).hexdigest()
+    except NotReadable:
+        return None
+
+
+def file_digests(root: Path, files: Iterable[str]) -> dict[str, str | None]:
+    """``{relative path: sha256 or None when absent}`` of ``files`` under ``root``."""
+    return {name: _digest(root / name) for name in sorted(set(files))}
+
+
+def _entry_path(key: str) -> Path:
+    return cache_dir() / "extract" / key[:2] / f"{key}.json"
+
+
+def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
+    """The cached value for ``key`` and the files it came from, if every one of them is
+    unchanged under ``root``."""
+    try:
+        entry = json.loads(_entry_path(key).read_bytes())
+        files = entry["files"]
+        if not isinstance(files, dict):
+            return None
+        for name, digest in files.items():
+            if _digest(root / name) != digest:
+                return None
+        return entry["value"], tuple(files)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store(key: str, root: Path, files: Iterable[str], value: Any) -> None:
+    """Remember ``value`` for ``key`` with the current content of ``files`` under ``root``."""
+    entry = {"files": file_digests(root, files), "value": value}
+    path = _entry_path(key)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Written aside and renamed: a concurrent reader sees the old entry or the new one.
+        fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(entry, handle)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a read-only cache only costs time

@@ -1,0 +1,113 @@
+"""The JSON Schema of Python classes (Pydantic v2 models, dataclasses, TypedDicts; msgspec
+Structs when msgspec is installed) by Pydantic's own ``TypeAdapter(cls).json_schema(mode=...)``.
+
+The governed code is imported in a separate interpreter (this one, isolated: ``-I``) with the
+checkout's ``python_path`` first on ``sys.path``, a time limit and no network; only its JSON
+reply is read, so nothing it prints or raises reaches our output except one line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from wiregate.extract import cache as extract_cache
+from wiregate.extract.typescript import Extracted, ExtractionError, timeout_seconds
+
+__all__ = ["extract_models"]
+
+_WORKER = Path(__file__).with_name("_pyworker.py")
+
+
+@cache
+def _versions() -> tuple[str, ...]:
+    found = [sys.version, hashlib.sha256(_WORKER.read_bytes()).hexdigest()]
+    for package in ("pydantic", "pydantic-core", "msgspec"):
+        try:
+            found.append(f"{package}@{version(package)}")
+        except PackageNotFoundError:
+            found.append(f"{package}@-")
+    return tuple(found)
+
+
+def extract_models(
+    root: Path,
+    python_path: str,
+    models: Sequence[str],
+    mode: str,
+    timeout: float | None = None,
+) -> dict[str, Extracted | ExtractionError]:
+    """``{MODULE:CLASS: schema or the error for it}``; cached models are not extracted again,
+    the others in one child interpreter. A time-out raises :class:`ExtractionError`."""
+    keys = {
+        model: extract_cache.cache_key("python", _versions(), python_path, model, mode)
+        for model in models
+    }
+    results: dict[str, Extracted | ExtractionError] = {}
+    for model, key in keys.items():
+        cached = extract_cache.load(key, root)
+        if cached is not None and isinstance(cached[0], dict):
+            results[model] = Extracted(cached[0], cached[1])
+    missing = [model for model in models if model not in results]
+    if not missing:
+        return results
+    request = {
+        "root": os.path.abspath(root),
+        "python_path": python_path,
+        "models": missing,
+        "mode": mode,
+    }
+    limit = timeout_seconds() if timeout is None else timeout
+    where = root if python_path in (".", "") else root / python_path
+    try:
+        completed = subprocess.run(
+            [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)],
+            capture_output=True,
+            timeout=limit,
+            cwd=os.path.abspath(root),
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise ExtractionError(
+            f"{where}: importing {', '.join(missing)} timed out after {limit:g} s "
+            "(WIREGATE_EXTRACT_TIMEOUT)"
+        ) from None
+    try:
+        reply = json.loads(completed.stdout)
+        outcomes = reply["models"]
+        files = reply["files"]
+    except (ValueError, KeyError, TypeError):
+        # The governed code ended the interpreter itself (sys.exit, os._exit, a crash).
+        raise ExtractionError(
+            f"{where}: importing {', '.join(missing)} ended the interpreter "
+            f"(exit status {completed.returncode}) before a schema was written"
+        ) from None
+    for model in missing:
+        outcome = outcomes[model]
+        if "error" in outcome:
+            results[model] = ExtractionError(f"{where}: {model}: {_describe(outcome)}")
+        else:
+            extract_cache.store(keys[model], root, files, outcome["schema"])
+            results[model] = Extracted(outcome["schema"], tuple(sorted(set(files))))
+    return results
+
+
+def _describe(outcome: dict[str, Any]) -> str:
+    error = str(outcome["error"])
+    if outcome.get("kind") == "import":
+        if "module" in outcome:
+            return (
+                f"cannot import: {error} (install it in wiregate's environment: "
+                f"{sys.executable} -m pip install {outcome['module']})"
+            )
+        return f"cannot import: {error}"
+    return error

@@ -1,0 +1,207 @@
+"""The JSON Schema of exported TypeScript types, by ts-json-schema-generator (npm, pinned in
+the project's ``package-lock.json`` and installed by ``npm ci``), run by Node.js as a
+subprocess with a time limit.
+
+The governed checkout's own ``tsconfig.json`` (the nearest above the file) says how to read
+it; its npm dependencies are not needed (imports they would satisfy stay unresolved, the type
+checker is not run), but a syntax error is a compile error. Referenced types are resolved
+across the checkout's files and inlined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from wiregate.errors import UserError
+from wiregate.extract import cache as extract_cache
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Extracted",
+    "ExtractionError",
+    "extract_types",
+    "node_modules_dir",
+    "tsconfig_for",
+]
+
+#: Seconds one extraction may take (``WIREGATE_EXTRACT_TIMEOUT`` overrides it).
+DEFAULT_TIMEOUT = 60.0
+_SCRIPT = Path(__file__).with_name("ts_extract.cjs")
+_PACKAGES = ("ts-json-schema-generator", "typescript")
+
+
+class ExtractionError(UserError):
+    """A code copy whose schema cannot be extracted; one line naming the file and the type."""
+
+
+@dataclass(frozen=True)
+class Extracted:
+    schema: dict[str, Any]
+    files: tuple[str, ...]  # every file it came from, relative to the checkout
+
+
+def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
+    value = (os.environ if environ is None else environ).get("WIREGATE_EXTRACT_TIMEOUT")
+    if not value:
+        return DEFAULT_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise UserError(f"WIREGATE_EXTRACT_TIMEOUT={value!r}: not a number of seconds") from None
+    if not seconds > 0:
+        raise UserError(f"WIREGATE_EXTRACT_TIMEOUT={value!r}: must be more than 0 seconds")
+    return seconds
+
+
+def node_modules_dir() -> Path:
+    """Where ``npm ci`` installed the tools: ``$WIREGATE_NODE_MODULES``, else ``node_modules``
+    in the wiregate checkout this package runs from."""
+    override = os.environ.get("WIREGATE_NODE_MODULES")
+    if override:
+        return Path(override)
+    return Path(__file__).resolve().parents[3] / "node_modules"
+
+
+def _node() -> str:
+    node = os.environ.get("WIREGATE_NODE") or shutil.which("node")
+    if not node or not os.access(node, os.X_OK) or os.path.isdir(node):
+        where = f" ({node})" if node else ""
+        raise ExtractionError(
+            f"node not found{where}: TypeScript copies need Node.js 20 or newer on PATH "
+            "(or WIREGATE_NODE)"
+        )
+    return node
+
+
+@cache
+def _tool_versions(modules: Path) -> tuple[str, ...]:
+    versions = []
+    for package in _PACKAGES:
+        try:
+            manifest = json.loads((modules / package / "package.json").read_bytes())
+            versions.append(f"{package}@{manifest['version']}")
+        except (OSError, ValueError, KeyError, TypeError):
+            raise ExtractionError(
+                f"{package} is not installed in {modules}: run `make venv` "
+                "(or `npm ci` in the wiregate checkout)"
+            ) from None
+    versions.append(hashlib.sha256(_SCRIPT.read_bytes()).hexdigest())
+    return tuple(versions)
+
+
+def tsconfig_for(root: Path, path: str) -> tuple[str | None, list[str]]:
+    """The nearest ``tsconfig.json`` at or above ``path``'s folder inside ``root`` (relative,
+    or None), and every ``tsconfig*.json`` from that folder up to ``root`` (what ``extends``
+    usually names): both are part of what an extraction read."""
+    parts = Path(path).parent.parts
+    nearest = None
+    configs = []
+    for depth in range(len(parts), -1, -1):
+        folder = Path(*parts[:depth]) if depth else Path()
+        try:
+            names = sorted(os.listdir(root / folder))
+        except OSError:
+            continue
+        for name in names:
+            if name.startswith("tsconfig") and name.endswith(".json"):
+                configs.append((folder / name).as_posix())
+                if name == "tsconfig.json" and nearest is None:
+                    nearest = (folder / name).as_posix()
+    return nearest, configs
+
+
+def extract_types(
+    root: Path, path: str, types: Sequence[str], timeout: float | None = None
+) -> dict[str, Extracted | ExtractionError]:
+    """``{type: its schema or the error for that type}`` for the exported ``types`` declared in
+    ``path`` (relative to the checkout ``root``); cached types are not extracted again, the
+    others in one run of Node.js. A problem with the whole file (no node, tools missing, a
+    compile error, a time-out) raises :class:`ExtractionError`."""
+    modules = node_modules_dir()
+    versions = _tool_versions(modules)
+    tsconfig, configs = tsconfig_for(root, path)
+    keys = {name: extract_cache.cache_key("typescript", versions, path, name) for name in types}
+    results: dict[str, Extracted | ExtractionError] = {}
+    for name, key in keys.items():
+        cached = extract_cache.load(key, root)
+        if cached is not None and isinstance(cached[0], dict):
+            results[name] = Extracted(cached[0], cached[1])
+    missing = [name for name in types if name not in results]
+    if not missing:
+        return results
+    request = {"root": os.path.abspath(root), "path": path, "tsconfig": tsconfig, "types": missing}
+    reply = _run(_node(), modules, request, root, path, timeout)
+    if "error" in reply:
+        raise ExtractionError(f"{root / path}: {_describe(reply)}")
+    files = [*reply["files"], *configs]
+    for name in missing:
+        outcome = reply["types"][name]
+        if "error" in outcome:
+            results[name] = ExtractionError(f"{root / path}: {_describe(outcome, name)}")
+        else:
+            schema = outcome["schema"]
+            if schema.get("definitions") == {}:
+                del schema["definitions"]  # expose none leaves an empty one behind
+            extract_cache.store(keys[name], root, files, schema)
+            results[name] = Extracted(schema, tuple(sorted(set(files))))
+    return results
+
+
+def _describe(reply: Mapping[str, Any], name: str | None = None) -> str:
+    kind, error = reply.get("kind"), str(reply["error"])
+    if kind == "compile":
+        return f"TypeScript compile error: {error}"
+    if kind == "no-type":
+        return f"no exported interface or type alias named {name!r}"
+    if kind == "not-type":
+        return error
+    return f"{name}: ts-json-schema-generator failed: {error}" if name else error
+
+
+def _run(
+    node: str,
+    modules: Path,
+    request: Mapping[str, Any],
+    root: Path,
+    path: str,
+    timeout: float | None,
+) -> dict[str, Any]:
+    limit = timeout_seconds() if timeout is None else timeout
+    try:
+        completed = subprocess.run(
+            [node, str(_SCRIPT), str(modules), json.dumps(request)],
+            capture_output=True,
+            timeout=limit,
+            cwd=os.path.abspath(root),
+            stdin=subprocess.DEVNULL,
+            check=False,
+            # No proxy or registry settings reach it: the generator reads local files only.
+            env={"PATH": os.environ.get("PATH", ""), "NODE_OPTIONS": "--max-old-space-size=2048"},
+        )
+    except subprocess.TimeoutExpired:
+        raise ExtractionError(
+            f"{root / path}: TypeScript extraction timed out after {limit:g} s "
+            "(WIREGATE_EXTRACT_TIMEOUT)"
+        ) from None
+    except OSError as exc:
+        raise ExtractionError(f"cannot run node ({node}): {exc.strerror or exc}") from None
+    try:
+        reply = json.loads(completed.stdout)
+        if not isinstance(reply, dict):
+            raise ValueError(reply)
+    except ValueError:
+        last = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = last[-1] if last else f"exit status {completed.returncode}"
+        raise ExtractionError(
+            f"{root / path}: ts-json-schema-generator gave no result: {detail}"
+        ) from None
+    return reply
