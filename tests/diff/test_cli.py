@@ -148,11 +148,15 @@ def test_json_format(files: tuple[str, str]) -> None:
 def test_github_format(files: tuple[str, str]) -> None:
     code, out, _ = run(*files, "--format", "github")
     assert code == 1
+    # Each annotation names NEW and the line and column where the change's pointer is written.
+    new = files[1]
     assert out.splitlines() == [
-        "::error title=required-added::required-added at #/$defs/Rec/required: property 'tag' "
-        "became required: old records without it are rejected (backward: no, forward: yes)",
-        "::warning title=type-widened::type-widened at #/$defs/Rec/properties/id/type: type "
-        "widened from integer to number (backward: yes, forward: no)",
+        f"::error file={new},line=5,col=7,title=required-added::required-added at "
+        "#/$defs/Rec/required: property 'tag' became required: old records without it are "
+        "rejected (backward: no, forward: yes)",
+        f"::warning file={new},line=11,col=11,title=type-widened::type-widened at "
+        "#/$defs/Rec/properties/id/type: type widened from integer to number "
+        "(backward: yes, forward: no)",
         "INCOMPATIBLE (backward, strict): 2 changes (1 error, 1 warning)",
     ]
 

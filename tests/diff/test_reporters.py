@@ -28,7 +28,7 @@ CHANGE = Change(
 
 
 def test_the_reporter_registry() -> None:
-    assert sorted(DIFF_REPORTERS) == ["github", "json", "markdown", "text"]
+    assert sorted(DIFF_REPORTERS) == ["github", "json", "junit", "markdown", "sarif", "text"]
 
 
 def test_change_to_json() -> None:

@@ -136,6 +136,15 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 156 accepted",
     ]
+    # Accepted findings are neither annotated nor SARIF results: only the two skipped copies
+    # are annotated.
+    github = run("--format", "github").stdout.splitlines()
+    assert [line.split("::", 2)[1] for line in github] == [
+        "warning title=wiregate drift wasmagent-protocol rollout-wire",
+        "warning title=wiregate drift wasmagent-protocol training-record",
+    ]
+    sarif = json.loads(run("--format", "sarif").stdout)
+    assert sarif["runs"][0]["results"] == []
     # Running it again adds nothing and leaves the file as it was.
     again = run("baseline", "--reason", "another reason")
     assert again.stdout == f"{baseline}: 0 added, 0 pruned, 136 kept\n"
@@ -148,17 +157,23 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     assert red_again.exit_code == 1
     assert _lines(red_again, layout) == [
         f"{HEADINGS[0]} (1 new, 33 accepted)",
-        f"    error: min-length-removed at {RECORD}/properties/task/minLength -> "
-        f"{RECORD}/properties/task: minLength 1 removed (backward: yes, forward: no)",
-        "    and 36 info-level changes (annotations; --format json lists them)",
+        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
+        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]",
+        "    wasmagent-js rollout-wire: 1 root change (1 breaking) from 1 change, and 36 "
+        "info-level (annotations; --format json lists them)",
         *_green(ACCEPTED)[2:],
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 1 new, 156 accepted",
     ]
     # --verbose lists the accepted ones too, each with its reason.
     verbose = _lines(run("--verbose", "--copy", "rollout-wire", "--repo", "wasmagent-js"), layout)
-    assert len(verbose) == 1 + 34 + 1 + 1
-    assert verbose[2].endswith(f"  [accepted: {REASON}]")
+    # The new root change with its change and witness, then the accepted ones: the 33
+    # accepted findings are 17 root changes, each marked, each change under it with its
+    # witness.
+    marked = [line for line in verbose if line.endswith(f"  [accepted: {REASON}]")]
+    assert verbose[4] == marked[0]
+    assert (len(verbose), len(marked)) == (89, 17)
 
 
 def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> None:
@@ -175,10 +190,12 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
     assert expired.exit_code == 1
     assert _lines(expired, layout)[:3] == [
         f"{HEADINGS[0]} (33 accepted, 1 expired)",
-        f"    error: min-length-removed at {RECORD}/properties/task/minLength -> "
-        f"{RECORD}/properties/task: minLength 1 removed (backward: yes, forward: no)"
+        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
+        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]"
         "  [acceptance expired 2026-12-01: editor may send an empty task until v2]",
-        "    and 36 info-level changes (annotations; --format json lists them)",
+        "    wasmagent-js rollout-wire: 1 root change (1 breaking) from 1 change, and 36 "
+        "info-level (annotations; --format json lists them)",
     ]
     document = json.loads(run("--format", "json", today="2026-12-01").stdout)
     assert [e["reason"] for e in document["expired"]] == ["editor may send an empty task until v2"]

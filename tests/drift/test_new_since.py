@@ -25,10 +25,15 @@ WIRE = "packages/core/src/ranking/schemas/rollout-wire.schema.json"
 TRAINING = "packages/core/src/ranking/schemas/training-record.schema.json"
 RECORD = "#/$defs/RolloutBranchRecord"
 BIN = Path(sys.executable).parent
-NEW_FINDING = (
-    f"    error: min-length-removed at {RECORD}/properties/task/minLength -> "
-    f"{RECORD}/properties/task: minLength 1 removed (backward: yes, forward: no)"
-)
+
+
+def _new_finding(copy_at: str) -> str:
+    """The root change dropping the task's minLength makes, where the copy writes it."""
+    return (
+        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
+        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        f"[1 change in RolloutBranchRecord; copy {copy_at}, contract 83:37]"
+    )
 
 
 def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -91,8 +96,9 @@ def test_only_findings_added_since_the_ref_fail(producer: Path, repo_root: Path)
         f"wasmagent-js rollout-wire (producer, must be forward compatible) {WIRE}: breaking "
         "drift: the producer writes records the canonical contract rejects "
         "(1 new, 32 present at HEAD)",
-        NEW_FINDING,
-        "    and 36 info-level changes (annotations; --format json lists them)",
+        _new_finding("39:9"),
+        "    wasmagent-js rollout-wire: 1 root change (1 breaking) from 1 change, and 36 "
+        "info-level (annotations; --format json lists them)",
     ]
     document = json.loads(
         _drift(repo_root, producer, "--new-since", "HEAD", "--format", "json").stdout
@@ -130,7 +136,7 @@ def test_a_repository_without_commits_has_only_new_findings(
         f"wasmagent-js rollout-wire (producer, must be forward compatible) {WIRE}: breaking "
         "drift: the producer writes records the canonical contract rejects "
         "(1 new, 0 present at HEAD)",
-        NEW_FINDING,
+        _new_finding("152:9"),  # the contract file copied, then rewritten
     ]
 
 
@@ -208,7 +214,7 @@ def test_the_real_hook_passes_a_better_copy_and_refuses_a_new_break(
     _edit(producer / WIRE, _drop_task_min_length)
     worse = commit("task may be empty")
     assert worse.returncode == 1, worse.stdout
-    assert NEW_FINDING in worse.stdout.splitlines()
+    assert _new_finding("39:9") in worse.stdout.splitlines()
     assert "(1 new, 32 present at HEAD)" in worse.stdout
     assert repo.head.commit.hexsha == head  # refused
 

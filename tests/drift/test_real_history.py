@@ -407,37 +407,54 @@ def test_cli_formats_on_the_real_state(
         "trace-pipeline rollout-wire (consumer, must be backward compatible) "
         "schemas/rollout-wire.schema.json: compatible drift"
     )
-    # The consumer's 12 warnings (the 9th is the tool_call_sequence union), then its info.
+    # One line per root change: the consumer's 12 warnings are 10 root changes (the three
+    # properties no longer required are one edit of `required`); the 9th is the
+    # tool_call_sequence union. Then the copy's summary line, with its info-level count.
     items = "/properties/tool_call_sequence/items"
     widened = (
-        f"items-widened at #/$defs/RolloutBranchRecord{items} -> #{items}: items widened from "
-        "ToolCallEvent to anyOf [ToolCallEntry, any object], which accepts every value the old "
-        "one did (backward: yes, forward: no)"
+        "trace-pipeline's copy differs from the contract at "
+        "`RolloutBranchRecord.tool_call_sequence[]` (items-widened); not breaking: "
+        "trace-pipeline reads every record the contract allows"
     )
-    assert lines[9] == f"    warning: {widened}"
-    assert lines[13] == "    and 34 info-level changes (annotations; --format json lists them)"
-    assert lines[14] == (
+    assert lines[9] == (
+        f"    warning: {widened} [1 change in RolloutBranchRecord; copy 110:7, contract 88:50]"
+    )
+    assert lines[10] == (
+        "    warning: trace-pipeline may omit objective_score, rank, total_score in "
+        "`RolloutBranchRecord`; the contract requires them (required-removed); not breaking: "
+        "trace-pipeline reads every record the contract allows "
+        "[3 changes in RolloutBranchRecord; copy 181:3, contract 67:7]"
+    )
+    assert lines[11] == (
+        "    trace-pipeline rollout-wire: 10 root changes (0 breaking) from 12 changes, "
+        "and 34 info-level (annotations; --format json lists them)"
+    )
+    assert lines[12] == (
         "    reproduce: wiregate diff "
         "'contracts/rollout-wire.schema.json#/$defs/RolloutBranchRecord' "
         f"{replayed['trace-pipeline']}/schemas/rollout-wire.schema.json "
         "--mode backward --policy strict"
     )
-    assert lines[15].startswith("trace-pipeline dpo-training-record (producer, ")
+    assert lines[13].startswith("trace-pipeline dpo-training-record (producer, ")
     assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
+    assert len(lines) == 78
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
     assert code == 1
     assert annotations[8] == (
-        "::warning file=schemas/rollout-wire.schema.json,"
-        f"title=wiregate drift trace-pipeline rollout-wire%3A items-widened::{widened}"
+        "::warning file=schemas/rollout-wire.schema.json,line=110,col=7,"
+        "title=wiregate drift trace-pipeline rollout-wire%3A items-widened::"
+        f"{widened} (1 change in RolloutBranchRecord)"
     )
-    # Breaking changes are errors, the other non-info changes warnings (consumer: 0 + 12;
-    # the two training-record copies: 42 + 1 and 39 + 1).
+    # One annotation per root change, each on its line of the copy: breaking ones are
+    # errors, the others warnings (consumer: 0 + 10; the two training-record copies: 29 + 1
+    # and 27 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
-        "::error": 42 + 39,
-        "::warning": 12 + 1 + 1,
+        "::error": 29 + 27,
+        "::warning": 10 + 1 + 1,
     }
+    assert all(",line=" in a and ",col=" in a for a in annotations)
 
     code, markdown = drift("--format", "markdown")
     assert markdown.splitlines()[:5] == [
@@ -483,7 +500,9 @@ def test_cli_formats_on_the_real_state(
         "breaks",
         "message",
         "optional",
+        "contract_file",
         "changes",
+        "entries",
         "reproduce",
         "fails",
         "findings",
@@ -509,7 +528,16 @@ def test_cli_formats_on_the_real_state(
         "root": {"old_pointer": f"#/$defs/RolloutBranchRecord{items}", "new_pointer": f"#{items}"},
         "witness": None,
         "breaking": False,
+        "drift_message": widened,
+        "record_type": "RolloutBranchRecord",
+        "copy_location": {"file": "schemas/rollout-wire.schema.json", "line": 110, "column": 7},
+        "contract_location": {
+            "file": "contracts/rollout-wire.schema.json",
+            "line": 88,
+            "column": 50,
+        },
         "accepted": None,
         "present_at_ref": None,
         "blocking": False,
     }
+    assert len(first["entries"]) == 10

@@ -11,6 +11,7 @@ from typing import Any
 from wiregate.diff import Change
 from wiregate.drift.baseline import BaselineEntry
 from wiregate.drift.discovery import Candidate, RepositoryCandidates
+from wiregate.drift.findings import make_finding
 from wiregate.drift.result import (
     CopyResult,
     DriftReport,
@@ -19,6 +20,7 @@ from wiregate.drift.result import (
     Triage,
     Verdict,
 )
+from wiregate.positions import PositionIndex
 from wiregate.reporters.drift import DISCOVERY_REPORTERS, DRIFT_REPORTERS, HISTORY_REPORTERS
 
 CHANGE = Change("required-added", "error", "#/required", "#/required", "m", False, True)
@@ -48,12 +50,30 @@ def test_every_json_field_is_documented(repo_root: Path) -> None:
     entry = BaselineEntry(
         "r", "copy", "required-added", "#", "#", "0" * 16, "why", date(2027, 1, 1)
     )
+    index = PositionIndex.build('{"required": ["a"]}')
+    finding = make_finding(
+        CHANGE,
+        breaking=True,
+        repository="r",
+        role="consumer",
+        schema="rollout-wire",
+        canonical_at="#",
+        contract={"required": []},
+        copy={"required": ["a"]},
+        copy_file="p",
+        copy_index=index,
+        contract_file="c",
+        contract_index=index,
+        fingerprint="0" * 16,
+    )
     result = CopyResult(
         **common,
         copy_at="#",
         verdict=Verdict.BREAKING,
         changes=(CHANGE,),
         failed=("backward",),
+        judged=(finding,),
+        contract_file="c",
         triage=(Triage("0" * 16, accepted=entry, expired=True),),
     )
     revision = HistoryEntry(

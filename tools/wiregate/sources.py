@@ -28,6 +28,10 @@ class LoadedSource:
     origin: str
     # The ``#POINTER`` the source ended in, as typed (a URI fragment); None when it had none.
     pointer: str | None = None
+    # The file as reports name it (a path, or PATH of ``REPO_DIR@REF:PATH``; None for stdin)
+    # and its text: findings are placed on their line from it.
+    file: str | None = None
+    text: str = ""
 
 
 def split_pointer(spec: str) -> tuple[str, str | None]:
@@ -110,13 +114,16 @@ def load_source(spec: str) -> LoadedSource:
     """Read and parse one source; a missing file, bad git ref, non-JSON or non-object input is a
     :class:`UserError` naming the source as written."""
     source, pointer = split_pointer(spec)
+    file: str | None = source
     if source == "-":
+        file = None
         origin = "<stdin>" if pointer is None else f"<stdin>{pointer}"
         data = sys.stdin.buffer.read(MAX_SCHEMA_BYTES + 1)
         if len(data) > MAX_SCHEMA_BYTES:
             raise UserError(f"{origin}: more than {MAX_SCHEMA_BYTES} bytes, over the limit")
     elif (git_spec := parse_git_spec(source)) is not None:
         origin = spec
+        file = git_spec[2]
         data = _read_at_ref(spec, *git_spec)
     else:
         origin = spec
@@ -124,7 +131,8 @@ def load_source(spec: str) -> LoadedSource:
     document = _parse_json(data, origin)
     if not isinstance(document, (dict, bool)):  # ``true``/``false`` are whole schemas too
         raise UserError(f"{origin}: a schema document must be a JSON object or a boolean")
-    return LoadedSource(document=document, origin=origin, pointer=pointer)
+    text = data.decode("utf-8", "replace")  # _parse_json accepted it: decoding is exact
+    return LoadedSource(document=document, origin=origin, pointer=pointer, file=file, text=text)
 
 
 def _read_file(path: str, spec: str) -> bytes:

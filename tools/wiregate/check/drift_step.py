@@ -7,9 +7,9 @@ from pathlib import Path
 
 from contracts import Contract
 from wiregate.check.model import Problem, StepResult, StepStatus
-from wiregate.drift import Verdict, run_drift
+from wiregate.drift import run_drift
 from wiregate.errors import UserError
-from wiregate.reporters.drift import render_github, render_text
+from wiregate.reporters.drift import drift_summary
 
 STEP = "drift"
 _STATUS = {0: StepStatus.PASSED, 1: StepStatus.FAILED, 2: StepStatus.ERROR}
@@ -38,24 +38,15 @@ def check_drift(
         )
     except UserError as exc:
         return StepResult(STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))
-    lines = render_text(report).splitlines()
-    annotations = tuple(
-        line for line in render_github(report).splitlines() if line.startswith("::")
-    )
     status = _STATUS[report.exit_code]
-    if (
-        status is StepStatus.PASSED
-        and report.results
-        and all(r.verdict is Verdict.SKIPPED for r in report.results)
-    ):
+    if status is StepStatus.PASSED and report.judged_nothing:
         status = StepStatus.SKIPPED  # nothing was judged: say so rather than "passed"
     # One problem per distinct error: a missing checkout is one, however many copies it holds.
     errors = dict.fromkeys(r.message or r.verdict.value for r in report.errors)
     return StepResult(
         STEP,
         status,
-        lines[-1],
-        tuple(lines[:-1]),
+        drift_summary(report),
         problems=tuple(Problem(message) for message in errors),
-        annotations=annotations,
+        drift=report,
     )

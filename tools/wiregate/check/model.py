@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the check CLI starts light: the drift gate is imported when it runs
+    from wiregate.drift.result import DriftReport
 
 
 class StepStatus(enum.Enum):
@@ -36,6 +40,9 @@ class StepResult:
     annotations: tuple[str, ...] = field(default=(), compare=False)
     #: The later steps cannot run on top of this result (e.g. the schemas themselves are broken).
     blocking: bool = field(default=False, compare=False)
+    #: The drift step's own report: the check reporters render its details and annotations
+    #: with the drift reporters, from the result, never from rendered lines.
+    drift: DriftReport | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

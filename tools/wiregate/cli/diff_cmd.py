@@ -155,6 +155,24 @@ def diff_command(
         from wiregate.reporters.diff import render_text
 
         sys.stdout.write(render_text(result, verbose=verbose))
+    elif output_format in ("github", "sarif"):
+        from wiregate.reporters.diff import (
+            SourceFile,
+            render_github_located,
+            render_markdown,
+            render_sarif_located,
+        )
+        from wiregate.reporters.github import write_step_summary
+
+        old_file = SourceFile(old_source.file, old_source.text)
+        new_file = SourceFile(new_source.file, new_source.text)
+        if output_format == "sarif":
+            sys.stdout.write(render_sarif_located(result, old_file, new_file))
+        else:
+            sys.stdout.write(render_github_located(result, new_file))
+            warning = write_step_summary(render_markdown(result))
+            if warning is not None:
+                click.echo(f"wiregate: warning: {warning}", err=True)
     else:
         sys.stdout.write(DIFF_REPORTERS[output_format](result))
     sys.exit(0 if result.compatible else 1)

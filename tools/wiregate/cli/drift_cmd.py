@@ -76,14 +76,21 @@ def _history_formats() -> list[str]:
     help="The accepted findings (default: contracts/drift-baseline.toml beside the contract).",
 )
 @click.option(
-    "--verbose", "-v", is_flag=True, help="Text: list accepted and already-present findings too."
-)
-@click.option(
     "--format",
     "output_format",
     type=LazyChoice(_drift_formats),
     default="text",
     show_default=True,
+    help="text, json, markdown, github (one annotation per root change, on its line; the "
+    "Markdown report also goes to $GITHUB_STEP_SUMMARY when set), sarif (SARIF 2.1.0, for "
+    "code scanning) or junit (JUnit XML, a test case per copy).",
+)
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Text format: under each root change, every change it causes with its witness; "
+    "also the accepted and already-present findings.",
 )
 @click.pass_context
 def drift_command(
@@ -95,8 +102,8 @@ def drift_command(
     discover: bool,
     new_since: str | None,
     baseline_file: Path | None,
-    verbose: bool,
     output_format: str,
+    verbose: bool,
 ) -> None:
     """Check every copy of the contract listed in contracts/mirrors.toml.
 
@@ -121,8 +128,8 @@ def drift_command(
                 ("discover", discover),
                 ("new-since", new_since),
                 ("baseline", baseline_file),
-                ("verbose", verbose),
                 ("format", output_format != "text"),
+                ("verbose", verbose),
             )
             if value
         ]
@@ -177,6 +184,13 @@ def drift_command(
         sys.stdout.write(render_text(report, verbose=verbose))
     else:
         sys.stdout.write(DRIFT_REPORTERS[output_format](report))
+    if output_format == "github":
+        from wiregate.reporters.drift import render_markdown
+        from wiregate.reporters.github import write_step_summary
+
+        warning = write_step_summary(render_markdown(report))
+        if warning is not None:
+            click.echo(f"wiregate: warning: {warning}", err=True)
     # One line per problem: an unknown ref is one problem however many copies it hides.
     for message in dict.fromkeys(result.message for result in report.errors):
         click.echo(f"wiregate: error: {message}", err=True)

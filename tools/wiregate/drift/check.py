@@ -28,8 +28,10 @@ from wiregate.drift.config import (
     load_mirrors,
 )
 from wiregate.drift.copies import CopySource, GitTree, WorkTree
-from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict
+from wiregate.drift.findings import make_finding
+from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict, is_breaking
 from wiregate.errors import UserError
+from wiregate.positions import PositionIndex
 from wiregate.sources import parse_document
 
 __all__ = ["Judgement", "judge", "reproduce_command", "run_drift"]
@@ -141,9 +143,12 @@ def run_drift(
     for name in overrides:
         config.repository(name)  # an unknown name is a usage error
     results: list[CopyResult] = []
+    texts = _ContractTexts(contract)
     for repository, specs in config.select(repositories, copies):
         checkout, explicit = config.checkout(repository, overrides, environ)
-        checked = _check_repository(contract, config, repository, specs, checkout, explicit, ref)
+        checked = _check_repository(
+            contract, config, repository, specs, checkout, explicit, ref, texts
+        )
         if new_since is not None:
             checked = _mark_old(contract, repository, checked, checkout, new_since)
         results.extend(_accept(result, baseline, on) for result in checked)
@@ -267,6 +272,26 @@ def _findings_at(
     return frozenset(finding_fingerprints(findings, canonical, document, repository.name, spec.id))
 
 
+class _ContractTexts:
+    """Each canonical schema's file (relative to the contract's repository) and position
+    index, read and built once per run, only for the schemas a drifted copy needs."""
+
+    def __init__(self, contract: Contract) -> None:
+        self.contract = contract
+        self._read: dict[str, tuple[str | None, PositionIndex | None]] = {}
+
+    def get(self, schema: str) -> tuple[str | None, PositionIndex | None]:
+        if schema not in self._read:
+            path = self.contract.schema_path(schema)
+            try:
+                shown = path.relative_to(self.contract.directory.parent).as_posix()
+                index = PositionIndex.build(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                shown, index = None, None  # a bundled contract: no file to point at
+            self._read[schema] = (shown, index)
+        return self._read[schema]
+
+
 def _check_repository(
     contract: Contract,
     config: MirrorsConfig,
@@ -275,6 +300,7 @@ def _check_repository(
     checkout: Path,
     explicit: bool,
     ref: str | None,
+    texts: _ContractTexts,
 ) -> list[CopyResult]:
     def result(spec: CopySpec, verdict: Verdict, **fields: Any) -> CopyResult:
         return CopyResult(
@@ -340,6 +366,32 @@ def _check_repository(
                 command = reproduce_command(
                     contract, spec, repository.policy, checkout, found.path, commit
                 )
+            contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
+            # The copy's bytes were read once already: its index is built from them. A code
+            # copy's pointers name the schema extracted from it, not places in its source.
+            copy_index = (
+                PositionIndex.build(found.data.decode("utf-8", "replace"))
+                if changes and not spec.code
+                else None
+            )
+            findings = tuple(
+                make_finding(
+                    change,
+                    breaking=is_breaking(change, failed),
+                    repository=repository.name,
+                    role=spec.role,
+                    schema=spec.schema,
+                    canonical_at=spec.canonical_at,
+                    contract=canonical,
+                    copy=document,
+                    copy_file=found.path,
+                    copy_index=copy_index,
+                    contract_file=contract_file,
+                    contract_index=contract_index,
+                    fingerprint=fingerprint,
+                )
+                for change, fingerprint in zip(changes, fingerprints, strict=True)
+            )
             results.append(
                 result(
                     spec,
@@ -350,6 +402,8 @@ def _check_repository(
                     failed=failed,
                     reproduce=command,
                     triage=tuple(Triage(f) for f in fingerprints),
+                    judged=findings,
+                    contract_file=contract_file,
                 )
             )
     finally:

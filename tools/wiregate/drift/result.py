@@ -8,6 +8,7 @@ from pathlib import Path
 
 from wiregate.diff import Change
 from wiregate.drift.baseline import BaselineEntry
+from wiregate.drift.findings import DriftFinding, RootEntry, group_by_root
 
 __all__ = [
     "BREAKS",
@@ -101,6 +102,9 @@ class CopyResult:
     declared: str | None = None  # a code copy's TypeScript type or Python MODULE:CLASS
     triage: tuple[Triage, ...] = ()  # one per change, in the same order
     new_since_commit: str | None = None  # the commit --new-since compared with, if any
+    # Each change judged for the copy's role and placed in both files (same order as changes).
+    judged: tuple[DriftFinding, ...] = ()
+    contract_file: str | None = None  # the canonical schema, relative to the contract's repo
 
     @property
     def triaged(self) -> tuple[tuple[Change, Triage | None], ...]:
@@ -138,6 +142,34 @@ class CopyResult:
             return t.accepted is None and not t.old  # new: neither accepted nor old
 
         return sum(1 for _, t in self.findings if t is not None and test(t))
+
+    def _judged_findings(self, waived: bool) -> list[DriftFinding]:
+        """The judged findings (not info) that are waived, or that are not."""
+        triage: list[Triage | None] = [*self.triage]
+        triage += [None] * (len(self.judged) - len(triage))
+        return [
+            f
+            for f, t in zip(self.judged, triage, strict=True)
+            if f.change.level != "info" and (t is not None and t.waived) == waived
+        ]
+
+    @property
+    def entries(self) -> tuple[RootEntry, ...]:
+        """The findings that are not waived (accepted, or already there at --new-since), one
+        entry per root change: what the reports show and annotate."""
+        return group_by_root(self._judged_findings(waived=False))
+
+    @property
+    def waived_entries(self) -> tuple[RootEntry, ...]:
+        """The waived findings, one entry per root change (shown with --verbose)."""
+        return group_by_root(self._judged_findings(waived=True))
+
+    def triage_of(self, finding: DriftFinding) -> Triage | None:
+        """The triage of one of ``judged``."""
+        for judged, (_, triage) in zip(self.judged, self.triaged, strict=False):
+            if judged is finding:
+                return triage
+        return None
 
     @property
     def fails(self) -> bool:
@@ -183,6 +215,21 @@ class DriftReport:
             if t is not None and t.accepted is not None and t.expired and not t.old
         }
         return tuple(found.values())
+
+    def annotation_level(self, result: CopyResult, breaking: bool = True) -> str:
+        """The workflow level of what is reported about ``result``: ``error`` when it fails
+        the gate (a breaking finding, a missing copy; with strict, any drift or absence),
+        else ``warning``."""
+        if result.verdict is Verdict.ERROR:
+            return "error"
+        if result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
+            return "error" if self.strict or result.fails else "warning"
+        return "error" if (breaking and result.fails) or self.strict else "warning"
+
+    @property
+    def judged_nothing(self) -> bool:
+        """Every copy was skipped (no checkout present): nothing was judged."""
+        return bool(self.results) and all(r.verdict is Verdict.SKIPPED for r in self.results)
 
     @property
     def errors(self) -> tuple[CopyResult, ...]:

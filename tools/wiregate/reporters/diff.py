@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from wiregate.diff import Change, DiffResult, DraftChoice
 from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
+from wiregate.positions import PositionIndex
+from wiregate.reporters.github import workflow_command
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -73,22 +79,24 @@ def change_to_text(change: Change) -> str:
     )
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def github_annotation(change: Change, *, file: str | None, title_prefix: str = "") -> str:
+def github_annotation(
+    change: Change,
+    *,
+    file: str | None,
+    title_prefix: str = "",
+    line: int | None = None,
+    col: int | None = None,
+) -> str:
     """One GitHub workflow command (``::error title=<rule-id>::...``) for a change."""
-    properties = []
-    if file:
-        properties.append(f"file={_escape_property(file)}")
-    properties.append(f"title={_escape_property(title_prefix + change.id)}")
     text = change_to_text(change).split(": ", 1)[1]
-    return f"::{_GITHUB_COMMAND[change.level]} {','.join(properties)}::{_escape_data(text)}"
+    return workflow_command(
+        _GITHUB_COMMAND[change.level],
+        text,
+        title=title_prefix + change.id,
+        file=file,
+        line=line,
+        col=col,
+    )
 
 
 def _cell(text: str) -> str:
@@ -195,9 +203,104 @@ def render_markdown(result: DiffResult) -> str:
     return head + "\n" + markdown_table(result.changes) + "\n"
 
 
+@dataclass(frozen=True)
+class SourceFile:
+    """A compared document as reports place findings in it: ``file`` as the annotation or
+    SARIF location names it (None: stdin, no place) and its text."""
+
+    file: str | None
+    text: str
+
+    @cached_property
+    def index(self) -> PositionIndex | None:
+        return PositionIndex.build(self.text) if self.file is not None and self.text else None
+
+    def locate(self, pointer: str) -> tuple[str, int, int] | None:
+        index = self.index
+        at = index.locate(pointer) if index is not None else None
+        if at is None or self.file is None:
+            return None
+        return self.file, at.line, at.column
+
+
+def _uri(file: str) -> str:
+    """A SARIF artifact URI: a relative path as is (forward slashes), an absolute one as a
+    ``file://`` URI."""
+    path = Path(file)
+    return path.as_uri() if path.is_absolute() else path.as_posix()
+
+
+def render_github_located(result: DiffResult, new: SourceFile | None = None) -> str:
+    """Annotations on the line of NEW where each change's pointer is written."""
+    lines = []
+    for change in result.changes:
+        at = new.locate(change.new_pointer) if new is not None else None
+        lines.append(
+            github_annotation(
+                change,
+                file=at[0] if at else None,
+                line=at[1] if at else None,
+                col=at[2] if at else None,
+            )
+        )
+    lines.append(summary(result))
+    return "\n".join(lines) + "\n"
+
+
+def change_fingerprint(change: Change) -> str:
+    """Stable across runs and line moves: the rule id, both pointers and the message."""
+    text = "\x1f".join((change.id, change.old_pointer, change.new_pointer, change.message))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def render_sarif_located(
+    result: DiffResult, old: SourceFile | None = None, new: SourceFile | None = None
+) -> str:
+    """SARIF 2.1.0: one result per change, located in NEW at its pointer (OLD at its own as a
+    related location)."""
+    from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
+
+    results = []
+    for change in result.changes:
+        at = new.locate(change.new_pointer) if new is not None else None
+        before = old.locate(change.old_pointer) if old is not None else None
+        text = change_to_text(change).split(": ", 1)[1]
+        results.append(
+            SarifResult(
+                rule_id=change.id,
+                level=change.level,
+                message=text,
+                location=SarifLocation(_uri(at[0]), at[1], at[2], "new") if at else None,
+                fingerprint=change_fingerprint(change),
+                related=(SarifLocation(_uri(before[0]), before[1], before[2], "old"),)
+                if before
+                else (),
+                properties={"backward": change.backward, "forward": change.forward},
+            )
+        )
+    return render_sarif(results)
+
+
+def render_junit_diff(result: DiffResult) -> str:
+    """JUnit XML: one test case, failed when the schemas are incompatible under the mode."""
+    from wiregate.reporters.junit import JUnitCase, render_junit
+
+    failing = [change_to_text(c) for c in result.changes if c.level == "error"]
+    case = JUnitCase(
+        classname="wiregate.diff",
+        name=f"{result.mode} compatibility ({result.policy})",
+        outcome="passed" if result.compatible else "failure",
+        message=summary(result),
+        text="\n".join(failing),
+    )
+    return render_junit("wiregate diff", [case])
+
+
 DIFF_REPORTERS: dict[str, Callable[[DiffResult], str]] = {
     "text": render_text,
     "json": render_json,
     "github": render_github,
     "markdown": render_markdown,
+    "sarif": render_sarif_located,
+    "junit": render_junit_diff,
 }

@@ -12,6 +12,7 @@ from typing import Any
 from wiregate.diff import Change
 from wiregate.drift.baseline import PRUNE_COMMAND, BaselineEntry
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
+from wiregate.drift.findings import DriftFinding, Location, RootEntry
 from wiregate.drift.result import (
     FIRST_VISIBLE,
     CopyResult,
@@ -26,10 +27,11 @@ from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
-    github_annotation,
-    markdown_table,
+    witness_line,
 )
 from wiregate.reporters.github import workflow_command
+from wiregate.reporters.junit import JUnitCase, render_junit
+from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -67,11 +69,19 @@ def _change_json(change: Change, failed: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _gate_change_json(
-    change: Change, triage: Triage | None, result: CopyResult, report: DriftReport
+    change: Change,
+    triage: Triage | None,
+    result: CopyResult,
+    report: DriftReport,
+    finding: DriftFinding | None = None,
 ) -> dict[str, Any]:
-    """A change of the gate: the diff's fields, ``breaking``, and what the baseline and
-    --new-since make of it."""
+    """A change of the gate: the diff's fields, ``breaking``, the maintainer's wording and
+    where it is written (``finding``), and what the baseline and --new-since make of it."""
     document = _change_json(change, result.failed)
+    document["drift_message"] = finding.message if finding else None
+    document["record_type"] = finding.record_type if finding else None
+    document["copy_location"] = _location_json(finding.copy_location if finding else None)
+    document["contract_location"] = _location_json(finding.contract_location if finding else None)
     entry = triage.accepted if triage is not None else None
     document["fingerprint"] = triage.fingerprint if triage is not None else None
     document["accepted"] = (
@@ -167,20 +177,6 @@ def _mark(triage: Triage | None, report: DriftReport) -> str:
     return ""
 
 
-def _gate_change_lines(result: CopyResult, report: DriftReport, verbose: bool) -> list[str]:
-    """The findings that are not waived (with ``verbose``: all, marked), then a count of the
-    info-level changes."""
-    lines = [
-        "    " + change_to_text(change) + _mark(triage, report)
-        for change, triage in result.findings
-        if verbose or triage is None or not triage.waived
-    ]
-    info = len(result.changes) - len(result.findings)
-    if info:
-        lines.append(f"    and {info} info-level changes (annotations; --format json lists them)")
-    return lines
-
-
 def _entry_text(entry: BaselineEntry) -> str:
     where = (
         entry.copy_pointer
@@ -217,9 +213,81 @@ def _copy_heading(result: CopyResult) -> str:
     )
 
 
-def render_text(report: DriftReport, verbose: bool = False) -> str:
-    """One block per copy; findings the baseline accepts or that were there at --new-since
-    are counted on the copy's first line, listed only with ``verbose``."""
+def _at(location: Location | None) -> str:
+    return f"{location.line}:{location.column}" if location else "?"
+
+
+def _entry_line(entry: RootEntry) -> str:
+    """One root change: its level, what goes wrong, how many changes it causes and in which
+    record types, and where it is written in the copy and in the contract."""
+    head = entry.head
+    count = len(entry.findings)
+    changes = f"{count} change{'s' if count != 1 else ''}"
+    where = f"copy {_at(head.copy_location)}, contract {_at(head.contract_location)}"
+    return (
+        f"{head.change.level}: {head.message} "
+        f"[{changes} in {', '.join(entry.record_types)}; {where}]"
+    )
+
+
+def _copy_summary(result: CopyResult) -> str | None:
+    """The root changes that are not waived and the changes they come from (the waived ones
+    are counted on the copy's heading); with none, only the info-level count, if any."""
+    entries = result.entries
+    breaking = sum(1 for entry in entries if entry.breaking)
+    shown = sum(len(entry.findings) for entry in entries)
+    info = sum(1 for change in result.changes if change.level == "info")
+    if not entries:
+        return (
+            f"and {info} info-level changes (annotations; --format json lists them)"
+            if info
+            else None
+        )
+    text = (
+        f"{result.repository} {result.copy_id}: {len(entries)} root change"
+        f"{'s' if len(entries) != 1 else ''} ({breaking} breaking) from {shown} change"
+        f"{'s' if shown != 1 else ''}"
+    )
+    if info:
+        text += f", and {info} info-level (annotations; --format json lists them)"
+    return text
+
+
+def _entry_lines(
+    result: CopyResult, entry: RootEntry, report: DriftReport, verbose: bool
+) -> list[str]:
+    """A root change's line, marked with what the baseline or --new-since says of it, and
+    (``verbose``) each change it causes."""
+    lines = [f"    {_entry_line(entry)}{_mark(result.triage_of(entry.head), report)}"]
+    if verbose:
+        for finding in entry.findings:
+            lines.extend(_finding_lines(finding, "        "))
+    return lines
+
+
+def _finding_lines(finding: DriftFinding, indent: str) -> list[str]:
+    lines = [indent + change_to_text(finding.change)]
+    witness = witness_line(finding.change)
+    if witness is not None:
+        lines.append(indent + witness)
+    return lines
+
+
+def drift_summary(report: DriftReport) -> str:
+    """The last line of the text report: the copies counted by verdict, with the policy."""
+    return _summary(report)
+
+
+def render_text(report: DriftReport, *, verbose: bool = False) -> str:
+    """Per copy: its verdict, one line per root change (``verbose``: each change it causes,
+    with its witness), a summary line and the reproducing command. Findings the baseline
+    accepts or that were there at --new-since are counted on the copy's first line, listed
+    only with ``verbose``."""
+    return "\n".join([*body_lines(report, verbose=verbose), _summary(report)]) + "\n"
+
+
+def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
+    """The text report without its summary line (``wiregate check`` shows it as details)."""
     lines = []
     for result in report.results:
         heading = _copy_heading(result)
@@ -232,15 +300,21 @@ def render_text(report: DriftReport, verbose: bool = False) -> str:
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
-            lines.extend(_gate_change_lines(result, report, verbose))
+            for entry in result.entries:
+                lines.extend(_entry_lines(result, entry, report, verbose))
+            if verbose:
+                for entry in result.waived_entries:
+                    lines.extend(_entry_lines(result, entry, report, verbose))
+            summary = _copy_summary(result)
+            if summary is not None:
+                lines.append(f"    {summary}")
         if result.reproduce:
             lines.append(f"    reproduce: {result.reproduce}")
-    for entry in report.stale:
-        lines.append(f"stale baseline entry {_entry_text(entry)}: matches no finding")
+    for stale in report.stale:
+        lines.append(f"stale baseline entry {_entry_text(stale)}: matches no finding")
     if report.stale:
         lines.append(f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}")
-    lines.append(_summary(report))
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
@@ -272,8 +346,14 @@ def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[
         "breaks": list(result.breaks),
         "message": result.message,
         "optional": result.optional,
+        "contract_file": result.contract_file,
         "changes": [
-            _gate_change_json(change, triage, result, report) for change, triage in result.triaged
+            _gate_change_json(change, triage, result, report, finding)
+            for (change, triage), finding in zip(result.triaged, _judged(result), strict=True)
+        ],
+        "entries": [
+            *(_entry_json_doc(entry, waived=False) for entry in result.entries),
+            *(_entry_json_doc(entry, waived=True) for entry in result.waived_entries),
         ],
         "reproduce": result.reproduce,
         "fails": result.fails_strict if report.strict else result.fails,
@@ -290,50 +370,107 @@ def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[
     }
 
 
+def _location_json(location: Location | None) -> dict[str, Any] | None:
+    if location is None:
+        return None
+    return {"file": location.file, "line": location.line, "column": location.column}
+
+
+def _judged(result: CopyResult) -> list[DriftFinding | None]:
+    """``result.judged`` beside its changes (None for a result built without them)."""
+    judged: list[DriftFinding | None] = [*result.judged]
+    return judged + [None] * (len(result.changes) - len(judged))
+
+
+def _entry_json_doc(entry: RootEntry, *, waived: bool) -> dict[str, Any]:
+    head = entry.head
+    return {
+        "root": {"contract_pointer": head.root[0], "copy_pointer": head.root[1]},
+        "level": entry.level,
+        "breaking": entry.breaking,
+        "waived": waived,
+        "message": head.message,
+        "rules": list(entry.rule_ids),
+        "record_types": list(entry.record_types),
+        "copy_location": _location_json(head.copy_location),
+        "contract_location": _location_json(head.contract_location),
+        "changes": [finding.fingerprint for finding in entry.findings],
+    }
+
+
 def render_json(report: DriftReport) -> str:
-    return _dumps(
-        {
-            "version": REPORT_VERSION,
-            "ok": report.exit_code == 0,
-            "exit_code": report.exit_code,
-            "ref": report.ref,
-            "strict": report.strict,
-            "summary": {
-                verdict.value: report.count(verdict)
-                for verdict in Verdict
-                if verdict not in HISTORY_ONLY
-            },
-            "copies": [copy_to_json(result, report) for result in report.results],
-            "new_since": report.new_since,
-            "baseline": str(report.baseline) if report.baseline else None,
-            "expired": [entry_to_json(entry) for entry in report.expired],
-            "stale": [entry_to_json(entry) for entry in report.stale],
-            "prune": PRUNE_COMMAND if report.stale else None,
-        }
+    return _dumps(report_to_json(report))
+
+
+def report_to_json(report: DriftReport) -> dict[str, Any]:
+    return {
+        "version": REPORT_VERSION,
+        "ok": report.exit_code == 0,
+        "exit_code": report.exit_code,
+        "ref": report.ref,
+        "strict": report.strict,
+        "summary": {
+            verdict.value: report.count(verdict)
+            for verdict in Verdict
+            if verdict not in HISTORY_ONLY
+        },
+        "copies": [copy_to_json(result, report) for result in report.results],
+        "new_since": report.new_since,
+        "baseline": str(report.baseline) if report.baseline else None,
+        "expired": [entry_to_json(entry) for entry in report.expired],
+        "stale": [entry_to_json(entry) for entry in report.stale],
+        "prune": PRUNE_COMMAND if report.stale else None,
+    }
+
+
+def _entry_title(result: CopyResult, entry: RootEntry) -> str:
+    return f"wiregate drift {result.repository} {result.copy_id}: {', '.join(entry.rule_ids)}"
+
+
+def _entry_message(entry: RootEntry) -> str:
+    count = len(entry.findings)
+    return (
+        f"{entry.head.message} ({count} change{'s' if count != 1 else ''} in "
+        f"{', '.join(entry.record_types)})"
     )
 
 
 def render_github(report: DriftReport) -> str:
-    """Workflow annotations; file paths are relative to the governed repository's checkout."""
+    """Workflow annotations: one per root change, on the line of the copy where it is
+    written (paths relative to the governed repository's checkout), and one per copy that
+    cannot be judged; the level is the result's (``DriftReport.annotation_level``)."""
     lines = []
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
-        message = result.message or ""
-        if result.verdict is Verdict.ERROR:
-            lines.append(workflow_command("error", message, title=title))
-        elif result.verdict in (Verdict.SKIPPED, Verdict.NOT_FOUND):
-            level = "error" if report.strict or result.fails else "warning"
-            lines.append(workflow_command(level, message, title=title))
+        if result.verdict in (Verdict.ERROR, Verdict.SKIPPED, Verdict.NOT_FOUND):
+            level = report.annotation_level(result)
+            lines.append(workflow_command(level, result.message or "", title=title))
         elif result.verdict.drifted:
-            lines.extend(
-                github_annotation(change, file=result.path, title_prefix=f"{title}: ")
-                for change, triage in result.findings
-                if triage is None or not triage.waived  # accepted or old: not annotated
-            )
+            for entry in result.entries:
+                at = entry.head.copy_location
+                lines.append(
+                    workflow_command(
+                        report.annotation_level(result, entry.breaking),
+                        _entry_message(entry),
+                        title=_entry_title(result, entry),
+                        file=at.file if at else result.path,
+                        line=at.line if at else None,
+                        col=at.column if at else None,
+                    )
+                )
     if report.stale:
         message = f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}"
         lines.append(workflow_command("notice", message, title="wiregate drift baseline"))
     return "".join(line + "\n" for line in lines)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _place(pointer: str, location: Location | None) -> str:
+    line = f" (line {location.line})" if location else ""
+    return f"`{_cell(pointer)}`{line}"
 
 
 def render_markdown(report: DriftReport) -> str:
@@ -358,10 +495,21 @@ def render_markdown(report: DriftReport) -> str:
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
                 "",
-                markdown_table(c for c, t in result.findings if t is None or not t.waived).rstrip(
-                    "\n"
-                ),
+                "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |",
+                "| --- | --- | --- | --- | --- | --- | --- |",
             ]
+            for entry in result.entries:
+                head = entry.head
+                rules = ", ".join(f"`{rule}`" for rule in entry.rule_ids)
+                lines.append(
+                    f"| {entry.level} | {rules} "
+                    f"| {_place(head.change.old_pointer, head.contract_location)} "
+                    f"| {_place(head.change.new_pointer, head.copy_location)} "
+                    f"| {_cell(head.message)} | {len(entry.findings)} "
+                    f"| {', '.join(entry.record_types)} |"
+                )
+            summary = _copy_summary(result)
+            lines += ["", summary] if summary is not None else []
             waived = _finding_counts([result], report)
             if waived:
                 lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
@@ -369,11 +517,88 @@ def render_markdown(report: DriftReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _sarif_results(report: DriftReport) -> list[SarifResult]:
+    results = []
+    for result in report.results:
+        if not result.verdict.drifted:
+            continue
+        for entry in result.entries:
+            head = entry.head
+            copy = head.copy_location
+            contract = head.contract_location
+            related: tuple[SarifLocation, ...] = ()
+            if contract is not None:
+                related = (
+                    SarifLocation(contract.file, contract.line, contract.column, "the contract"),
+                )
+            results.append(
+                SarifResult(
+                    rule_id=head.change.id,
+                    level=report.annotation_level(result, entry.breaking)
+                    if entry.level != "info"
+                    else "info",
+                    message=_entry_message(entry),
+                    location=None
+                    if copy is None
+                    else SarifLocation(copy.file, copy.line, copy.column, "the copy"),
+                    fingerprint=head.fingerprint,
+                    related=related,
+                    properties={
+                        "repository": result.repository,
+                        "copy": result.copy_id,
+                        "role": result.role,
+                        "breaking": entry.breaking,
+                        "changes": len(entry.findings),
+                        "record_types": list(entry.record_types),
+                    },
+                )
+            )
+    return results
+
+
+def render_drift_sarif(report: DriftReport) -> str:
+    """SARIF 2.1.0: one result per root change, located in the copy (the contract as a
+    related location)."""
+    return render_sarif(_sarif_results(report), invocation_ok=not report.errors)
+
+
+def render_drift_junit(report: DriftReport) -> str:
+    """JUnit XML: one test case per copy; a failure per copy that fails the gate."""
+    cases = []
+    for result in report.results:
+        verdict = _verdict_text(result.verdict)
+        if result.verdict is Verdict.ERROR:
+            outcome = "error"
+        elif result.fails_strict if report.strict else result.fails:
+            outcome = "failure" if result.verdict is not Verdict.SKIPPED else "skipped"
+        elif result.verdict is Verdict.SKIPPED or result.verdict is Verdict.NOT_FOUND:
+            outcome = "skipped"
+        else:
+            outcome = "passed"
+        details = [result.message] if result.message else []
+        details += [_entry_line(entry) for entry in result.entries]
+        if result.reproduce:
+            details.append(f"reproduce: {result.reproduce}")
+        message = verdict + (": " + "; ".join(result.breaks) if result.breaks else "")
+        cases.append(
+            JUnitCase(
+                classname=f"wiregate.drift.{result.repository}",
+                name=result.copy_id,
+                outcome=outcome,
+                message=message,
+                text="\n".join(details),
+            )
+        )
+    return render_junit("wiregate drift", cases)
+
+
 DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
     "text": render_text,
     "json": render_json,
     "github": render_github,
     "markdown": render_markdown,
+    "sarif": render_drift_sarif,
+    "junit": render_drift_junit,
 }
 
 

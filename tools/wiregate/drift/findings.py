@@ -1,0 +1,285 @@
+"""Drift findings in a maintainer's terms: each change of a copy with where it is written (file,
+line, column in the copy and in the contract), whether it breaks the copy's role, a message
+that names the contract and the copy, and the root change it belongs to.
+
+Built once per copy from the diff engine's data (rule id, direction, pointers, witness, the
+two documents); the reporters only render it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wiregate.diff import Change
+from wiregate.exactjson import dumps
+from wiregate.pointer import PointerError, resolve, split
+from wiregate.positions import PositionIndex
+
+__all__ = [
+    "DriftFinding",
+    "Location",
+    "RootEntry",
+    "field_path",
+    "group_by_root",
+    "make_finding",
+]
+
+# Keywords whose value is a subschema: walking through them reaches a field of the record.
+_INTO = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+_STEP = {
+    "items": "[]",
+    "prefixItems": "[]",
+    "additionalItems": "[]",
+    "contains": "[]",
+    "additionalProperties": ".*",
+    "unevaluatedProperties": ".*",
+    "unevaluatedItems": "[]",
+}
+_COMBINATORS = {"anyOf", "oneOf", "allOf", "not", "if", "then", "else"}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a pointer is written: ``file`` relative to its checkout, 1-based line and column
+    (Unicode code points)."""
+
+    file: str
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class DriftFinding:
+    """One change of a copy, judged for its role and placed in both files."""
+
+    change: Change
+    breaking: bool  # fails the direction the copy's role requires
+    message: str  # names the contract and the copy, in the role's terms
+    record_type: str  # the record type (or definition) the change sits in
+    copy_location: Location | None
+    contract_location: Location | None
+    # The baseline's fingerprint (wiregate.drift.baseline.fingerprint): rule id, repository,
+    # copy, both pointers and the values there; never the wording of the message.
+    fingerprint: str
+
+    @property
+    def root(self) -> tuple[str, str]:
+        """(contract pointer, copy pointer) of the edit behind this change."""
+        return (self.change.root_old_pointer, self.change.root_new_pointer)
+
+
+@dataclass(frozen=True)
+class RootEntry:
+    """The changes one edit causes in one copy: one line in the text report, one annotation."""
+
+    findings: tuple[DriftFinding, ...]  # the consequences, most severe first
+    record_types: tuple[str, ...]
+
+    @property
+    def head(self) -> DriftFinding:
+        return self.findings[0]
+
+    @property
+    def level(self) -> str:
+        return self.head.change.level
+
+    @property
+    def breaking(self) -> bool:
+        return any(f.breaking for f in self.findings)
+
+    @property
+    def rule_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(f.change.id for f in self.findings))
+
+
+def field_path(pointer: str) -> str:
+    """The record field a schema pointer describes, in instance terms:
+    ``#/$defs/R/properties/a/items/properties/b/type`` -> ``a[].b`` (empty: the record)."""
+    tokens = split(pointer)
+    path = ""
+    index = 0
+    if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
+        index = 2  # the record type itself
+    while index < len(tokens):
+        token = tokens[index]
+        if token in ("properties", "patternProperties") and index + 1 < len(tokens):
+            name = tokens[index + 1]
+            path += ("." if path else "") + (name if token == "properties" else f"<{name}>")
+            index += 2
+        elif token in _STEP:
+            step = _STEP[token]
+            path += step if step == "[]" or path else "*"
+            index += 2 if token == "prefixItems" else 1
+        elif token in _COMBINATORS:
+            index += 2 if token in ("anyOf", "oneOf", "allOf") else 1
+        else:
+            break  # a keyword of the field itself (type, minimum, required ...)
+    return path
+
+
+def _subject(change: Change, default: str) -> tuple[str, str]:
+    """(record type, field) the change is about, read from whichever pointer names the
+    deeper field (a removed key is only in the contract, an added one only in the copy): the
+    record type is that pointer's ``$defs`` entry, else ``default`` (the record type the copy
+    is compared with)."""
+    old_field, new_field = field_path(change.old_pointer), field_path(change.new_pointer)
+    pointer, field = change.new_pointer, new_field
+    if len(old_field) > len(new_field):
+        pointer, field = change.old_pointer, old_field
+    tokens = split(pointer)
+    if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
+        return tokens[1], field
+    return default, field
+
+
+def _value(document: Any, pointer: str) -> tuple[bool, Any]:
+    try:
+        return True, resolve(document, pointer)
+    except (PointerError, KeyError, IndexError, TypeError, ValueError):
+        return False, None
+
+
+def _shown(keyword: str, value: Any) -> str:
+    if keyword == "type" and isinstance(value, str):
+        return value
+    if keyword == "type" and isinstance(value, list):
+        return " or ".join(str(v) for v in value)
+    return dumps(value)
+
+
+def _keyword_words(change: Change, contract: Any, copy: Any) -> tuple[str, str, str] | None:
+    """(keyword, contract's value, copy's value) when both pointers name the same keyword and
+    both documents hold it where they say."""
+    old_tokens, new_tokens = split(change.old_pointer), split(change.new_pointer)
+    if not old_tokens or not new_tokens or old_tokens[-1] != new_tokens[-1]:
+        return None
+    keyword = old_tokens[-1]
+    if keyword in _INTO or keyword in _STEP or keyword in _COMBINATORS or keyword.isdigit():
+        return None
+    has_old, old_value = _value(contract, change.old_pointer)
+    has_new, new_value = _value(copy, change.new_pointer)
+    if not (has_old and has_new) or isinstance(old_value, dict) or isinstance(new_value, dict):
+        return None
+    return keyword, _shown(keyword, old_value), _shown(keyword, new_value)
+
+
+def _message(
+    change: Change,
+    breaking: bool,
+    role: str,
+    who: str,
+    subject: tuple[str, str],
+    contract: Any,
+    copy: Any,
+) -> str:
+    """The change in the role's terms: who writes or reads what, and what the contract says.
+    A producer's break is what it writes (forward), a consumer's what it rejects (backward);
+    a mirror's whichever direction fails."""
+    record_type, field = subject
+    where = f"`{record_type}.{field}`" if field else f"`{record_type}`"
+    writes = role == "producer" or (role == "mirror" and not change.forward)
+    words = _keyword_words(change, contract, copy)
+    rule = f" ({change.id})"
+    if words is not None and words[0] == "required":
+        has_old, required = _value(contract, change.old_pointer)
+        has_new, kept = _value(copy, change.new_pointer)
+        lost = [p for p in required if p not in kept] if has_old and has_new else []
+        gained = [p for p in kept if p not in required] if has_old and has_new else []
+        if lost and (writes or not gained):
+            said = f"{who} may omit {', '.join(lost)} in {where}; the contract requires them"
+        elif gained:
+            said = f"{who} requires {', '.join(gained)} in {where}; the contract does not"
+        else:
+            said = f"{who}'s copy differs from the contract at {where}"
+    elif words is not None and words[0] == "type":
+        _, contract_types, copy_types = words
+        if writes:
+            wants = "requires" if breaking else "allows"
+            said = f"{who} writes {where} as {copy_types}; the contract {wants} {contract_types}"
+        else:
+            said = f"the contract allows {where} as {contract_types}; {who} reads {copy_types}"
+    elif words is not None:
+        keyword, contract_value, copy_value = words
+        said = (
+            f"{who} has {keyword} {copy_value} at {where}; "
+            f"the contract has {keyword} {contract_value}"
+        )
+    else:
+        said = f"{who}'s copy differs from the contract at {where}"
+    if not breaking:
+        if writes:
+            return f"{said}{rule}; not breaking: every record {who} writes meets the contract"
+        return f"{said}{rule}; not breaking: {who} reads every record the contract allows"
+    if writes:
+        return f"{said}{rule}: {who} may write records the contract rejects"
+    return f"{said}{rule}: the contract allows records {who} rejects"
+
+
+def make_finding(
+    change: Change,
+    *,
+    breaking: bool,
+    repository: str,
+    role: str,
+    schema: str,
+    canonical_at: str,
+    contract: Any,
+    copy: Any,
+    copy_file: str | None,
+    copy_index: PositionIndex | None,
+    contract_file: str | None,
+    contract_index: PositionIndex | None,
+    fingerprint: str,
+) -> DriftFinding:
+    """One finding; the position indexes are built once per file by the caller."""
+    record = split(canonical_at)
+    default = record[1] if len(record) >= 2 and record[0] in ("$defs", "definitions") else schema
+    subject = _subject(change, default)
+    copy_location = contract_location = None
+    if copy_file is not None and copy_index is not None:
+        at = copy_index.locate(change.new_pointer)
+        if at is not None:
+            copy_location = Location(copy_file, at.line, at.column)
+    if contract_file is not None and contract_index is not None:
+        at = contract_index.locate(change.old_pointer)
+        if at is not None:
+            contract_location = Location(contract_file, at.line, at.column)
+    return DriftFinding(
+        change=change,
+        breaking=breaking,
+        message=_message(change, breaking, role, repository, subject, contract, copy),
+        record_type=subject[0],
+        copy_location=copy_location,
+        contract_location=contract_location,
+        fingerprint=fingerprint,
+    )
+
+
+def _severity(finding: DriftFinding) -> tuple[int, int]:
+    from wiregate.diff.findings import LEVELS
+
+    return (0 if finding.breaking else 1, LEVELS.index(finding.change.level))
+
+
+def group_by_root(findings: Sequence[DriftFinding]) -> tuple[RootEntry, ...]:
+    """One entry per root change, in the order of the findings. Entries whose consequences
+    are the same contract-side changes (one edit of a shared definition, written out once
+    per record type in the copy) are one entry naming each record type."""
+    by_root: dict[tuple[str, str], list[DriftFinding]] = {}
+    for finding in findings:
+        by_root.setdefault(finding.root, []).append(finding)
+    merged: dict[tuple[Any, ...], list[list[DriftFinding]]] = {}
+    for members in by_root.values():
+        signature = tuple(
+            sorted((f.change.id, f.change.old_pointer, f.change.message) for f in members)
+        )
+        merged.setdefault(signature, []).append(members)
+    entries = []
+    for groups in merged.values():
+        members = [finding for group in groups for finding in group]
+        ordered = sorted(members, key=_severity)
+        types: Mapping[str, None] = dict.fromkeys(f.record_type for f in members)
+        entries.append(RootEntry(tuple(ordered), tuple(types)))
+    return tuple(entries)
