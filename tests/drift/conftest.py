@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,15 @@ import pytest
 from contracts import Contract, locate
 
 from .replay import REPLAY_ORDER, replay
+
+
+@pytest.fixture(autouse=True)
+def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout named in the environment (WIREGATE_REPO_<NAME>) would override the layouts
+    the tests build."""
+    for name in [key for key in os.environ if key.startswith("WIREGATE_REPO_")]:
+        monkeypatch.delenv(name)
+
 
 #: The schema copies of the shipped mirrors.toml (its code copies are judged in
 #: test_code_copies.py): tests of schema copies select these.

@@ -29,11 +29,6 @@ paths = ["schemas/rollout-wire.schema.json", "vendor/rollout-wire.schema.json"]
 Run = Callable[..., Result]
 
 
-@pytest.fixture(autouse=True)
-def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("WIREGATE_REPO_PRODUCER", raising=False)
-
-
 @pytest.fixture
 def root(wiregate_root: Callable[[str], Path]) -> Path:
     """A wiregate root holding our contract and a one-repository mirrors.toml."""

@@ -20,12 +20,6 @@ from .conftest import SCHEMA_COPIES, SCHEMA_COPIES_OF
 Edit = Callable[[dict[str, Any]], None]
 
 
-@pytest.fixture(autouse=True)
-def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("WASMAGENT_JS", "TRACE_PIPELINE", "WASMAGENT_PROTOCOL"):
-        monkeypatch.delenv(f"WIREGATE_REPO_{name}", raising=False)
-
-
 @pytest.fixture
 def checkouts(contract: Contract, tmp_path: Path) -> dict[str, Path]:
     """Every configured schema copy, at its first candidate path, agreeing exactly with the

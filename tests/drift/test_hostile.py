@@ -35,11 +35,6 @@ paths = ["schemas/rollout-wire.schema.json"]
 COPY = "schemas/rollout-wire.schema.json"
 
 
-@pytest.fixture(autouse=True)
-def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("WIREGATE_REPO_PRODUCER", raising=False)
-
-
 def _drift(root: Path, *args: str) -> Result:
     return CliRunner().invoke(main, ["--root", str(root), "drift", *args])
 

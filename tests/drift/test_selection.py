@@ -7,7 +7,6 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner, Result
 
 from contracts import Contract
@@ -32,11 +31,6 @@ schema = "training-record"
 paths = ["schemas/training-record.schema.json"]
 """
 WIRE = "schemas/rollout-wire.schema.json"
-
-
-@pytest.fixture(autouse=True)
-def _no_checkout_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("WIREGATE_REPO_PRODUCER", raising=False)
 
 
 def _invoke(root: Path, *args: str) -> Result:
