@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from wiregate.diff import DiffResult, diff
 from wiregate.diff.regex import (
     UndecidableRegex,
+    includes,
     length_bounds,
     matches_everything,
     reference_validator,
@@ -456,3 +457,42 @@ def test_reference_validator_keeps_unevaluated_properties_without_patterns() -> 
     validator = reference_validator(schema)
     assert validator.is_valid({"a": 1}) is True
     assert validator.is_valid({"a": 1, "b": 2}) is False
+
+
+@pytest.mark.parametrize(
+    ("wide", "narrow", "held"),
+    [
+        ("^[a-z0-9]+$", "^[a-z]+$", True),
+        ("^[a-z]+$", "^[a-z0-9]+$", False),
+        ("^[0-9a-fA-F]{16}$", "^[0-9a-f]{16}$", True),
+        ("^[a-z]+$", "^[a-z]{2,8}$", True),
+        ("^[a-z]{2,8}$", "^[a-z]+$", False),
+        ("^(a|b)$", "^a$", True),
+        ("^a$", "^(a|b)$", False),
+        (".", "x", True),
+        ("^[^0-9]$", "^[a-z]$", True),
+        ("^[^a]$", "^[^ab]$", True),
+        ("^[^ab]$", "^[^a]$", False),
+        (r"^\d+$", "^[0-9]+$", True),
+        ("^(?=a)a$", "^a$", False),  # lookaround: beyond RE2, never proven
+        ("^a+b$", "^a+$", False),  # another shape: not proven (nor disproven)
+    ],
+)
+def test_includes_is_proven_on_aligned_shapes_only(wide: str, narrow: str, held: bool) -> None:
+    assert includes(wide, narrow) is held
+
+
+def test_a_loosened_pattern_is_backward_compatible_and_its_narrowing_has_a_witness() -> None:
+    old = {"type": "string", "pattern": "^[a-z]+$"}
+    new = {"type": "string", "pattern": "^[a-z0-9]+$"}
+    (change,) = diff(old, new, mode="full").changes
+    assert (change.id, change.backward, change.forward, change.message) == (
+        "pattern-changed",
+        True,
+        False,
+        "pattern changed from '^[a-z]+$' to '^[a-z0-9]+$': the new one accepts every string "
+        "the other does",
+    )
+    assert change.witness is not None and change.witness.direction == "forward"
+    (lookahead,) = diff(old, {"type": "string", "pattern": "^(?=a)[a-z]+$"}).changes
+    assert (lookahead.level, lookahead.backward, lookahead.forward) == ("unknown", True, True)

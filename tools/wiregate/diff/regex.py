@@ -692,6 +692,61 @@ def matches_everything(pattern: str) -> bool:
     return tree is not None and _empty_at_start(tree)
 
 
+def includes(wide: str, narrow: str) -> bool:
+    """Does ``wide`` accept every string ``narrow`` accepts? True only when proven: both run
+    under RE2 and parse to the same shape, with each character set and repeat count of
+    ``wide`` holding ``narrow``'s (``^[a-z]+$`` holds ``^[a-z]{2,8}$``). A match of ``narrow``
+    then aligns with one of ``wide`` at the same positions of the same string, so assertions
+    (``^``, ``$``, ``\\b``) see the same text. False means "not proven", never "not held"."""
+    if translate(wide) is None or translate(narrow) is None:
+        return False
+    wide_tree, narrow_tree = _parse(wide), _parse(narrow)
+    return wide_tree is not None and narrow_tree is not None and _holds(wide_tree, narrow_tree)
+
+
+def _holds(wide: Node, narrow: Node) -> bool:
+    if isinstance(wide, Group):
+        return _holds(wide.item, narrow)
+    if isinstance(narrow, Group):
+        return _holds(wide, narrow.item)
+    if isinstance(wide, Chars) and isinstance(narrow, Chars):
+        return _chars_hold(wide, narrow)
+    if isinstance(wide, Seq) and isinstance(narrow, Seq):
+        return len(wide.items) == len(narrow.items) and all(
+            _holds(w, n) for w, n in zip(wide.items, narrow.items, strict=True)
+        )
+    if isinstance(narrow, Alt):
+        options = wide.options if isinstance(wide, Alt) else (wide,)
+        return all(any(_holds(w, n) for w in options) for n in narrow.options)
+    if isinstance(wide, Alt):
+        return any(_holds(w, narrow) for w in wide.options)
+    if isinstance(wide, Repeat) and isinstance(narrow, Repeat):
+        wider_count = wide.lo <= narrow.lo and (
+            wide.hi is None or (narrow.hi is not None and narrow.hi <= wide.hi)
+        )
+        return wider_count and _holds(wide.item, narrow.item)
+    if isinstance(wide, Assert) and isinstance(narrow, Assert):
+        return wide.kind == narrow.kind
+    return False  # other shapes, lookaround, backreferences: not proven
+
+
+def _chars_hold(wide: Chars, narrow: Chars) -> bool:
+    """Every character of ``narrow`` is one of ``wide``'s (property escapes compared by name)."""
+    if wide.props or narrow.props:
+        return (
+            not wide.negated
+            and not narrow.negated
+            and set(narrow.props) <= set(wide.props)
+            and _ranges_hold(wide.ranges, narrow.ranges)
+        )
+    return _ranges_hold(_ranges_of(wide), _ranges_of(narrow))
+
+
+def _ranges_hold(wide: Iterable[Range], narrow: Iterable[Range]) -> bool:
+    merged = _merge(wide)
+    return all(any(lo <= n_lo and n_hi <= hi for lo, hi in merged) for n_lo, n_hi in narrow)
+
+
 # -- samples --------------------------------------------------------------------------------
 
 # Characters tried first: plain ASCII reads well and every engine agrees on it.

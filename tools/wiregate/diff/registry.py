@@ -491,9 +491,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         strings.PATTERN_CHANGED,
         "strings",
-        "The regular expression changed (containment is not decided: treated as incompatible).",
-        "no",
-        "no",
+        "The regular expression changed: a direction is compatible where one pattern provably accepts every string the other does (same shape, wider character sets and repeat counts); level unknown for a pattern beyond RE2.",
+        "depends",
+        "depends",
     ),
     Rule(
         strings.FORMAT_ADDED,

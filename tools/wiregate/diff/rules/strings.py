@@ -9,6 +9,7 @@ selects :data:`ASSERTING_FORMAT` in place of this module.
 from __future__ import annotations
 
 from wiregate.diff.load import Schema
+from wiregate.diff.regex import includes, translate
 from wiregate.diff.rules.base import Comparison
 from wiregate.diff.values import json_equal
 
@@ -67,7 +68,22 @@ def _check(cmp: Comparison, old: Schema, new: Schema, *, format_assertion: bool)
         elif after is None:
             message = f"{keyword} {before!r} removed"
             cmp.emit(removed, *where, message, backward=True, forward=False)
+        elif keyword == "pattern":
+            _pattern_changed(cmp, where, before, after)
         else:
-            # Whether one regular expression (or format) contains another is not decided here.
             message = f"{keyword} changed from {before!r} to {after!r}"
             cmp.emit(changed, *where, message, backward=False, forward=False)
+
+
+def _pattern_changed(cmp: Comparison, where: tuple[str, str], before: str, after: str) -> None:
+    """A direction is compatible where one pattern provably holds the other; a pattern that
+    does not run under RE2 leaves the question undecided (never run by a backtracking engine)."""
+    message = f"pattern changed from {before!r} to {after!r}"
+    if translate(before) is None or translate(after) is None:
+        message += " (a pattern beyond RE2: not decided)"
+        cmp.emit(PATTERN_CHANGED, *where, message, backward=False, forward=False, undecided=True)
+        return
+    backward, forward = includes(after, before), includes(before, after)
+    if backward or forward:
+        message += f": the {'new' if backward else 'old'} one accepts every string the other does"
+    cmp.emit(PATTERN_CHANGED, *where, message, backward=backward, forward=forward)
