@@ -123,11 +123,11 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     accepted = run("baseline", "--reason", REASON)
     assert (accepted.exit_code, accepted.stdout) == (
         0,
-        f"{baseline}: 136 added, 0 pruned, 0 kept\n",
+        f"{baseline}: 156 added, 0 pruned, 0 kept\n",
     )
     text = baseline.read_text(encoding="utf-8")
-    assert text.count("\n[[accepted]]\n") == 136
-    assert text.count(f'reason = "{REASON}"') == 136
+    assert text.count("\n[[accepted]]\n") == 156
+    assert text.count(f'reason = "{REASON}"') == 156
 
     green = run()
     assert green.exit_code == 0, green.stdout
@@ -147,7 +147,7 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     assert sarif["runs"][0]["results"] == []
     # Running it again adds nothing and leaves the file as it was.
     again = run("baseline", "--reason", "another reason")
-    assert again.stdout == f"{baseline}: 0 added, 0 pruned, 136 kept\n"
+    assert again.stdout == f"{baseline}: 0 added, 0 pruned, 156 kept\n"
     assert baseline.read_text(encoding="utf-8") == text
 
     # One more loosening in the producer's copy, which is also reformatted (indent 4): only
@@ -182,7 +182,7 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
     dated = run(
         "baseline", "--reason", "editor may send an empty task until v2", "--expires", "2026-12-01"
     )
-    assert dated.stdout.endswith(": 1 added, 0 pruned, 136 kept\n")
+    assert dated.stdout.endswith(": 1 added, 0 pruned, 156 kept\n")
     assert run().exit_code == 0
     assert run(today="2026-11-30").exit_code == 0  # the day before
 
@@ -222,7 +222,7 @@ def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, la
     assert lines[0] == f"{HEADINGS[0]} (32 accepted)"
     (stale,) = [line for line in lines if line.startswith("stale baseline entry")]
     assert stale.startswith(
-        "stale baseline entry accepted[91]: wasmagent-js rollout-wire minimum-loosened at "
+        "stale baseline entry accepted[104]: wasmagent-js rollout-wire minimum-loosened at "
         f"{RECORD}/properties/rank/minimum ("
     )
     assert stale.endswith(f"): {REASON}: matches no finding")
@@ -233,7 +233,7 @@ def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, la
     ]
 
     pruned = run("baseline", "--prune")
-    assert (pruned.exit_code, pruned.stdout) == (0, f"{baseline}: 0 added, 1 pruned, 135 kept\n")
+    assert (pruned.exit_code, pruned.stdout) == (0, f"{baseline}: 0 added, 1 pruned, 155 kept\n")
     assert "minimum-loosened" not in baseline.read_text(encoding="utf-8")
     after = run()
     assert _lines(after, layout)[-1] == (
@@ -378,3 +378,22 @@ def test_accepted_findings_are_not_annotated(run: Run, layout: Path) -> None:
     ]
     markdown = run("--format", "markdown").stdout
     assert "Findings: 33 accepted (accepted ones: `--format json` lists them)." in markdown
+
+
+def test_restoring_one_required_name_keeps_the_others_accepted() -> None:
+    """A ``required`` finding is fingerprinted by its name, not by the whole array: putting
+    one name back (a more compatible copy) leaves the other accepted findings as they were."""
+    from wiregate.diff import diff
+    from wiregate.drift.baseline import finding_fingerprints
+
+    contract = {"type": "object", "required": ["a", "b", "c"]}
+
+    def fingerprints(copy: dict[str, Any]) -> dict[str, str]:
+        changes = diff(contract, copy, mode="forward").changes
+        prints = finding_fingerprints(changes, contract, copy, "producer", "wire")
+        return {change.subject or "": fp for change, fp in zip(changes, prints, strict=True)}
+
+    before = fingerprints({"type": "object", "required": ["a"]})
+    after = fingerprints({"type": "object", "required": ["a", "b"]})
+    assert sorted(before) == ["b", "c"] and sorted(after) == ["c"]
+    assert after["c"] == before["c"]

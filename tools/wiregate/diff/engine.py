@@ -185,6 +185,7 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
             forward=True,
             root_old_pointer=finding.root_old_pointer,
             root_new_pointer=finding.root_new_pointer,
+            subject=finding.subject,
         )
     lenient = policy == "lenient"
     backward = finding.backward or (lenient and finding.lenient_backward)
@@ -201,4 +202,5 @@ def _apply(finding: RawFinding, mode: str, policy: str) -> Change:
         tolerated_by=policy if tolerated else None,
         root_old_pointer=finding.root_old_pointer,
         root_new_pointer=finding.root_new_pointer,
+        subject=finding.subject,
     )

@@ -27,7 +27,9 @@ class Change:
     ``root_old_pointer``/``root_new_pointer`` name where the edit behind the change was made in
     each document (by default the change's own pointers); changes caused by one edit share
     them. ``witness``: for a change that breaks the verdict, a value confirmed by the reference
-    validator to show it (None when none was found).
+    validator to show it (None when none was found). ``subject``: the item of the keyword's
+    value the change is about when one keyword yields a change per item (the property name
+    of a ``required`` change), so each such change has its own identity.
     """
 
     id: str
@@ -42,6 +44,7 @@ class Change:
     root_new_pointer: str = ""
     # A value proving the direction that breaks the verdict (see ``wiregate.diff.witness``).
     witness: Witness | None = field(default=None, compare=False)
+    subject: str | None = None
 
     def __post_init__(self) -> None:
         if not self.root_old_pointer:

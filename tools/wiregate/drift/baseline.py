@@ -178,8 +178,10 @@ def finding_fingerprints(
             copy_id,
             change.old_pointer,
             change.new_pointer,
-            _argument(old, change.old_pointer),
-            _argument(new, change.new_pointer),
+            # A change about one item of a keyword's value (a name in ``required``) is that
+            # item's, whatever the rest of the value becomes.
+            change.subject if change.subject is not None else _argument(old, change.old_pointer),
+            change.subject if change.subject is not None else _argument(new, change.new_pointer),
         )
         for change in changes
     )

@@ -83,6 +83,7 @@ class RawFinding:
     undecided: bool = False
     root_old_pointer: str = ""
     root_new_pointer: str = ""
+    subject: str | None = None  # see Change.subject
 
     def __post_init__(self) -> None:
         if not self.root_old_pointer:
@@ -157,6 +158,7 @@ class Comparison:
         lenient_forward: bool = False,
         undecided: bool = False,
         keyword: str | None = None,
+        subject: str | None = None,
     ) -> None:
         """Record a finding. A direction the rule could not grant is granted when set
         containment shows it in context: every value of the one node meets the other
@@ -190,6 +192,7 @@ class Comparison:
                 lenient_forward and not forward,
                 undecided,
                 *root,
+                subject,
             )
         )
 

@@ -17,7 +17,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     where = cmp.keyword_ptrs(old, new, "required")
     for name in sorted(new_names - old_names):
         message = f"property {name!r} became required: old records without it are rejected"
-        cmp.emit(REQUIRED_ADDED, *where, message, backward=False, forward=True)
+        cmp.emit(REQUIRED_ADDED, *where, message, backward=False, forward=True, subject=name)
     for name in sorted(old_names - new_names):
         message = f"property {name!r} is no longer required: new records may omit it"
-        cmp.emit(REQUIRED_REMOVED, *where, message, backward=True, forward=False)
+        cmp.emit(REQUIRED_REMOVED, *where, message, backward=True, forward=False, subject=name)
