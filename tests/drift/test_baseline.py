@@ -397,3 +397,21 @@ def test_restoring_one_required_name_keeps_the_others_accepted() -> None:
     after = fingerprints({"type": "object", "required": ["a", "b"]})
     assert sorted(before) == ["b", "c"] and sorted(after) == ["c"]
     assert after["c"] == before["c"]
+
+
+def test_invisible_characters_in_a_reason_are_written_escaped() -> None:
+    """A bidi override or zero-width character in a reason would make the reviewed file read
+    as something else: it is written as an escape and reads back as given."""
+    import sys
+
+    from wiregate.drift.baseline import _toml_string
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    reason = "ok\u202eevil\u200b\U000e0041 \u00e9"
+    written = _toml_string(reason)
+    assert written == '"ok\\u202Eevil\\u200B\\U000E0041 \u00e9"'
+    assert tomllib.loads(f"x = {written}")["x"] == reason

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, time
@@ -262,6 +263,9 @@ version = 1
 """
 
 
+_INVISIBLE = frozenset({"Cf", "Zl", "Zp"})
+
+
 def _toml_string(value: str) -> str:
     out = ['"']
     for char in value:
@@ -272,8 +276,10 @@ def _toml_string(value: str) -> str:
             out.append("\\n")
         elif char == "\t":
             out.append("\\t")
-        elif code < 0x20 or code == 0x7F:
-            out.append(f"\\u{code:04X}")
+        elif code < 0x20 or code == 0x7F or unicodedata.category(char) in _INVISIBLE:
+            # Control, format (bidi overrides, zero-width) and line-separator characters are
+            # written escaped, so a reviewed baseline file reads as what it holds.
+            out.append(f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}")
         elif 0xD800 <= code <= 0xDFFF:  # TOML has no lone surrogates; the pointer is a label
             out.append("\\uFFFD")
         else:
