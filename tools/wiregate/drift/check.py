@@ -251,6 +251,8 @@ def _findings_at(
 ) -> frozenset[str]:
     """The fingerprints of the findings of the copy as committed in ``tree``; none when it
     is not there or cannot be judged (then every finding now is new)."""
+    if spec.kind == "generated":
+        return frozenset()  # staleness is never old: the file must be regenerated now
     try:
         found = tree.find(spec)
         if found is None:
@@ -344,6 +346,12 @@ def _check_repository(
                 if found is None:
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
+                    continue
+                if spec.kind == "generated":
+                    from wiregate.drift.generated import check_generated
+
+                    fields = check_generated(contract, repository, spec, found, checkout)
+                    results.append(result(spec, commit=commit, **fields))
                     continue
                 if code is not None and spec.code:
                     document = code.schema(spec, found.path)
