@@ -334,3 +334,19 @@ def test_a_generator_failure(governed: Path) -> None:
 def test_generated_output_is_what_the_gate_compares_with(governed: Path) -> None:
     text = generate("typescript", locate(governed))
     assert (governed / "gov/src/wire.ts").read_text(encoding="utf-8") == text
+
+
+def test_the_baseline_can_accept_a_stale_file_until_a_day(governed: Path) -> None:
+    _stale(governed)
+    result = CliRunner().invoke(
+        main,
+        ["--root", str(governed), "drift", "baseline", "--reason", "regenerated next release"],
+    )
+    assert result.exit_code == 0, result.output
+    baseline = (governed / "contracts/drift-baseline.toml").read_text(encoding="utf-8")
+    assert 'copy = "wire-types"\nrule = "generated-stale"\n' in baseline
+    code, stdout, _ = drift(governed)
+    assert (code, stdout[-1]) == (
+        0,
+        "2 copies: 1 identical, 1 breaking drift (strict); findings: 1 accepted",
+    )
