@@ -230,27 +230,32 @@ def _entry_line(entry: RootEntry) -> str:
     )
 
 
+def _info_count(result: CopyResult) -> int:
+    return sum(1 for change in result.changes if change.level == "info")
+
+
+def _copy_counts(result: CopyResult, report: DriftReport) -> str:
+    """``1 new, 33 accepted, 36 info-level``: what the copy's heading counts after its
+    verdict (the info-level changes are annotations; ``--format json`` lists them)."""
+    counts = _finding_counts([result], report) if result.verdict.drifted else ""
+    info = _info_count(result)
+    if info:
+        counts += (", " if counts else "") + f"{info} info-level"
+    return counts
+
+
 def _copy_summary(result: CopyResult) -> str | None:
-    """The root changes that are not waived and the changes they come from (the waived ones
-    are counted on the copy's heading); with none, only the info-level count, if any."""
+    """``3 root changes (2 breaking) from 9 changes``: said when a copy has more than one
+    root change shown (one is its own line)."""
     entries = result.entries
+    if len(entries) < 2:
+        return None
     breaking = sum(1 for entry in entries if entry.breaking)
     shown = sum(len(entry.findings) for entry in entries)
-    info = sum(1 for change in result.changes if change.level == "info")
-    if not entries:
-        return (
-            f"and {info} info-level changes (annotations; --format json lists them)"
-            if info
-            else None
-        )
-    text = (
-        f"{result.repository} {result.copy_id}: {len(entries)} root change"
-        f"{'s' if len(entries) != 1 else ''} ({breaking} breaking) from {shown} change"
-        f"{'s' if shown != 1 else ''}"
+    return (
+        f"{result.repository} {result.copy_id}: {len(entries)} root changes "
+        f"({breaking} breaking) from {shown} change{'s' if shown != 1 else ''}"
     )
-    if info:
-        text += f", and {info} info-level (annotations; --format json lists them)"
-    return text
 
 
 def _entry_lines(
@@ -287,16 +292,24 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
 
 
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
-    """The text report without its summary line (``wiregate check`` shows it as details)."""
+    """The text report without its summary line (``wiregate check`` shows it as details).
+
+    A copy with nothing to act on is one line; the reproducing command is shown where a
+    root change is (always with ``verbose``); copies skipped for the same reason in one
+    repository (its checkout is absent) share one line."""
     lines = []
+    skipped = _skipped_together(report.results)
     for result in report.results:
+        group = skipped.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                lines.append(_skipped_line(group))
+            continue
         heading = _copy_heading(result)
         if result.breaks:
             heading += ": " + "; ".join(result.breaks)
-        counts = _finding_counts([result], report) if result.verdict.drifted else ""
-        if counts:
-            heading += f" ({counts})"
-        lines.append(heading)
+        counts = _copy_counts(result, report)
+        lines.append(heading + (f" ({counts})" if counts else ""))
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
@@ -308,13 +321,28 @@ def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
             summary = _copy_summary(result)
             if summary is not None:
                 lines.append(f"    {summary}")
-        if result.reproduce:
+        if result.reproduce and (verbose or result.entries):
             lines.append(f"    reproduce: {result.reproduce}")
     for stale in report.stale:
         lines.append(f"stale baseline entry {_entry_text(stale)}: matches no finding")
     if report.stale:
         lines.append(f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}")
     return lines
+
+
+def _skipped_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResult]]:
+    """Skipped copies of one repository with the same message, when there are several."""
+    groups: dict[tuple[str, str], list[CopyResult]] = {}
+    for result in results:
+        if result.verdict is Verdict.SKIPPED:
+            groups.setdefault((result.repository, result.message or ""), []).append(result)
+    return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _skipped_line(group: list[CopyResult]) -> str:
+    first = group[0]
+    copies = ", ".join(result.copy_id for result in group)
+    return f"{first.repository} {copies} ({first.role}): skipped: {first.message}"
 
 
 def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
@@ -438,10 +466,19 @@ def _entry_message(entry: RootEntry) -> str:
 def render_github(report: DriftReport) -> str:
     """Workflow annotations: one per root change, on the line of the copy where it is
     written (paths relative to the governed repository's checkout), and one per copy that
-    cannot be judged; the level is the result's (``DriftReport.annotation_level``)."""
+    cannot be judged (one for a repository's copies skipped together); the level is the
+    result's (``DriftReport.annotation_level``)."""
     lines = []
+    skipped = _skipped_together(report.results)
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
+        group = skipped.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                title = f"wiregate drift {result.repository} ({len(group)} copies)"
+                level = report.annotation_level(result)
+                lines.append(workflow_command(level, result.message or "", title=title))
+            continue
         if result.verdict in (Verdict.ERROR, Verdict.SKIPPED, Verdict.NOT_FOUND):
             level = report.annotation_level(result)
             lines.append(workflow_command(level, result.message or "", title=title))
@@ -510,6 +547,9 @@ def render_markdown(report: DriftReport) -> str:
                 )
             summary = _copy_summary(result)
             lines += ["", summary] if summary is not None else []
+            info = _info_count(result)
+            if info:
+                lines += ["", f"And {info} info-level changes (`--format json` lists them)."]
             waived = _finding_counts([result], report)
             if waived:
                 lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
