@@ -152,9 +152,14 @@ def _as_text(data: Any, path: Path) -> Any:
     return data
 
 
-def load_baseline(contract: Contract, path: Path | None = None) -> Baseline:
+def load_baseline(
+    contract: Contract, path: Path | None = None, *, must_exist: bool = False
+) -> Baseline:
     """The baseline beside ``contract`` (or at ``path``), validated. A file that does not
-    exist accepts nothing; every mistake in one that does is a one-line UserError."""
+    exist accepts nothing (``must_exist``: a file named by the user to read from must be
+    there); every mistake in one that does is a one-line UserError."""
+    if must_exist and path is not None and not path.is_file():
+        raise UserError(f"{path}: file not found")
     path = path or contract.directory / BASELINE_FILE
     if not path.exists():
         return Baseline(path)

@@ -604,6 +604,16 @@ def render_drift_sarif(report: DriftReport) -> str:
 
 def render_drift_junit(report: DriftReport) -> str:
     """JUnit XML: one test case per copy; a failure per copy that fails the gate."""
+    return render_junit("wiregate drift", junit_cases(report))
+
+
+def sarif_results(report: DriftReport) -> list[SarifResult]:
+    """The SARIF results of the gate (``wiregate check`` adds them to its own)."""
+    return _sarif_results(report)
+
+
+def junit_cases(report: DriftReport) -> list[JUnitCase]:
+    """One JUnit test case per copy (``wiregate check`` adds them to its own)."""
     cases = []
     for result in report.results:
         verdict = _verdict_text(result.verdict)
@@ -629,7 +639,7 @@ def render_drift_junit(report: DriftReport) -> str:
                 text="\n".join(details),
             )
         )
-    return render_junit("wiregate drift", cases)
+    return cases
 
 
 DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
