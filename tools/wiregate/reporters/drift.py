@@ -217,13 +217,16 @@ def _at(location: Location | None) -> str:
     return f"{location.line}:{location.column}" if location else "?"
 
 
-def _entry_line(entry: RootEntry) -> str:
+def _entry_line(entry: RootEntry, copy_file: str | None = None) -> str:
     """One root change: its level, what goes wrong, how many changes it causes and in which
-    record types, and where it is written in the copy and in the contract."""
+    record types, and where it is written in the copy and in the contract (the file too when
+    it is not ``copy_file``: a code copy's type may be declared in another file)."""
     head = entry.head
     count = len(entry.findings)
     changes = f"{count} change{'s' if count != 1 else ''}"
-    where = f"copy {_at(head.copy_location)}, contract {_at(head.contract_location)}"
+    at = head.copy_location
+    copy = f"{at.file}:{_at(at)}" if at and copy_file and at.file != copy_file else _at(at)
+    where = f"copy {copy}, contract {_at(head.contract_location)}"
     return (
         f"{head.change.level}: {head.message} "
         f"[{changes} in {', '.join(entry.record_types)}; {where}]"
@@ -263,7 +266,7 @@ def _entry_lines(
 ) -> list[str]:
     """A root change's line, marked with what the baseline or --new-since says of it, and
     (``verbose``) each change it causes."""
-    lines = [f"    {_entry_line(entry)}{_mark(result.triage_of(entry.head), report)}"]
+    lines = [f"    {_entry_line(entry, result.path)}{_mark(result.triage_of(entry.head), report)}"]
     if verbose:
         for finding in entry.findings:
             lines.extend(_finding_lines(finding, "        "))
@@ -626,7 +629,7 @@ def junit_cases(report: DriftReport) -> list[JUnitCase]:
         else:
             outcome = "passed"
         details = [result.message] if result.message else []
-        details += [_entry_line(entry) for entry in result.entries]
+        details += [_entry_line(entry, result.path) for entry in result.entries]
         if result.reproduce:
             details.append(f"reproduce: {result.reproduce}")
         message = verdict + (": " + "; ".join(result.breaks) if result.breaks else "")
@@ -813,8 +816,11 @@ def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
                     f"covers {_percent(candidate.score)}, below the "
                     f"{_percent(PROPOSE_THRESHOLD)} threshold: not proposed"
                 )
+            place = candidate.path
+            if candidate.kind != "schema":
+                place += f":{candidate.line} ({candidate.kind} {candidate.declared})"
             lines.append(
-                f"  {candidate.path}: {candidate.schema} {candidate.canonical_at}, {note} "
+                f"  {place}: {candidate.schema} {candidate.canonical_at}, {note} "
                 f"(matched: {'; '.join(candidate.reasons)})"
             )
             if candidate.error:
@@ -847,6 +853,9 @@ def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:
                     "candidates": [
                         {
                             "path": c.path,
+                            "kind": c.kind,
+                            "declared": c.declared,
+                            "line": c.line,
                             "schema": c.schema,
                             "canonical_at": c.canonical_at,
                             "score": round(c.score, 4),
