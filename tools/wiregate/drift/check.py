@@ -376,12 +376,13 @@ def _check_repository(
                 )
             contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
             # The copy's bytes were read once already: its index is built from them. A code
-            # copy's pointers name the schema extracted from it, not places in its source.
+            # copy's pointers name the schema extracted from it: the extraction placed them.
             copy_index = (
                 PositionIndex.build(found.data.decode("utf-8", "replace"))
                 if changes and not spec.code
                 else None
             )
+            locate = code.locations(spec, found.path) if code is not None and spec.code else None
             findings = tuple(
                 make_finding(
                     change,
@@ -397,6 +398,7 @@ def _check_repository(
                     contract_file=contract_file,
                     contract_index=contract_index,
                     fingerprint=fingerprint,
+                    copy_locate=locate,
                 )
                 for change, fingerprint in zip(changes, fingerprints, strict=True)
             )
