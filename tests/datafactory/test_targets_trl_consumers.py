@@ -30,6 +30,7 @@ from datafactory.targets import (
 from tests.datafactory.trl_consumers import (
     COMPLETIONS,
     HERMES,
+    MISTRAL,
     QWEN3,
     TEMPLATES,
     TOJSON_ARGUMENTS,
@@ -355,3 +356,85 @@ def test_random_rollouts_load_and_render(
             for row in dataset:
                 for template in TEMPLATES:
                     check_rendering(kind, row, templates[template], template)
+
+
+# What each template needs, pinned on a minimal tool-calling conversation.
+
+
+def _conversation(arguments: Any, content: Any = "", call_id: str = "call00000") -> list[Any]:
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "write_file", "arguments": arguments},
+    }
+    return [
+        {"role": "user", "content": "Write a.py"},
+        {"role": "assistant", "content": content, "tool_calls": [call]},
+        {"role": "tool", "content": "ok", "tool_call_id": call_id},
+        {"role": "assistant", "content": "Done"},
+    ]
+
+
+def test_hermes_tool_use_needs_a_tools_list_with_descriptions(templates: dict[str, Any]) -> None:
+    import jinja2
+
+    tokenizer = templates[HERMES]
+    messages = _conversation('{"path":"a.py"}')
+    with pytest.raises(TypeError, match="'NoneType' object is not iterable"):
+        tokenizer.apply_chat_template(messages, tools=None, tokenize=False)
+    assert "Here are the available tools: <tools>  </tools>" in tokenizer.apply_chat_template(
+        messages, tools=[], tokenize=False
+    )
+    spec = {"name": "write_file", "parameters": {"type": "object", "properties": {}}}
+    with pytest.raises(jinja2.UndefinedError, match="'dict object' has no attribute 'description'"):
+        tokenizer.apply_chat_template(messages, tools=[spec], tokenize=False)
+    text = tokenizer.apply_chat_template(
+        messages, tools=list(tool_catalogue([spec]).values()), tokenize=False
+    )
+    assert (
+        '{"type": "function", "function": {"name": "write_file", "description": "write_file() - \n\n", "parameters": {}}'
+        in text
+    )
+
+
+def test_qwen3_needs_text_content_on_a_tool_calling_turn(templates: dict[str, Any]) -> None:
+    import jinja2
+
+    tokenizer = templates[QWEN3]
+    with pytest.raises(jinja2.UndefinedError, match="'dict object' has no attribute 'content'"):
+        tokenizer.apply_chat_template(_conversation("{}", content=None), tokenize=False)
+    text = tokenizer.apply_chat_template(_conversation("{}", content=""), tokenize=False)
+    assert (
+        '<|im_start|>assistant\n<tool_call>\n{"name": "write_file", "arguments": {}}\n</tool_call><|im_end|>'
+        in text
+    )
+
+
+def test_mistral_needs_nine_character_call_ids(templates: dict[str, Any]) -> None:
+    import jinja2
+
+    tokenizer = templates[MISTRAL]
+    with pytest.raises(
+        jinja2.TemplateError, match="Tool call IDs should be alphanumeric strings with length 9!"
+    ):
+        tokenizer.apply_chat_template(_conversation("{}", call_id="c1"), tokenize=False)
+    text = tokenizer.apply_chat_template(_conversation("{}"), tokenize=False)
+    assert '[TOOL_CALLS][{"name": "write_file", "arguments": "{}", "id": "call00000"}]</s>' in text
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+def test_string_arguments_and_the_object_loader(templates: dict[str, Any], template: str) -> None:
+    messages = _conversation('{"path":"a.py"}')
+    as_written = render(templates[template], template, messages, None)
+    as_objects = render(
+        templates[template],
+        template,
+        arguments_as_objects({"messages": messages})["messages"],
+        None,
+    )
+    assert '{"path": "a.py"}' in as_objects
+    if template in TOJSON_ARGUMENTS:
+        # tojson of a string: the model would learn to emit a JSON string, not an object.
+        assert '"{\\"path\\":\\"a.py\\"}"' in as_written
+    else:
+        assert '{"path":"a.py"}' in as_written
