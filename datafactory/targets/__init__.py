@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datafactory.targets.trl import (
     CALL_ID_LENGTH,
+    RolloutRecords,
     TrlOptions,
     TrlRecord,
     arguments_as_objects,
@@ -16,12 +17,14 @@ from datafactory.targets.trl import (
     kto_records,
     passed,
     prompt_records,
+    rollout_records,
     sft_records,
     tool_catalogue,
 )
 
 __all__ = [
     "CALL_ID_LENGTH",
+    "RolloutRecords",
     "TrlOptions",
     "TrlRecord",
     "arguments_as_objects",
@@ -30,6 +33,7 @@ __all__ = [
     "kto_records",
     "passed",
     "prompt_records",
+    "rollout_records",
     "sft_records",
     "tool_catalogue",
 ]

@@ -14,6 +14,8 @@ plain JSON-ready dicts, one per output line:
 * ``sft_records``: the passing branches' whole conversations as ``messages``
   (``SFTTrainer``).
 
+``rollout_records`` gives all four at once, building each branch's turns once.
+
 Every record has a ``tools`` column: the JSON-encoded list of the OpenAI tool specs of the
 tools its trajectories called, when ``TrlOptions.tools`` knows them, else null (never
 absent). TRL's trainers decode a string ``tools`` value themselves; a string keeps Arrow
@@ -32,7 +34,7 @@ characters, which Mistral's template requires) or the producer's (``"given"``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast
 
@@ -46,6 +48,7 @@ from datafactory.records import BranchJson
 __all__ = [
     "CALL_ID_LENGTH",
     "MESSAGE_COLUMNS",
+    "RolloutRecords",
     "TrlOptions",
     "TrlRecord",
     "Turns",
@@ -55,6 +58,7 @@ __all__ = [
     "kto_records",
     "passed",
     "prompt_records",
+    "rollout_records",
     "sft_records",
     "tool_catalogue",
 ]
@@ -245,12 +249,12 @@ def _branch_columns(branch: BranchJson, prefix: str = "") -> TrlRecord:
     return {f"{prefix}_{key}": value for key, value in columns.items()}
 
 
-def dpo_record(
-    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+TurnsOf: TypeAlias = Callable[[BranchJson], Turns]
+
+
+def _dpo(
+    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
 ) -> TrlRecord | DpoSkip:
-    """The preference record of one rollout, or a ``DpoSkip`` saying why it has none (the
-    reasons of ``pairs.choose_pair``; an empty rollout is ``fewer_than_two_usable_branches``
-    with an empty rollout id)."""
     scored = [(BranchScore.of(branch), branch) for branch in branches]
     pair = choose_pair([score for score, _ in scored])
     if isinstance(pair, str):
@@ -258,8 +262,8 @@ def dpo_record(
     chosen_score, rejected_score = pair
     chosen = next(branch for score, branch in scored if score is chosen_score)
     rejected = next(branch for score, branch in scored if score is rejected_score)
-    chosen_turns = branch_turns(chosen, options)
-    rejected_turns = branch_turns(rejected, options)
+    chosen_turns = turns_of(chosen)
+    rejected_turns = turns_of(rejected)
     return {
         "prompt": chosen_turns.prompt,
         "chosen": chosen_turns.completion,
@@ -275,14 +279,12 @@ def _in_order(branches: Sequence[BranchJson]) -> list[BranchJson]:
     return sorted(branches, key=lambda branch: int(branch["branch_index"]))
 
 
-def prompt_records(
-    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+def _prompt(
+    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
 ) -> list[TrlRecord]:
-    """One prompt-completion record per branch, in ``branch_index`` order, with ``reward``
-    (``rank.reward``: the total score normalised to [0, 1]) and the branch's scores."""
     records = []
     for branch in _in_order(branches):
-        turns = branch_turns(branch, options)
+        turns = turns_of(branch)
         records.append(
             {
                 "prompt": turns.prompt,
@@ -296,14 +298,12 @@ def prompt_records(
     return records
 
 
-def kto_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
-    """One unpaired record per usable branch (``objective_status`` not ``unknown``) with a
-    non-blank final answer, in ``branch_index`` order; ``label`` is ``passed(branch)``."""
+def _kto(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
     records = []
     for branch in _in_order(branches):
         if not _usable(branch) or not branch["final_answer"].strip():
             continue
-        turns = branch_turns(branch, options)
+        turns = turns_of(branch)
         records.append(
             {
                 "prompt": turns.prompt,
@@ -317,14 +317,12 @@ def kto_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) 
     return records
 
 
-def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
-    """The whole conversation of each passing branch with a non-blank final answer, in
-    ``branch_index`` order, as ``messages``."""
+def _sft(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
     records = []
     for branch in _in_order(branches):
         if not passed(branch) or not branch["final_answer"].strip():
             continue
-        turns = branch_turns(branch, options)
+        turns = turns_of(branch)
         records.append(
             {
                 "messages": turns.prompt + turns.completion,
@@ -334,6 +332,69 @@ def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) 
             }
         )
     return records
+
+
+def _turns_of(options: TrlOptions) -> TurnsOf:
+    return lambda branch: branch_turns(branch, options)
+
+
+def dpo_record(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> TrlRecord | DpoSkip:
+    """The preference record of one rollout, or a ``DpoSkip`` saying why it has none (the
+    reasons of ``pairs.choose_pair``; an empty rollout is ``fewer_than_two_usable_branches``
+    with an empty rollout id)."""
+    return _dpo(branches, _turns_of(options), options)
+
+
+def prompt_records(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> list[TrlRecord]:
+    """One prompt-completion record per branch, in ``branch_index`` order, with ``reward``
+    (``rank.reward``: the total score normalised to [0, 1]) and the branch's scores."""
+    return _prompt(branches, _turns_of(options), options)
+
+
+def kto_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
+    """One unpaired record per usable branch (``objective_status`` not ``unknown``) with a
+    non-blank final answer, in ``branch_index`` order; ``label`` is ``passed(branch)``."""
+    return _kto(branches, _turns_of(options), options)
+
+
+def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
+    """The whole conversation of each passing branch with a non-blank final answer, in
+    ``branch_index`` order, as ``messages``."""
+    return _sft(branches, _turns_of(options), options)
+
+
+class RolloutRecords(NamedTuple):
+    """Every TRL record of one rollout (``rollout_records``)."""
+
+    dpo: TrlRecord | DpoSkip
+    prompt: list[TrlRecord]
+    kto: list[TrlRecord]
+    sft: list[TrlRecord]
+
+
+def rollout_records(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> RolloutRecords:
+    """The records of all four builders for one rollout, each branch's turns built once
+    (so records share message lists: write them, do not mutate them)."""
+    built: dict[int, Turns] = {}  # by id(): the branches outlive this call
+
+    def turns_of(branch: BranchJson) -> Turns:
+        turns = built.get(id(branch))
+        if turns is None:
+            turns = built[id(branch)] = branch_turns(branch, options)
+        return turns
+
+    return RolloutRecords(
+        _dpo(branches, turns_of, options),
+        _prompt(branches, turns_of, options),
+        _kto(branches, turns_of, options),
+        _sft(branches, turns_of, options),
+    )
 
 
 def _template_message(message: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from datafactory.targets import (
     dpo_record,
     kto_records,
     prompt_records,
+    rollout_records,
     sft_records,
     tool_catalogue,
 )
@@ -56,6 +57,12 @@ def _dpo(branches: Sequence[BranchJson], options: TrlOptions) -> list[TrlRecord]
     return [] if isinstance(record, DpoSkip) else [record]
 
 
+_ONE_BY_ONE: tuple[Callable[[Sequence[BranchJson], TrlOptions], Any], ...] = (
+    dpo_record,
+    prompt_records,
+    kto_records,
+    sft_records,
+)
 TARGETS: dict[str, TargetRecords] = {
     "dpo": _dpo,
     "prompt": prompt_records,
@@ -89,10 +96,15 @@ def _trl() -> Any:
 
 
 def _build(groups: dict[str, list[BranchJson]], options: TrlOptions) -> dict[str, list[TrlRecord]]:
-    return {
-        kind: [r for branches in groups.values() for r in build(branches, options)]
-        for kind, build in TARGETS.items()
-    }
+    built: dict[str, list[TrlRecord]] = {kind: [] for kind in TARGETS}
+    for branches in groups.values():
+        records = rollout_records(branches, options)
+        assert records == tuple(build(branches, options) for build in _ONE_BY_ONE)
+        built["dpo"] += [] if isinstance(records.dpo, DpoSkip) else [records.dpo]
+        built["prompt"] += records.prompt
+        built["kto"] += records.kto
+        built["sft"] += records.sft
+    return built
 
 
 def _loaded(
