@@ -11,10 +11,11 @@ venv: $(STAMP)
 # npm ci installs the pinned npm tools (package-lock.json) into node_modules/: TypeScript code
 # copies are extracted and `codegen --target typescript` runs with them (node and npm come from
 # the machine).
-$(STAMP): pyproject.toml package-lock.json
+$(STAMP): pyproject.toml requirements-nodeps.txt package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 

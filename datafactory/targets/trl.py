@@ -1,0 +1,440 @@
+"""``--target trl``: records in the dataset formats Hugging Face TRL's trainers read.
+
+Every builder takes the branches of one rollout (the contract's ``RolloutBranchRecord`` as
+JSON, repaired by the load stage; ``rank`` is never read, the scores decide) and returns
+plain JSON-ready dicts, one per output line:
+
+* ``dpo_record``: conversational preference with an explicit prompt (``DPOTrainer``):
+  ``prompt`` (the system and user turns), ``chosen`` and ``rejected`` (each branch's OWN
+  assistant and tool turns up to its final answer). The pair is ``pairs.choose_pair``'s.
+* ``prompt_records``: prompt-completion with reward columns, one per branch (``GRPOTrainer``
+  and ``RLOOTrainer`` read ``prompt``; the other columns reach the reward functions).
+* ``kto_records``: unpaired preference (``KTOTrainer``): ``prompt``, ``completion``,
+  ``label`` (the objective passed).
+* ``sft_records``: the passing branches' whole conversations as ``messages``
+  (``SFTTrainer``).
+
+``rollout_records`` gives all four at once, building each branch's turns once.
+
+Every record has a ``tools`` column: the JSON-encoded list of the OpenAI tool specs of the
+tools its trajectories called, when ``TrlOptions.tools`` knows them, else null (never
+absent). TRL's trainers decode a string ``tools`` value themselves; a string keeps Arrow
+schema inference working whatever the schemas look like.
+
+Messages carry only the keys that apply (a user turn has no ``tool_calls`` key), because
+templates test for a key's presence (Hermes 3: ``message.tool_calls is not defined``). An
+assistant turn that calls a tool has ``content`` ``""`` when the producer recorded no text:
+Qwen3's template concatenates ``content`` and fails on null, and every other shared template
+treats ``""`` as no text. Tool-call arguments are a JSON string (``tool_arguments="string"``,
+the OpenAI form, Arrow-safe) or an object (``"object"``); ``arguments_as_objects`` turns a
+loaded record's strings into objects for templates that ``tojson`` them. Tool-call ids are
+``call00000``, ``call00001``, ... by position (``tool_call_ids="short"``: nine alphanumeric
+characters, which Mistral's template requires) or the producer's (``"given"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast
+
+import orjson
+
+from datafactory.conversation import build_messages
+from datafactory.pairs import SOURCE, DpoSkip, choose_pair, task_hash
+from datafactory.rank import BranchScore, reward, total_score
+from datafactory.records import BranchJson
+
+__all__ = [
+    "CALL_ID_LENGTH",
+    "MESSAGE_COLUMNS",
+    "RolloutRecords",
+    "TrlOptions",
+    "TrlRecord",
+    "Turns",
+    "arguments_as_objects",
+    "branch_turns",
+    "dpo_record",
+    "kto_records",
+    "passed",
+    "prompt_records",
+    "rollout_records",
+    "sft_records",
+    "tool_catalogue",
+]
+
+#: One output line of a TRL target.
+TrlRecord: TypeAlias = dict[str, Any]
+ToolArguments: TypeAlias = Literal["string", "object"]
+ToolCallIds: TypeAlias = Literal["short", "given"]
+
+#: The columns of a record that hold message lists.
+MESSAGE_COLUMNS: Final = ("prompt", "chosen", "rejected", "completion", "messages")
+#: Length of a ``short`` tool-call id (Mistral's templates accept no other).
+CALL_ID_LENGTH: Final = 9
+
+
+@dataclass(frozen=True)
+class TrlOptions:
+    """How the records are written.
+
+    ``tools``: the tool specs the run knows, by tool name (``tool_catalogue``); None when
+    the input knows none (the ``tools`` column is then null). ``system``: a system turn to
+    open every prompt with, when the run has one."""
+
+    tool_arguments: ToolArguments = "string"
+    tool_call_ids: ToolCallIds = "short"
+    system: str | None = None
+    tools: Mapping[str, Mapping[str, Any]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.tool_arguments not in ("string", "object"):
+            raise ValueError(f"tool_arguments: 'string' or 'object', got {self.tool_arguments!r}")
+        if self.tool_call_ids not in ("short", "given"):
+            raise ValueError(f"tool_call_ids: 'short' or 'given', got {self.tool_call_ids!r}")
+
+
+_DEFAULT = TrlOptions()
+
+
+def tool_catalogue(specs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Tool specs by name, each in the OpenAI form ``{"type": "function", "function":
+    {"name", "description", "parameters"}}``; a bare function object (``{"name", ...}``) is
+    wrapped. A missing ``description`` becomes ``""`` and missing ``parameters`` (or their
+    ``properties``) empty: Hermes 3's template reads both unconditionally. Raises
+    ``ValueError`` for a spec without a name (the later of two specs of one name wins)."""
+    catalogue: dict[str, dict[str, Any]] = {}
+    for position, spec in enumerate(specs):
+        given = spec.get("function", spec) if spec.get("type") == "function" else spec
+        name = given.get("name") if isinstance(given, Mapping) else None
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"tool spec {position}: no function name")
+        function = dict(cast(Mapping[str, Any], given))
+        if not isinstance(function.get("description"), str):
+            function["description"] = ""
+        parameters = function.get("parameters")
+        parameters = dict(parameters) if isinstance(parameters, Mapping) else {"type": "object"}
+        parameters.setdefault("properties", {})
+        function["parameters"] = parameters
+        catalogue[name] = {"type": "function", "function": function}
+    return catalogue
+
+
+class Turns(NamedTuple):
+    """One branch as chat turns: ``prompt`` (system and user), ``completion`` (its assistant
+    and tool turns up to the final answer) and the names of the tools it called, in order."""
+
+    prompt: list[dict[str, Any]]
+    completion: list[dict[str, Any]]
+    tool_names: tuple[str, ...]
+
+
+def _call_id(position: int) -> str:
+    short = f"call{position:05d}"
+    return short if len(short) == CALL_ID_LENGTH else f"c{position:08d}"
+
+
+def _as_object(arguments: Any) -> Any:
+    """JSON-string arguments as the object they encode; anything else (or a string that does
+    not encode an object) unchanged, so a template still gets what the producer wrote."""
+    if not isinstance(arguments, str):
+        return arguments
+    try:
+        value = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        return arguments
+    return value if isinstance(value, dict) else arguments
+
+
+def branch_turns(branch: BranchJson, options: TrlOptions = _DEFAULT) -> Turns:
+    """The chat turns of one branch; see the module docstring for their shape."""
+    conversation = build_messages(
+        branch["task"], branch["tool_call_sequence"], branch["final_answer"]
+    )
+    prompt: list[dict[str, Any]] = []
+    if options.system is not None:
+        prompt.append({"role": "system", "content": options.system})
+    prompt.append({"role": "user", "content": branch["task"]})
+    completion: list[dict[str, Any]] = []
+    names: list[str] = []
+    call_id = ""
+    # build_messages puts each call's tool message right after it: ids map by position.
+    for message in conversation.messages[1:]:
+        calls = message.get("tool_calls")
+        if message["role"] == "tool":
+            completion.append(
+                {"role": "tool", "content": message["content"] or "", "tool_call_id": call_id}
+            )
+        elif calls:
+            turn_calls = []
+            for call in calls:
+                given = call["id"]
+                call_id = _call_id(len(names)) if options.tool_call_ids == "short" else given
+                function = call["function"]
+                names.append(function["name"])
+                arguments: Any = function["arguments"]
+                if options.tool_arguments == "object":
+                    arguments = _as_object(arguments)
+                turn_calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": function["name"], "arguments": arguments},
+                    }
+                )
+            content = message["content"] or ""
+            completion.append({"role": "assistant", "content": content, "tool_calls": turn_calls})
+        else:
+            completion.append({"role": "assistant", "content": message["content"] or ""})
+    return Turns(prompt, completion, tuple(names))
+
+
+def _tools_column(names: Iterable[str], options: TrlOptions) -> str | None:
+    if options.tools is None:
+        return None
+    seen: dict[str, None] = dict.fromkeys(names)  # first call first, each tool once
+    specs = [options.tools[name] for name in seen if name in options.tools]
+    return orjson.dumps(specs).decode("utf-8") if specs else None
+
+
+def passed(branch: BranchJson) -> bool:
+    """Whether the branch's objective passed: its ``objective_status`` when it has one,
+    else ``objective_score`` 1."""
+    status = branch.get("objective_status")
+    if status is not None:
+        return status == "pass"
+    return int(branch["objective_score"]) == 1
+
+
+def _usable(branch: BranchJson) -> bool:
+    return branch.get("objective_status") != "unknown"
+
+
+def _upstream(branch: BranchJson) -> Mapping[str, Any]:
+    given = cast(Mapping[str, Any], branch).get("provenance")
+    return cast(Mapping[str, Any], given) if isinstance(given, Mapping) else {}
+
+
+def _rollout_columns(branch: BranchJson) -> TrlRecord:
+    """Columns of the rollout a record comes from; upstream provenance is kept as it was."""
+    upstream = _upstream(branch)
+    source = upstream.get("source")
+    model_id = upstream.get("model_id", cast(Mapping[str, Any], branch).get("model_id"))
+    return {
+        "rollout_id": branch["rollout_id"],
+        "task_hash": task_hash(branch["task"]),
+        "source": source if isinstance(source, str) else SOURCE,
+        "model_id": model_id if isinstance(model_id, str) else None,
+        # A JSON string: producers' provenance objects differ in keys and value types.
+        "upstream_provenance": orjson.dumps(upstream).decode("utf-8") if upstream else None,
+    }
+
+
+def _branch_columns(branch: BranchJson, prefix: str = "") -> TrlRecord:
+    """Per-branch facts, with one type per column (Arrow infers one type per column)."""
+    judge = branch.get("judge_score")
+    seed = branch.get("seed")
+    columns: TrlRecord = {
+        "branch": int(branch["branch_index"]),  # JSON Schema lets 1.0 be an integer
+        "temperature": float(branch["temperature"]),
+        "seed": None if seed is None else int(seed),
+        "objective_score": int(branch["objective_score"]),
+        "objective_status": branch.get("objective_status"),
+        "judge_score": None if judge is None else float(judge),
+        "total_score": total_score(branch),
+    }
+    if not prefix:
+        columns["branch_index"] = columns.pop("branch")
+        return columns
+    return {f"{prefix}_{key}": value for key, value in columns.items()}
+
+
+TurnsOf: TypeAlias = Callable[[BranchJson], Turns]
+
+
+def _dpo(
+    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
+) -> TrlRecord | DpoSkip:
+    scored = [(BranchScore.of(branch), branch) for branch in branches]
+    pair = choose_pair([score for score, _ in scored])
+    if isinstance(pair, str):
+        return DpoSkip(branches[0]["rollout_id"] if branches else "", pair)
+    chosen_score, rejected_score = pair
+    chosen = next(branch for score, branch in scored if score is chosen_score)
+    rejected = next(branch for score, branch in scored if score is rejected_score)
+    chosen_turns = turns_of(chosen)
+    rejected_turns = turns_of(rejected)
+    return {
+        "prompt": chosen_turns.prompt,
+        "chosen": chosen_turns.completion,
+        "rejected": rejected_turns.completion,
+        "tools": _tools_column(chosen_turns.tool_names + rejected_turns.tool_names, options),
+        **_rollout_columns(chosen),
+        **_branch_columns(chosen, "chosen"),
+        **_branch_columns(rejected, "rejected"),
+    }
+
+
+def _in_order(branches: Sequence[BranchJson]) -> list[BranchJson]:
+    return sorted(branches, key=lambda branch: int(branch["branch_index"]))
+
+
+def _prompt(
+    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
+) -> list[TrlRecord]:
+    records = []
+    for branch in _in_order(branches):
+        turns = turns_of(branch)
+        records.append(
+            {
+                "prompt": turns.prompt,
+                "completion": turns.completion,
+                "reward": reward(total_score(branch)),
+                "tools": _tools_column(turns.tool_names, options),
+                **_rollout_columns(branch),
+                **_branch_columns(branch),
+            }
+        )
+    return records
+
+
+def _kto(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
+    records = []
+    for branch in _in_order(branches):
+        if not _usable(branch) or not branch["final_answer"].strip():
+            continue
+        turns = turns_of(branch)
+        records.append(
+            {
+                "prompt": turns.prompt,
+                "completion": turns.completion,
+                "label": passed(branch),
+                "tools": _tools_column(turns.tool_names, options),
+                **_rollout_columns(branch),
+                **_branch_columns(branch),
+            }
+        )
+    return records
+
+
+def _sft(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
+    records = []
+    for branch in _in_order(branches):
+        if not passed(branch) or not branch["final_answer"].strip():
+            continue
+        turns = turns_of(branch)
+        records.append(
+            {
+                "messages": turns.prompt + turns.completion,
+                "tools": _tools_column(turns.tool_names, options),
+                **_rollout_columns(branch),
+                **_branch_columns(branch),
+            }
+        )
+    return records
+
+
+def _turns_of(options: TrlOptions) -> TurnsOf:
+    return lambda branch: branch_turns(branch, options)
+
+
+def dpo_record(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> TrlRecord | DpoSkip:
+    """The preference record of one rollout, or a ``DpoSkip`` saying why it has none (the
+    reasons of ``pairs.choose_pair``; an empty rollout is ``fewer_than_two_usable_branches``
+    with an empty rollout id)."""
+    return _dpo(branches, _turns_of(options), options)
+
+
+def prompt_records(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> list[TrlRecord]:
+    """One prompt-completion record per branch, in ``branch_index`` order, with ``reward``
+    (``rank.reward``: the total score normalised to [0, 1]) and the branch's scores."""
+    return _prompt(branches, _turns_of(options), options)
+
+
+def kto_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
+    """One unpaired record per usable branch (``objective_status`` not ``unknown``) with a
+    non-blank final answer, in ``branch_index`` order; ``label`` is ``passed(branch)``."""
+    return _kto(branches, _turns_of(options), options)
+
+
+def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
+    """The whole conversation of each passing branch with a non-blank final answer, in
+    ``branch_index`` order, as ``messages``."""
+    return _sft(branches, _turns_of(options), options)
+
+
+class RolloutRecords(NamedTuple):
+    """Every TRL record of one rollout (``rollout_records``)."""
+
+    dpo: TrlRecord | DpoSkip
+    prompt: list[TrlRecord]
+    kto: list[TrlRecord]
+    sft: list[TrlRecord]
+
+
+def rollout_records(
+    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+) -> RolloutRecords:
+    """The records of all four builders for one rollout, each branch's turns built once
+    (so records share message lists: write them, do not mutate them)."""
+    built: dict[int, Turns] = {}  # by id(): the branches outlive this call
+
+    def turns_of(branch: BranchJson) -> Turns:
+        turns = built.get(id(branch))
+        if turns is None:
+            turns = built[id(branch)] = branch_turns(branch, options)
+        return turns
+
+    return RolloutRecords(
+        _dpo(branches, turns_of, options),
+        _prompt(branches, turns_of, options),
+        _kto(branches, turns_of, options),
+        _sft(branches, turns_of, options),
+    )
+
+
+def _template_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    # Drop nulls: Arrow gives every message every key any message has, and templates test
+    # keys for presence (Hermes 3, Llama 3.1: "'tool_calls' in message").
+    turn = {key: value for key, value in message.items() if value is not None}
+    calls = turn.get("tool_calls")
+    if isinstance(calls, list):
+        turn["tool_calls"] = [
+            {
+                **call,
+                "function": {
+                    **call["function"],
+                    "arguments": _as_object(call["function"].get("arguments")),
+                },
+            }
+            if isinstance(call, Mapping) and isinstance(call.get("function"), Mapping)
+            else call
+            for call in calls
+        ]
+    return turn
+
+
+def arguments_as_objects(example: Mapping[str, Any]) -> dict[str, Any]:
+    """The loader for templates that need tool-call arguments as mappings (they ``tojson``
+    or iterate them: Qwen2.5, Llama 3.1, Mistral, DeepSeek V3.1).
+
+    Returns a copy of one record (as written, or as ``datasets`` gives it back) in which
+    every message list has each tool call's JSON-string ``arguments`` decoded to the object
+    it encodes (a string that encodes no object stays a string), null-valued message keys
+    removed (``datasets`` fills a key absent from a message with null), and a JSON-string
+    ``tools`` decoded to its list. Use it per example before ``apply_chat_template``, or as
+    ``dataset.map(arguments_as_objects)`` with ``datasets`` 5 or later (which keeps
+    heterogeneous objects as JSON)."""
+    loaded = dict(example)
+    for key in MESSAGE_COLUMNS:
+        messages = example.get(key)
+        if isinstance(messages, list):
+            loaded[key] = [_template_message(m) if isinstance(m, Mapping) else m for m in messages]
+    tools = example.get("tools")
+    if isinstance(tools, str):
+        loaded["tools"] = orjson.loads(tools)
+    return loaded
