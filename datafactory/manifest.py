@@ -19,6 +19,7 @@ __all__ = [
     "Accounting",
     "FileFacts",
     "build_manifest",
+    "g3_facts",
     "summary_lines",
 ]
 
@@ -107,6 +108,27 @@ def build_manifest(
         "g3": g3,
         "outputs": {name: f.as_dict("records") for name, f in sorted(outputs.items())},
     }
+
+
+def g3_facts(
+    ngram: int,
+    eval_items: FileFacts | None,
+    contaminated: int,
+    dropped: bool,
+) -> dict[str, Any]:
+    """The manifest's ``g3`` section; ``eval_items`` None: the gate did not run."""
+    g3: dict[str, Any] = {
+        "status": "skipped (--allow-missing-g3)" if eval_items is None else "passed",
+        "ngram": ngram,
+        "eval_items": None,
+        "contaminated_rollouts": contaminated,
+        "dropped": dropped and bool(contaminated),
+    }
+    if eval_items is not None:
+        g3["eval_items"] = eval_items.as_dict("items")
+        if contaminated:
+            g3["status"] = "contaminated rollouts dropped"
+    return g3
 
 
 def summary_lines(manifest: dict[str, Any]) -> list[str]:

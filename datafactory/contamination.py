@@ -60,9 +60,9 @@ from typing import Any
 import orjson
 
 from datafactory.gcpause import no_cyclic_gc
-from datafactory.sources import READ_ERRORS, read_error
+from datafactory.sources import file_lines
 from wiregate.errors import UserError
-from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, open_binary, read_lines, too_long
+from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, too_long
 
 __all__ = [
     "DEFAULT_NGRAM",
@@ -303,33 +303,26 @@ def read_eval_items(
     holding a word (or with the id field ``id_field`` names) is an input error (exit 2): an
     eval set with holes would make the gate silently weaker."""
     _check_field_names(field_name, id_field)
-    with open_binary(path) as handle:
+    for number, (_, raw, length, over) in enumerate(file_lines(path), start=1):
+        if over:  # bounded, as inputs are
+            limit = too_long(length, DEFAULT_MAX_LINE_BYTES)
+            raise UserError(f"{path}:{number}: eval item too long: {limit}")
+        if not raw.strip():
+            continue
         try:
-            lines = read_lines(handle.read, DEFAULT_MAX_LINE_BYTES)  # bounded, as inputs are
-            for number, (_, raw, length, over) in enumerate(lines, start=1):
-                if over:
-                    limit = too_long(length, DEFAULT_MAX_LINE_BYTES)
-                    raise UserError(f"{path}:{number}: eval item too long: {limit}")
-                if not raw.strip():
-                    continue
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    raise UserError(
-                        f"{path}:{number}: eval item is not valid JSON: {exc}"
-                    ) from None
-                if not isinstance(value, dict):
-                    raise UserError(f"{path}:{number}: eval item is not a JSON object")
-                text = _item_text(value, field_name)
-                if text is None:
-                    wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
-                    raise UserError(f"{path}:{number}: eval item has no word in {wanted}")
-                item_id = _item_id(value, id_field, number)
-                if item_id is None:
-                    raise UserError(f"{path}:{number}: eval item has no id field {id_field!r}")
-                yield EvalItem(number, item_id, text)
-        except READ_ERRORS as exc:  # also a damaged .gz file
-            raise read_error(path, exc) from None
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UserError(f"{path}:{number}: eval item is not a JSON object")
+        text = _item_text(value, field_name)
+        if text is None:
+            wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
+            raise UserError(f"{path}:{number}: eval item has no word in {wanted}")
+        item_id = _item_id(value, id_field, number)
+        if item_id is None:
+            raise UserError(f"{path}:{number}: eval item has no id field {id_field!r}")
+        yield EvalItem(number, item_id, text)
 
 
 # ---------------------------------------------------------------------------------------

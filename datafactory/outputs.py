@@ -1,4 +1,5 @@
-"""Output stage: files appear under their final names only when the run succeeds.
+"""Output stage: files appear under their final names only when the run succeeds; the lines
+of the rejects file and the G3 report.
 
 Each output is written to a temporary file in its target's directory (so the final
 ``rename`` is atomic on one file system); until ``commit_all`` a killed run leaves at most a
@@ -18,18 +19,42 @@ which holds raw input lines, is ``0600``). Until the rename the temporary file i
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
+
+import orjson
 
 from wiregate.errors import UserError
 
-__all__ = ["AtomicOutput", "OutputsPartlyWritten", "commit_all", "current_umask", "sha256_file"]
+if TYPE_CHECKING:
+    from datafactory.contamination import Contamination
+    from datafactory.settings import Settings
+
+__all__ = [
+    "G3_REPORT",
+    "MANIFEST",
+    "AtomicOutput",
+    "OutputsPartlyWritten",
+    "commit_all",
+    "current_umask",
+    "g3_report",
+    "open_outputs",
+    "reject_line",
+    "sha256_file",
+    "write_pieces",
+]
+
+MANIFEST = "manifest"
+G3_REPORT = "g3_report"
+_JOINED_BYTES = 1 << 20  # neighbouring lines copied in one read, up to about this much
 
 
 def current_umask() -> int:
@@ -167,3 +192,93 @@ def commit_all(outputs: Sequence[AtomicOutput]) -> None:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
+    """Each output's temporary file, by name (``dpo``, ``ppo``, ``rejects``, ``G3_REPORT``,
+    ``MANIFEST``); those made are discarded when one fails. The rejects file, which holds
+    raw input lines, is created readable by its owner only."""
+    outputs: dict[str, AtomicOutput] = {}
+    wanted = {"dpo": settings.dpo_path, "ppo": settings.ppo_path}
+    try:
+        for name in sorted(settings.formats):
+            path = wanted[name]
+            assert path is not None, "check_settings requires the outputs of the format"
+            outputs[name] = AtomicOutput(path)
+        if settings.rejects_path:
+            outputs["rejects"] = AtomicOutput(settings.rejects_path, new_mode=0o600)
+        if settings.g3_report_path:
+            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
+        if settings.manifest_path:
+            outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
+    except BaseException:
+        for output in outputs.values():
+            output.discard()
+        raise
+    return outputs
+
+
+def g3_report(found: list[Contamination]) -> bytes:
+    """The G3 report file: each contaminated rollout, its eval item, the shared n-gram."""
+    report = {
+        "contaminated": [
+            {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
+            for c in found
+        ]
+    }
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def reject_line(
+    display: str, number: int, code: str, detail: str, raw: bytes, length: int = 0
+) -> bytes:
+    """A rejects-file record; ``length``: the line's, when ``raw`` is only its first bytes
+    (a line over the limit is never held whole), given as ``raw_length``."""
+    record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
+    if length:
+        record["raw_length"] = length
+        raw = _whole_characters(raw)
+    try:
+        record["raw"] = raw.decode("utf-8")
+    except UnicodeDecodeError:  # kept verbatim all the same, as base64
+        record["raw_base64"] = base64.b64encode(raw).decode("ascii")
+    return orjson.dumps(record) + b"\n"
+
+
+def _whole_characters(head: bytes) -> bytes:
+    """A line's first bytes without a UTF-8 sequence cut at their end (as they are when
+    they are not UTF-8 anyway)."""
+    for cut in range(4):
+        try:
+            head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return head[: len(head) - cut]
+    return head
+
+
+def write_pieces(
+    output: AtomicOutput,
+    pieces: Iterable[bytes | tuple[int, int, int]],
+    read: Callable[[int, int, int], bytes],
+) -> None:
+    """Write one line per piece, in order: the line itself, or (file, at, length) of a line
+    that ``read`` gets; neighbouring ranges of a file are read together."""
+    run: list[int] = []  # [file, at, length] of the ranges joined so far
+    for piece in chain(pieces, [b""]):
+        if isinstance(piece, tuple) and run and _follows(run, piece):
+            run[2] += piece[2]
+            output.records += 1
+            continue
+        if run:
+            output.write(read(*run), 0)
+            run = []
+        if isinstance(piece, tuple):
+            run = list(piece)
+            output.records += 1
+        elif piece:
+            output.write(piece, 1)
+
+
+def _follows(run: list[int], piece: tuple[int, int, int]) -> bool:
+    return piece[0] == run[0] and piece[1] == run[1] + run[2] and run[2] < _JOINED_BYTES
