@@ -11,7 +11,7 @@ an id get ``call_<n>`` (n = position of the call in the sequence).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +53,19 @@ class Conversation:
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
+    if (
+        len(events) % 2 == 0
+        and all(e["event"] == "tool_call" for e in events[0::2])
+        and not any(e["event"] == "tool_call" for e in events[1::2])
+    ):
+        return _alternating(task, events, final_answer)
+    return _paired(task, events, final_answer)
+
+
+def _paired(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
+    """Any order of events: each result answers its call by id, else the oldest unanswered."""
     # Pair each call with its result first, then create the messages (never mutated).
-    calls: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
+    pairs: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
     results: list[EventDataJson | None] = []  # data of the answering tool_result, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
@@ -62,10 +73,10 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
         data = event["data"]
         given_id = data.get("call_id")
         if event["event"] == "tool_call":
-            call_id = given_id or f"call_{len(calls)}"
-            by_id.setdefault(call_id, len(calls))
-            unanswered.append(len(calls))
-            calls.append((call_id, data))
+            call_id = given_id or f"call_{len(pairs)}"
+            by_id.setdefault(call_id, len(pairs))
+            unanswered.append(len(pairs))
+            pairs.append((call_id, data))
             results.append(None)
             continue
         index = by_id.pop(given_id, None) if given_id else None
@@ -73,13 +84,32 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
             if not unanswered:
                 continue  # a result with no call to answer carries no turn of its own
             index = unanswered[0]
-            if by_id.get(calls[index][0]) == index:
-                del by_id[calls[index][0]]
+            if by_id.get(pairs[index][0]) == index:
+                del by_id[pairs[index][0]]
         unanswered.remove(index)
         results[index] = data
+    return _conversation(task, zip(pairs, results, strict=True), final_answer)
+
+
+def _alternating(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
+    """The common case, call, result, call, result...: each result answers the call just
+    before it, whatever its id says (the general rules give the same pairs)."""
+    pairs = (
+        ((call["data"].get("call_id") or f"call_{n}", call["data"]), result["data"])
+        for n, (call, result) in enumerate(zip(events[0::2], events[1::2], strict=True))
+    )
+    return _conversation(task, pairs, final_answer)
+
+
+def _conversation(
+    task: str,
+    pairs: Iterable[tuple[tuple[str, EventDataJson], EventDataJson | None]],
+    final_answer: str,
+) -> Conversation:
+    """The messages of the calls (with their ids) and their results (None: unanswered)."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
-    for (call_id, data), result in zip(calls, results, strict=True):
+    for (call_id, data), result in pairs:
         # Producers may record the assistant's text with the call (an extra key of the data).
         content = data.get("content")
         args = data.get("args")

@@ -265,6 +265,7 @@ def write_pieces(
     """Write one line per piece, in order: the line itself, or (file, at, length) of a line
     that ``read`` gets; neighbouring ranges of a file are read together."""
     run: list[int] = []  # [file, at, length] of the ranges joined so far
+    lines: list[bytes] = []  # lines given, not written yet
     for piece in chain(pieces, [b""]):
         if isinstance(piece, tuple) and run and _follows(run, piece):
             run[2] += piece[2]
@@ -274,10 +275,15 @@ def write_pieces(
             output.write(read(*run), 0)
             run = []
         if isinstance(piece, tuple):
+            if lines:
+                output.write(b"".join(lines), len(lines))
+                lines = []
             run = list(piece)
             output.records += 1
         elif piece:
-            output.write(piece, 1)
+            lines.append(piece)
+    if lines:
+        output.write(b"".join(lines), len(lines))
 
 
 def _follows(run: list[int], piece: tuple[int, int, int]) -> bool:

@@ -89,20 +89,22 @@ def _build_rollout(
         elif isinstance(pair, tuple):
             result.dpo.append(_dpo_line(worker, files, result.partition, rollout_id, *pair))
             acc.dpo_pairs += 1
+    output = group.OUTPUT.unpack_from
     if worker.ppo:
+        refs = result.ppo
         for branch in branches:  # in branch_index order
-            where = branch.where
-            result.ppo.extend((branch.writer, where.at, where.output_len))
+            refs.append(branch.writer)
+            refs.extend(output(branch.ref))
         acc.ppo_records += len(branches)
     for entry in layer2:
-        where = entry.where
-        if not where.output_len:
+        at, length = output(entry.ref)
+        if not length:
             continue  # its kind of output is not wanted
         if entry.kind == group.KIND_DPO:
-            result.dpo.append((entry.writer, where.at, where.output_len))
+            result.dpo.append((entry.writer, at, length))
             acc.layer2_dpo += 1
         else:
-            result.ppo.extend((entry.writer, where.at, where.output_len))
+            result.ppo.extend((entry.writer, at, length))
             acc.layer2_ppo += 1
 
 

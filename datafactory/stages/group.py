@@ -54,6 +54,7 @@ __all__ = [
     "KIND_BRANCH",
     "KIND_DPO",
     "KIND_PPO",
+    "OUTPUT",
     "Partitioning",
     "Ref",
     "SpillEntry",
@@ -129,6 +130,8 @@ class Ref(NamedTuple):
 
 
 _REF = struct.Struct("<8Q")
+#: (at, output_len) at the start of a ``ref``: ``OUTPUT.unpack_from(entry.ref)``.
+OUTPUT = struct.Struct("<QQ")
 #: Answers longer than this rank by a digest (the text stays in the spill file).
 SHORT_ANSWER = 32
 
@@ -180,6 +183,7 @@ class Partitioning:
 
 
 _FRAME = struct.Struct("<QQ")  # bytes of the payload, then of the entries
+_IOV_MAX = 1024  # buffers per writev
 
 
 class SpillWriter:
@@ -216,10 +220,12 @@ class SpillWriter:
                 entries.append((*item.facts, pid, ref))
                 parts += (output, messages, answer, raw)
                 at += raw_at + len(raw)
-            payload = b"".join(parts)
+            payload = sum(map(len, parts))
             frame = marshal.dumps(entries)
-            _write_all(fd, [_FRAME.pack(len(payload), len(frame)), payload, frame])
-            self._files[partition] = (fd, size + _FRAME.size + len(payload) + len(frame))
+            vectors = [_FRAME.pack(payload, len(frame)), *parts, frame]
+            for start in range(0, len(vectors), _IOV_MAX):  # written in place, not joined
+                _write_all(fd, vectors[start : start + _IOV_MAX])
+            self._files[partition] = (fd, size + _FRAME.size + payload + len(frame))
         return set(buckets)
 
     def _open(self, partition: int) -> int:

@@ -49,6 +49,13 @@ __all__ = [
 ]
 
 
+# A PPO line is {"schema_version":...,"messages":[...],"reward":...}: keys in this order
+# (``ppo_record``), and inside a JSON string a quote is escaped, so the first ``,"reward":``
+# after the messages ends them.
+_MESSAGES = b'"messages":'
+_AFTER_MESSAGES = b',"reward":'
+
+
 class OutputInvalidError(Exception):
     """An output record failed the training-record contract: a bug in the exporter."""
 
@@ -228,12 +235,15 @@ def _branch(
     conversation = conversation_of(branch)
     rollout_id = branch["rollout_id"]
     hashes, g3_hit = worker.tasks.facts(branch["task"])
-    messages = orjson.dumps(conversation.messages)  # for the DPO pair and the PPO line alike
-    output, messages_at = b"", 0
-    if worker.ppo:
+    output, messages = b"", b""
+    if worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
         check = worker.check
-        output = check.line(check.ppo, ppo_record(branch, conversation, hashes), messages)
-        messages_at = output.index(messages)  # the conversation, inside the PPO line
+        output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
+        messages_at = output.index(_MESSAGES) + len(_MESSAGES)
+        messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
+    else:
+        messages = orjson.dumps(conversation.messages)
+        messages_at, messages_len = 0, len(messages)
     score = BranchScore.of(branch, record.rank_given)
     answer = branch["final_answer"].encode("utf-8") if worker.dpo else b""
     facts = (
@@ -242,8 +252,8 @@ def _branch(
         group.answer_key(score.final_answer), score.rank, score.rank_given,
         conversation.loss_weight_tokens,
     )  # fmt: skip
-    separate = messages if worker.dpo and not output else b""
-    return group.Spilled(facts, output, separate, messages_at, len(messages), answer, raw)
+    separate = messages if worker.dpo else b""
+    return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)
 
 
 def _layer2(
