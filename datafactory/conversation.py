@@ -11,7 +11,7 @@ an id get ``call_<n>`` (n = position of the call in the sequence).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,10 @@ def _text(value: Any) -> str:
     return orjson.dumps(value).decode("utf-8")
 
 
+#: A call (its id, the data of its tool_call event) and the data of its result (None: none).
+_Pair = tuple[tuple[str, EventDataJson], "EventDataJson | None"]
+
+
 @dataclass
 class Conversation:
     """The messages of one branch and which ``tool`` messages carry an error."""
@@ -53,16 +57,11 @@ class Conversation:
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
-    if (
-        len(events) % 2 == 0
-        and all(e["event"] == "tool_call" for e in events[0::2])
-        and not any(e["event"] == "tool_call" for e in events[1::2])
-    ):
-        return _alternating(task, events, final_answer)
-    return _paired(task, events, final_answer)
+    pairs = _alternating(events)
+    return _conversation(task, _paired(events) if pairs is None else pairs, final_answer)
 
 
-def _paired(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
+def _paired(events: Sequence[EventJson]) -> list[_Pair]:
     """Any order of events: each result answers its call by id, else the oldest unanswered."""
     # Pair each call with its result first, then create the messages (never mutated).
     pairs: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
@@ -88,24 +87,26 @@ def _paired(task: str, events: Sequence[EventJson], final_answer: str) -> Conver
                 del by_id[pairs[index][0]]
         unanswered.remove(index)
         results[index] = data
-    return _conversation(task, zip(pairs, results, strict=True), final_answer)
+    return list(zip(pairs, results, strict=True))
 
 
-def _alternating(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
-    """The common case, call, result, call, result...: each result answers the call just
-    before it, whatever its id says (the general rules give the same pairs)."""
-    pairs = (
-        ((call["data"].get("call_id") or f"call_{n}", call["data"]), result["data"])
-        for n, (call, result) in enumerate(zip(events[0::2], events[1::2], strict=True))
-    )
-    return _conversation(task, pairs, final_answer)
+def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
+    """The pairs of the common case, call, result, call, result...: each result answers the
+    call just before it, whatever its id says (as the general rules pair them); None when
+    the events are not in that order."""
+    if len(events) % 2:
+        return None
+    pairs: list[_Pair] = []
+    for n in range(0, len(events), 2):
+        call, result = events[n], events[n + 1]
+        if call["event"] != "tool_call" or result["event"] == "tool_call":
+            return None
+        data = call["data"]
+        pairs.append(((data.get("call_id") or f"call_{n // 2}", data), result["data"]))
+    return pairs
 
 
-def _conversation(
-    task: str,
-    pairs: Iterable[tuple[tuple[str, EventDataJson], EventDataJson | None]],
-    final_answer: str,
-) -> Conversation:
+def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversation:
     """The messages of the calls (with their ids) and their results (None: unanswered)."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
@@ -133,8 +134,11 @@ def _conversation(
         if error:
             errors.append(len(messages))
             text = error
+        elif result is None:
+            text = ""
         else:
-            text = _text(result.get("output")) if result is not None else ""
+            output = result.get("output")
+            text = output if isinstance(output, str) else _text(output)
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})
     error_turns = frozenset(errors)

@@ -25,8 +25,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from itertools import chain
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -49,12 +48,10 @@ __all__ = [
     "open_outputs",
     "reject_line",
     "sha256_file",
-    "write_pieces",
 ]
 
 MANIFEST = "manifest"
 G3_REPORT = "g3_report"
-_JOINED_BYTES = 1 << 20  # neighbouring lines copied in one read, up to about this much
 
 
 def current_umask() -> int:
@@ -255,36 +252,3 @@ def _whole_characters(head: bytes) -> bytes:
             continue
         return head[: len(head) - cut]
     return head
-
-
-def write_pieces(
-    output: AtomicOutput,
-    pieces: Iterable[bytes | tuple[int, int, int]],
-    read: Callable[[int, int, int], bytes],
-) -> None:
-    """Write one line per piece, in order: the line itself, or (file, at, length) of a line
-    that ``read`` gets; neighbouring ranges of a file are read together."""
-    run: list[int] = []  # [file, at, length] of the ranges joined so far
-    lines: list[bytes] = []  # lines given, not written yet
-    for piece in chain(pieces, [b""]):
-        if isinstance(piece, tuple) and run and _follows(run, piece):
-            run[2] += piece[2]
-            output.records += 1
-            continue
-        if run:
-            output.write(read(*run), 0)
-            run = []
-        if isinstance(piece, tuple):
-            if lines:
-                output.write(b"".join(lines), len(lines))
-                lines = []
-            run = list(piece)
-            output.records += 1
-        elif piece:
-            lines.append(piece)
-    if lines:
-        output.write(b"".join(lines), len(lines))
-
-
-def _follows(run: list[int], piece: tuple[int, int, int]) -> bool:
-    return piece[0] == run[0] and piece[1] == run[1] + run[2] and run[2] < _JOINED_BYTES

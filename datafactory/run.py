@@ -33,7 +33,6 @@ from datafactory.outputs import (
     open_outputs,
     reject_line,
     sha256_file,
-    write_pieces,
 )
 from datafactory.parallel import WorkerPool, ordered
 from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
@@ -137,7 +136,7 @@ def _export(
         hashes = InputHashes(ctx.sources, watched)
         loaded = _load(settings, ctx, pool, local, outputs)
         local.close()
-        built = _build(settings, ctx, pool, local, loaded, outputs, files)
+        built = _build(settings, ctx, pool, local, loaded, outputs)
         _reject_duplicates(ctx, loaded, built, outputs.get("rejects"), files)
     finally:
         with interrupts.deferred():  # the workers are gone before their spill files go
@@ -195,7 +194,6 @@ def _build(
     local: Worker,
     loaded: _Loaded,
     outputs: dict[str, AtomicOutput],
-    files: group.SpillFiles,
 ) -> _Built:
     # Every candidate confirmed exactly (a second pass over the eval items) before any
     # rollout is built or left out; each partition gets its own.
@@ -208,7 +206,7 @@ def _build(
     built = _Built()
     for result in ordered(pool, local, build_partition, work, 2 * _size(pool)):
         loaded.acc.merge(result.acc)
-        _write_outputs(result, outputs, files)
+        _write_outputs(result, outputs)
         built.duplicates += [(result.partition, k, d) for k, d in result.duplicates]
         built.contaminated += result.contaminated
         if settings.progress:
@@ -216,19 +214,16 @@ def _build(
     return built
 
 
-def _write_outputs(
-    result: PartitionResult, outputs: dict[str, AtomicOutput], files: group.SpillFiles
-) -> None:
-    """A partition's output lines, in order: made by the build stage, or copied by range
-    from its spill files."""
-
-    def read(writer: int, at: int, length: int) -> bytes:
-        return files.read(result.partition, writer, at, length)
-
-    for name, pieces in (("dpo", result.dpo), ("ppo", result.ppo_pieces())):
+def _write_outputs(result: PartitionResult, outputs: dict[str, AtomicOutput]) -> None:
+    """A partition's output lines, from the files its build wrote (removed once copied)."""
+    for name, (path, lines) in result.outputs.items():
         output = outputs.get(name)
+        with open(path, "rb") as handle:
+            while output is not None and (block := handle.read(1 << 20)):
+                output.write(block, 0)
+        os.unlink(path)
         if output is not None:
-            write_pieces(output, pieces, read)
+            output.records += lines
 
 
 def _reject_duplicates(

@@ -1,21 +1,23 @@
 """Build stage, per partition: group by ``rollout_id``, rank, pick the DPO pair, apply G3,
-and say which bytes each output gets, in order. The DPO record of a pair is made here; every
-other output line was made by the load stage and stays in the spill file: the result names
-its range (``Piece``), and the parent copies it into the output.
+and write the partition's DPO and PPO lines, in order, to files of its own in the spill
+directory, which the parent appends to the outputs. The DPO record of a pair is made here;
+every other output line was made by the load stage and is copied from the spill file by
+range. Memory holds a rollout's small entries, never its output lines.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import IO
 
 import orjson
 
 from datafactory.contamination import Contamination, first_confirmed
 from datafactory.manifest import Accounting
 from datafactory.pairs import choose_pair, dpo_record, provenance
-from datafactory.rank import rank_disagreements
+from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.stages import group
 from datafactory.stages.load import Worker
 
@@ -28,27 +30,37 @@ Confirmed = Mapping[str, tuple[str, str]]
 @dataclass
 class PartitionResult:
     partition: int
-    # What each output gets, in order: a line made here, or (writer, at, length) of a line
-    # in this partition's spill files (``refs``: three numbers per line).
-    dpo: list[bytes | tuple[int, int, int]] = field(default_factory=list)
-    ppo: array[int] = field(default_factory=lambda: array("Q"))
+    # Output name ("dpo", "ppo") -> (the file holding the partition's lines, their count).
+    outputs: dict[str, tuple[str, int]] = field(default_factory=dict)
     duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = field(default_factory=list)
     contaminated: list[Contamination] = field(default_factory=list)
     acc: Accounting = field(default_factory=Accounting)
 
-    def ppo_pieces(self) -> Iterator[tuple[int, int, int]]:
-        refs = self.ppo
-        return ((refs[i], refs[i + 1], refs[i + 2]) for i in range(0, len(refs), 3))
+
+class _Lines:
+    """One output's lines of a partition, written to a file of the spill directory."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.count = 0
+        self.handle: IO[bytes] = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
+
+    def add(self, line: bytes) -> None:
+        self.handle.write(line)
+        self.count += 1
 
 
 def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionResult:
     """Each rollout's entries -> its outputs; ``work``: the partition and its confirmed G3
     candidates."""
     partition, confirmed = work
+    directory = worker.ctx.spill_dir
     result = PartitionResult(partition)
-    files = group.SpillFiles(worker.ctx.spill_dir)
+    files = group.SpillFiles(directory)
+    names = sorted(worker.ctx.formats)
+    outputs = {n: _Lines(os.path.join(directory, f"out-{partition:04d}.{n}")) for n in names}
     try:
-        for rollout_id, entries in group.read_partition(worker.ctx.spill_dir, partition):
+        for rollout_id, entries in group.read_partition(directory, partition):
             branches, layer2, duplicates = group.split_rollout(entries)
             del entries
             result.duplicates.extend(duplicates)
@@ -62,74 +74,94 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
             if shared is not None:  # the load stage checked each task against the eval items
                 result.contaminated.append(Contamination(rollout_id, *shared))
                 continue  # never exported: the run stops, or the rollout is dropped
-            _build_rollout(worker, files, rollout_id, branches, layer2, result)
+            _Rollout(worker, files, partition, outputs, result.acc).build(
+                rollout_id, branches, layer2, result
+            )
     finally:
         files.close()
+        for lines in outputs.values():
+            lines.handle.close()
+    result.outputs = {name: (lines.path, lines.count) for name, lines in outputs.items()}
     return result
 
 
-def _build_rollout(
-    worker: Worker,
-    files: group.SpillFiles,
-    rollout_id: str,
-    branches: list[group.SpillEntry],
-    layer2: list[group.SpillEntry],
-    result: PartitionResult,
-) -> None:
-    acc = result.acc
-    plugin_pair = layer2[0] if layer2 and layer2[0].kind == group.KIND_DPO else None
-    pair = choose_pair(branches) if branches and (worker.dpo or plugin_pair) else None
-    if isinstance(pair, tuple) and plugin_pair is not None:
-        # The branch records give the rollout's pair: the plugin's DPO record repeats it.
-        result.duplicates.append((pair[0], plugin_pair))
-        layer2 = layer2[1:]
-    if worker.dpo:
-        if isinstance(pair, str) and plugin_pair is None:
-            acc.dpo_skipped[pair] += 1
-        elif isinstance(pair, tuple):
-            result.dpo.append(_dpo_line(worker, files, result.partition, rollout_id, *pair))
-            acc.dpo_pairs += 1
-    output = group.OUTPUT.unpack_from
-    if worker.ppo:
-        refs = result.ppo
-        for branch in branches:  # in branch_index order
-            refs.append(branch.writer)
-            refs.extend(output(branch.ref))
-        acc.ppo_records += len(branches)
-    for entry in layer2:
-        at, length = output(entry.ref)
-        if not length:
-            continue  # its kind of output is not wanted
-        if entry.kind == group.KIND_DPO:
-            result.dpo.append((entry.writer, at, length))
-            acc.layer2_dpo += 1
-        else:
-            result.ppo.extend((entry.writer, at, length))
-            acc.layer2_ppo += 1
+class _Rollout:
+    def __init__(
+        self,
+        worker: Worker,
+        files: group.SpillFiles,
+        partition: int,
+        outputs: dict[str, _Lines],
+        acc: Accounting,
+    ) -> None:
+        self.worker = worker
+        self.files = files
+        self.partition = partition
+        self.dpo = outputs.get("dpo")
+        self.ppo = outputs.get("ppo")
+        self.acc = acc
 
+    def read(self, entry: group.SpillEntry, at: int, length: int) -> bytes:
+        return self.files.read(self.partition, entry.writer, at, length)
 
-def _dpo_line(
-    worker: Worker,
-    files: group.SpillFiles,
-    partition: int,
-    rollout_id: str,
-    chosen: group.SpillEntry,
-    rejected: group.SpillEntry,
-) -> bytes:
-    """The pair's DPO line, from the conversation and answers the load stage carried
-    forward (the conversation's JSON is decoded for the contract check, not re-encoded)."""
+    def output(self, entry: group.SpillEntry) -> bytes:
+        """The entry's own output line, from the spill."""
+        at, length = group.OUTPUT.unpack_from(entry.ref)
+        return self.read(entry, at, length)
 
-    def read(entry: group.SpillEntry, at: int, length: int) -> bytes:
-        return files.read(partition, entry.writer, entry.where.at + at, length)
+    def build(
+        self,
+        rollout_id: str,
+        branches: list[group.SpillEntry],
+        layer2: list[group.SpillEntry],
+        result: PartitionResult,
+    ) -> None:
+        acc = self.acc
+        plugin_pair = layer2[0] if layer2 and layer2[0].kind == group.KIND_DPO else None
+        pair = choose_pair(branches) if branches and (self.dpo or plugin_pair) else None
+        if isinstance(pair, tuple) and plugin_pair is not None:
+            # The branch records give the rollout's pair: the plugin's DPO record repeats it.
+            result.duplicates.append((pair[0], plugin_pair))
+            layer2 = layer2[1:]
+        if self.dpo is not None:
+            if isinstance(pair, str) and plugin_pair is None:
+                acc.dpo_skipped[pair] += 1
+            elif isinstance(pair, tuple):
+                self.dpo.add(self.dpo_line(rollout_id, *pair))
+                acc.dpo_pairs += 1
+        if self.ppo is not None:
+            for branch in branches:  # in branch_index order
+                self.ppo.add(self.output(branch))
+            acc.ppo_records += len(branches)
+        for entry in layer2:
+            lines = self.dpo if entry.kind == group.KIND_DPO else self.ppo
+            if lines is None:
+                continue  # its kind of output is not wanted
+            lines.add(self.output(entry))
+            if entry.kind == group.KIND_DPO:
+                acc.layer2_dpo += 1
+            else:
+                acc.layer2_ppo += 1
 
-    where = chosen.where
-    messages = read(chosen, where.messages_at, where.messages_len)
-    answers = [read(e, e.where.answer_at, e.where.answer_len).decode() for e in (chosen, rejected)]
-    record = dpo_record(
-        provenance(rollout_id, chosen.hashes),
-        orjson.loads(messages),
-        chosen.loss_weight,
-        chosen._replace(final_answer=answers[0]),
-        rejected._replace(final_answer=answers[1]),
-    )
-    return worker.check.line(worker.check.dpo, record, messages)
+    def dpo_line(
+        self, rollout_id: str, chosen: group.SpillEntry, rejected: group.SpillEntry
+    ) -> bytes:
+        """The pair's DPO line, from the conversation and answers the load stage carried
+        forward (the conversation's JSON is decoded for the contract check, and written as
+        it is)."""
+        mine, theirs = chosen.where, rejected.where
+        # The conversation and the answer, in one read: the answer follows the conversation.
+        start = mine.at + mine.messages_at
+        data = self.read(chosen, start, mine.at + mine.answer_at + mine.answer_len - start)
+        messages = data[: mine.messages_len]
+        answer = data[len(data) - mine.answer_len :].decode()
+        other = self.read(rejected, theirs.at + theirs.answer_at, theirs.answer_len).decode()
+        record = dpo_record(
+            provenance(rollout_id, chosen.hashes),
+            orjson.loads(messages),
+            chosen.loss_weight,
+            BranchScore(chosen.branch_index, chosen.total, True, answer, chosen.rank),
+            BranchScore(rejected.branch_index, rejected.total, True, other, rejected.rank),
+        )
+        check = self.worker.check
+        return check.line(check.dpo, record, messages)

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from datafactory.conversation import _alternating, _paired
+from datafactory.conversation import _alternating, _conversation, _paired
 
 IDS = st.one_of(st.none(), st.sampled_from(["", "a", "b", "c"]))
 CALL = st.builds(
@@ -37,8 +37,10 @@ def test_alternating_events_pair_as_the_general_rules_do(
     pairs: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> None:
     events: Any = [event for pair in pairs for event in pair]
-    fast = _alternating("task", events, "answer")
-    general = _paired("task", events, "answer")
+    alternating = _alternating(events)
+    assert alternating is not None
+    fast = _conversation("task", alternating, "answer")
+    general = _conversation("task", _paired(events), "answer")
     assert (fast.messages, fast.error_turns, fast.loss_weight_tokens) == (
         general.messages,
         general.error_turns,
