@@ -1,7 +1,7 @@
 """Benchmark of the datafactory exporter against the orjson read+parse floor.
 
     python benchmarks/bench_datafactory.py --records 100000 --workers 2 [--repeat 3]
-        [--evomerge PATH]
+        [--evomerge PATH] [--baseline OTHER_CHECKOUT]
     python benchmarks/bench_datafactory.py --one-rollout 300000 --workers 2
     python benchmarks/bench_datafactory.py --records 1000000 --workers 2
     python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
@@ -409,27 +409,36 @@ def bench_export(args: argparse.Namespace) -> None:
                 figures.setdefault(name, []).append(value)
 
         for attempt in range(args.repeat):
-            idle0, total0 = cpu_times()
             floor_s = floor(data)
+            idle0, total0 = cpu_times()
             seconds, cpu, single, tree = run_exporter(data, eval_path, work, args.workers)
             idle1, total1 = cpu_times()
             free = (idle1 - idle0) / max(1, total1 - total0) * cores
+            others = max(0.0, cores - free - cpu / seconds)  # busy, but not with this run
             hashed = size + eval_path.stat().st_size + sum(
                 p.stat().st_size for p in work.iterdir() if p.suffix in (".jsonl", ".json")
                 and p.name not in ("rollouts.jsonl", "eval.jsonl")
             )  # fmt: skip
             evo = run_evomerge(evomerge, data) if evomerge is not None else float("nan")
+            if args.baseline:  # another checkout's exporter on the same files, in turn
+                base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
+                keep(base_seconds=base[0], base_cpu_us=base[1] / records * 1e6)
+                print(
+                    f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, CPU "
+                    f"{base[1] / records * 1e6:.1f} us/record, peak RSS {base[2] / 1024:.0f} MiB"
+                )
             keep(
                 rate=records / seconds, seconds=seconds, cpu_us=cpu / records * 1e6,
                 single=single / 1024, tree=tree / 1024, floor_us=floor_s / records * 1e6,
-                free=free, hash_us=hashed / speed / records * 1e6, evomerge=evo,
+                free=free, others=others, hash_us=hashed / speed / records * 1e6, evomerge=evo,
             )  # fmt: skip
             print(
                 f"  run {attempt + 1}: {records / seconds:,.0f} records/s ({seconds:.2f} s), "
                 f"CPU {cpu / records * 1e6:.1f} us/record (all processes), orjson floor "
                 f"{floor_s / records * 1e6:.2f} us/record, peak RSS {single / 1024:.0f} MiB "
-                f"largest process / {tree / 1024:.0f} MiB tree, cores free {free:.1f} of "
-                f"{cores}, sha256 {hashed / speed / records * 1e6:.2f} us/record"
+                f"largest process / {tree / 1024:.0f} MiB tree, cores idle {free:.1f} of "
+                f"{cores} (other jobs busy {others:.1f}), "
+                f"sha256 {hashed / speed / records * 1e6:.2f} us/record"
                 + (f", evomerge {evo:.2f} s ({evo / seconds:.1f}x)" if evomerge else "")
             )
         med = {name: statistics.median(values) for name, values in figures.items()}
@@ -438,8 +447,8 @@ def bench_export(args: argparse.Namespace) -> None:
             f"CPU {med['cpu_us']:.1f} us/record summed over processes, of which sha256 "
             f"{med['hash_us']:.2f}; orjson read+parse floor {med['floor_us']:.2f} us/record "
             f"({med['cpu_us'] / med['floor_us']:.1f}x); peak RSS {med['single']:.0f} MiB "
-            f"largest process, {med['tree']:.0f} MiB process tree; cores free "
-            f"{med['free']:.1f} of {cores}"
+            f"largest process, {med['tree']:.0f} MiB process tree; cores idle "
+            f"{med['free']:.1f} of {cores}, other jobs busy {med['others']:.1f}"
             + (
                 f"; evomerge {med['evomerge']:.2f} s, {med['evomerge'] / med['seconds']:.1f}x "
                 "the exporter's wall time"
@@ -447,6 +456,12 @@ def bench_export(args: argparse.Namespace) -> None:
                 else ""
             )
         )
+        if args.baseline:
+            print(
+                f"baseline {args.baseline}, median: {med['base_seconds']:.2f} s, CPU "
+                f"{med['base_cpu_us']:.1f} us/record: this checkout's CPU is "
+                f"{med['cpu_us'] / med['base_cpu_us']:.0%} of it"
+            )
         manifest = orjson.loads((work / "manifest.json").read_bytes())
         print(
             f"outputs: {manifest['dpo']['pairs']:,} DPO pairs, "
@@ -613,7 +628,9 @@ def main() -> None:
     parser.add_argument(
         "--eval-memory", action="store_true", help="peak RSS of the G3 index of realistic items"
     )
-    parser.add_argument("--baseline", help="G3 mode: also run the G3 of this checkout")
+    parser.add_argument(
+        "--baseline", help="also run the exporter (G3 mode: G3) of this checkout, in turn"
+    )
     parser.add_argument(
         "--one-rollout", type=int, metavar="N", help="export one rollout of N branches instead"
     )

@@ -180,3 +180,21 @@ def test_export_of_typed_records_matches_the_command(tmp_path: Path, workers: in
     assert _export(typed, api, _options(api, None, workers)) == 0
     for name in ("dpo.jsonl", "ppo.jsonl"):
         assert (out / name).read_bytes() == (api / name).read_bytes()
+
+
+def test_a_refused_setting_names_its_field_in_each_callers_words(tmp_path: Path) -> None:
+    from datafactory.cli import OPTION_NAMES
+    from datafactory.run import run
+    from datafactory.settings import SettingError, Settings
+
+    settings = Settings(inputs=(str(tmp_path),), ppo_path=str(tmp_path / "p"), ngram=0)
+    with pytest.raises(SettingError) as refused:
+        run(settings)
+    assert refused.value.setting == "ngram"
+    assert str(refused.value) == "ngram must be at least 1 (words per n-gram), got 0"
+    assert refused.value.render(OPTION_NAMES) == "--ngram must be at least 1, got 0"
+    with pytest.raises(SettingError) as missing:
+        run(Settings(inputs=(str(tmp_path),), output_format="ppo", allow_missing_g3=True))
+    assert missing.value.setting == "ppo_path"
+    assert str(missing.value) == "ppo_path is required with output_format='ppo'"
+    assert missing.value.render(OPTION_NAMES) == "--output-ppo is required with --format ppo"
