@@ -9,6 +9,7 @@ depend on the number of workers or on which worker finished first.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 import tempfile
@@ -32,7 +33,6 @@ from datafactory.outputs import (
     g3_report,
     open_outputs,
     reject_line,
-    sha256_file,
 )
 from datafactory.parallel import WorkerPool, ordered
 from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
@@ -71,11 +71,13 @@ def run(settings: Settings, records: Iterable[Any] | None = None) -> RunResult:
         validators = ValidatorSet(exporter_contract(settings.contract))
         watched = Watched()
         eval_index = None
+        eval_digest = hashlib.sha256()  # of the eval file, as its first reading reads it
         if settings.eval_items:
             watched.add(settings.eval_items, settings.eval_items)
             eval_index = EvalIndex.from_file(
-                settings.eval_items, settings.ngram, settings.eval_field, settings.eval_id_field
-            )
+                settings.eval_items, settings.ngram, settings.eval_field,
+                settings.eval_id_field, settings.max_line_bytes, eval_digest,
+            )  # fmt: skip
         sources = expand_inputs(list(settings.inputs))
         if records is not None:
             sources.append(records_source(RECORDS_NAME, records))
@@ -87,7 +89,7 @@ def run(settings: Settings, records: Iterable[Any] | None = None) -> RunResult:
                 sources, validators, eval_index, settings.ngram, settings.formats,
                 settings.max_line_bytes, group.Partitioning.for_inputs(sources), spill_dir,
             )  # fmt: skip
-            return _export(settings, ctx, outputs, watched)
+            return _export(settings, ctx, outputs, watched, eval_digest.hexdigest())
 
 
 @contextmanager
@@ -122,7 +124,11 @@ class _Loaded:
 
 
 def _export(
-    settings: Settings, ctx: LoadContext, outputs: dict[str, AtomicOutput], watched: Watched
+    settings: Settings,
+    ctx: LoadContext,
+    outputs: dict[str, AtomicOutput],
+    watched: Watched,
+    eval_digest: str,
 ) -> RunResult:
     workers = _worker_count(settings, ctx)
     pool: WorkerPool | None = None
@@ -145,7 +151,7 @@ def _export(
             if pool is not None:
                 pool.close()
     digests = hashes.result(loaded.streams)
-    return _finish(settings, ctx, outputs, watched, loaded, built, digests)
+    return _finish(settings, ctx, outputs, watched, loaded, built, digests, eval_digest)
 
 
 def _load(
@@ -255,13 +261,13 @@ def _finish(
     loaded: _Loaded,
     built: _Built,
     digests: list[str],
+    eval_digest: str,
 ) -> RunResult:
     named = built.contaminated
     loaded.acc.contaminated_rollouts = len(named)
     report = outputs.get(G3_REPORT)
     if report is not None:
         report.write(g3_report(named), len(named))
-    eval_digest = sha256_file(settings.eval_items) if settings.eval_items else ""
     watched.check()  # every input and the eval file: the bytes hashed are the bytes read
     if named and not settings.drop_contaminated:  # nothing written but the G3 report
         for name, output in outputs.items():

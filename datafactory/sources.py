@@ -371,10 +371,13 @@ def lines(
         yield RawLine(line.offset, data, line.length, line.over)
 
 
-def file_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[RawLine]:
+def file_lines(
+    path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, digest: Any = None
+) -> Iterator[RawLine]:
     """Every line of a file (``.gz`` decompressed), as ``lines`` gives them, read in blocks;
-    a damaged file is a ``UserError`` naming it."""
-    with open_binary(path) as handle:
+    a damaged file is a ``UserError`` naming it. ``digest`` (a hashlib object) gets the
+    file's bytes (compressed or not, as stored) as they are read."""
+    with _open_hashed(path, digest) as handle:
         try:
             for line in read_lines(handle.read, max_line_bytes):
                 data = line.data
@@ -385,6 +388,32 @@ def file_lines(path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Itera
                 yield RawLine(line.offset, data, line.length, line.over)
         except READ_ERRORS as exc:
             raise read_error(path, exc) from None
+
+
+class _Hashing:
+    """A file's reads, each block also given to a digest."""
+
+    def __init__(self, handle: IO[bytes], digest: Any) -> None:
+        self.handle = handle
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.digest.update(data)
+        return data
+
+
+@contextmanager
+def _open_hashed(path: str, digest: Any) -> Iterator[Any]:
+    if digest is None or path == "-":
+        with open_binary(path) as handle:
+            yield handle
+        return
+    with open_binary(path) as check:  # the same refusals (a device, a directory, ...)
+        check.close()
+    with open(path, "rb") as raw:
+        hashing: Any = _Hashing(raw, digest)
+        yield gzip.GzipFile(fileobj=hashing, mode="rb") if path.endswith(".gz") else hashing
 
 
 class Watched:

@@ -198,3 +198,31 @@ def test_a_refused_setting_names_its_field_in_each_callers_words(tmp_path: Path)
     assert missing.value.setting == "ppo_path"
     assert str(missing.value) == "ppo_path is required with output_format='ppo'"
     assert missing.value.render(OPTION_NAMES) == "--output-ppo is required with --format ppo"
+
+
+@pytest.mark.parametrize("compressed", [False, True], ids=["plain", "gzip"])
+def test_eval_file_is_read_once_with_the_inputs_rules(
+    tmp_path: Path, run_cli: Any, compressed: bool
+) -> None:
+    """Hashed as it is read (the manifest's digest is of the bytes stored), a byte-order
+    mark allowed at its start, and --max-line-bytes its line limit too."""
+    import gzip
+    import hashlib
+
+    rollouts = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0), branch("r", 1)])
+    data = b'\xef\xbb\xbf{"id": "q1", "question": "what is the capital of france"}\n'
+    evals = tmp_path / ("eval.jsonl.gz" if compressed else "eval.jsonl")
+    evals.write_bytes(gzip.compress(data) if compressed else data)
+    result = run_cli(rollouts, args=("--eval-items", str(evals)))
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest()["g3"]["eval_items"] == {
+        "path": str(evals),
+        "sha256": hashlib.sha256(evals.read_bytes()).hexdigest(),
+        "items": 1,
+    }
+    limited = run_cli(rollouts, args=("--eval-items", str(evals), "--max-line-bytes", "20"))
+    assert (limited.exit_code, limited.stderr) == (
+        2,
+        f"datafactory: error: {evals}:1: eval item too long: "
+        f"{len(data) - 1} bytes, more than the limit of 20\n",  # the mark counted
+    )
