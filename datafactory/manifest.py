@@ -19,6 +19,7 @@ __all__ = [
     "Accounting",
     "FileFacts",
     "build_manifest",
+    "file_facts",
     "g3_facts",
     "summary_lines",
 ]
@@ -71,6 +72,10 @@ class FileFacts:
 
     def as_dict(self, count_name: str) -> dict[str, Any]:
         return {"path": self.path, "sha256": self.sha256, count_name: self.count}
+
+
+def file_facts(paths: list[str], digests: list[str], counts: list[int]) -> list[FileFacts]:
+    return [FileFacts(*facts) for facts in zip(paths, digests, counts, strict=True)]
 
 
 def build_manifest(

@@ -25,12 +25,14 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
 
+from datafactory import interrupts
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
@@ -42,12 +44,14 @@ __all__ = [
     "MANIFEST",
     "AtomicOutput",
     "OutputsPartlyWritten",
+    "append_lines",
     "commit_all",
     "current_umask",
     "g3_report",
     "open_outputs",
     "reject_line",
     "sha256_file",
+    "workspace",
 ]
 
 MANIFEST = "manifest"
@@ -252,3 +256,36 @@ def _whole_characters(head: bytes) -> bytes:
             continue
         return head[: len(head) - cut]
     return head
+
+
+def append_lines(output: AtomicOutput | None, path: str, lines: int) -> None:
+    """Append the ``lines`` lines of the file at ``path`` to ``output`` (None: not wanted),
+    in blocks; the file is removed once copied."""
+    with open(path, "rb") as handle:
+        while output is not None and (block := handle.read(1 << 20)):
+            output.write(block, 0)
+    os.unlink(path)
+    if output is not None:
+        output.records += lines
+
+
+@contextmanager
+def workspace(settings: Settings) -> Iterator[tuple[dict[str, AtomicOutput], str]]:
+    """The outputs' temporary files (``open_outputs``) and a temporary directory for the
+    run's spill; on failure nothing is left of either."""
+    outputs: dict[str, AtomicOutput] = {}
+    spill: tempfile.TemporaryDirectory[str] | None = None
+    try:
+        with interrupts.deferred():  # no temporary file made but not yet known
+            outputs = open_outputs(settings)
+            spill = tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir)
+        yield outputs, spill.name
+    except BaseException:
+        with interrupts.deferred():
+            for output in outputs.values():
+                output.discard()
+        raise
+    finally:
+        with interrupts.deferred():
+            if spill is not None:
+                spill.cleanup()

@@ -10,11 +10,8 @@ depend on the number of workers or on which worker finished first.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
-import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,22 +21,22 @@ from datafactory import interrupts
 from datafactory.contamination import Contamination, EvalIndex
 from datafactory.contract import exporter_contract
 from datafactory.gcpause import no_cyclic_gc
-from datafactory.manifest import Accounting, FileFacts, build_manifest, g3_facts
+from datafactory.manifest import Accounting, FileFacts, build_manifest, file_facts, g3_facts
 from datafactory.outputs import (
     G3_REPORT,
     MANIFEST,
     AtomicOutput,
+    append_lines,
     commit_all,
     g3_report,
-    open_outputs,
     reject_line,
+    workspace,
 )
 from datafactory.parallel import WorkerPool, ordered
-from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
-from datafactory.settings import Settings, available_cpus, check_settings
+from datafactory.settings import Settings, check_settings, worker_count
 from datafactory.sources import InputHashes, Watched, expand_inputs, iter_chunks, records_source
 from datafactory.stages import group
-from datafactory.stages.build import PartitionResult, build_partition
+from datafactory.stages.build import build_partition
 from datafactory.stages.load import LoadContext, Worker, load_chunk
 from wiregate.record_validator import ValidatorSet
 
@@ -47,9 +44,6 @@ __all__ = ["RECORDS_NAME", "RunResult", "run"]
 
 #: How the manifest and the rejects file name records given in memory (stdin is "-").
 RECORDS_NAME = "<records>"
-# Below this much input, starting worker processes costs more than it saves.
-PARALLEL_MIN_BYTES = 4 * 1024 * 1024
-_RECORD_TYPES = {group.KIND_BRANCH: BRANCH, group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
 
 
 @dataclass
@@ -84,33 +78,12 @@ def run(settings: Settings, records: Iterable[Any] | None = None) -> RunResult:
         for source in sources:
             if not source.is_stream:
                 watched.add(source.display, source.path)
-        with _workspace(settings) as (outputs, spill_dir):
+        with workspace(settings) as (outputs, spill_dir):
             ctx = LoadContext(
                 sources, validators, eval_index, settings.ngram, settings.formats,
                 settings.max_line_bytes, group.Partitioning.for_inputs(sources), spill_dir,
             )  # fmt: skip
             return _export(settings, ctx, outputs, watched, eval_digest.hexdigest())
-
-
-@contextmanager
-def _workspace(settings: Settings) -> Iterator[tuple[dict[str, AtomicOutput], str]]:
-    """The outputs' temporary files and the spill directory; on failure nothing is left."""
-    outputs: dict[str, AtomicOutput] = {}
-    spill: tempfile.TemporaryDirectory[str] | None = None
-    try:
-        with interrupts.deferred():  # no temporary file made but not yet known
-            outputs = open_outputs(settings)
-            spill = tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir)
-        yield outputs, spill.name
-    except BaseException:
-        with interrupts.deferred():
-            for output in outputs.values():
-                output.discard()
-        raise
-    finally:
-        with interrupts.deferred():
-            if spill is not None:
-                spill.cleanup()
 
 
 @dataclass
@@ -130,7 +103,7 @@ def _export(
     watched: Watched,
     eval_digest: str,
 ) -> RunResult:
-    workers = _worker_count(settings, ctx)
+    workers = worker_count(settings, ctx.sources)
     pool: WorkerPool | None = None
     local = Worker(ctx)
     files = group.SpillFiles(ctx.spill_dir)
@@ -143,7 +116,14 @@ def _export(
         loaded = _load(settings, ctx, pool, local, outputs)
         local.close()
         built = _build(settings, ctx, pool, local, loaded, outputs)
-        _reject_duplicates(ctx, loaded, built, outputs.get("rejects"), files)
+        group.reject_duplicates(
+            built.duplicates,
+            ctx.sources,
+            loaded.line_base,
+            loaded.acc,
+            outputs.get("rejects"),
+            files,
+        )
     finally:
         with interrupts.deferred():  # the workers are gone before their spill files go
             local.close()
@@ -212,45 +192,13 @@ def _build(
     built = _Built()
     for result in ordered(pool, local, build_partition, work, 2 * _size(pool)):
         loaded.acc.merge(result.acc)
-        _write_outputs(result, outputs)
+        for name, (path, lines) in result.outputs.items():
+            append_lines(outputs.get(name), path, lines)
         built.duplicates += [(result.partition, k, d) for k, d in result.duplicates]
         built.contaminated += result.contaminated
         if settings.progress:
             settings.progress("build", result.partition + 1, ctx.partitions.count)
     return built
-
-
-def _write_outputs(result: PartitionResult, outputs: dict[str, AtomicOutput]) -> None:
-    """A partition's output lines, from the files its build wrote (removed once copied)."""
-    for name, (path, lines) in result.outputs.items():
-        output = outputs.get(name)
-        with open(path, "rb") as handle:
-            while output is not None and (block := handle.read(1 << 20)):
-                output.write(block, 0)
-        os.unlink(path)
-        if output is not None:
-            output.records += lines
-
-
-def _reject_duplicates(
-    ctx: LoadContext,
-    loaded: _Loaded,
-    built: _Built,
-    rejects: AtomicOutput | None,
-    files: group.SpillFiles,
-) -> None:
-    acc, sources = loaded.acc, ctx.sources
-    for partition, kept, dropped in built.duplicates:
-        where = f"{sources[kept.source_index].display}:{loaded.line_base[kept.chunk] + kept.line}"
-        code, detail = group.duplicate_reason(kept, dropped, where)
-        acc.rejected[code] += 1
-        acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
-        if rejects is not None:
-            ref = dropped.where
-            raw = files.read(partition, dropped.writer, ref.at + ref.raw_at, ref.raw_len)
-            number = loaded.line_base[dropped.chunk] + dropped.line
-            display = sources[dropped.source_index].display
-            rejects.write(reject_line(display, number, code, detail, raw), 1)
 
 
 def _finish(
@@ -275,16 +223,13 @@ def _finish(
                 output.discard()
         _commit([report] if report is not None else [])
         return RunResult(1, None, named)
-    inputs = [
-        FileFacts(s.display, digest, lines)
-        for s, digest, lines in zip(ctx.sources, digests, loaded.lines, strict=True)
-    ]
     index, eval_path = ctx.eval_index, settings.eval_items
     eval_facts = FileFacts(eval_path, eval_digest, index.items) if index and eval_path else None
     g3 = g3_facts(settings.ngram, eval_facts, len(named), settings.drop_contaminated)
+    inputs = [s.display for s in ctx.sources]
     written = {n: FileFacts(o.path, o.sha256, o.records) for n, o in outputs.items()}
     written.pop(MANIFEST, None)
-    manifest = build_manifest(loaded.acc, inputs, written, g3)
+    manifest = build_manifest(loaded.acc, file_facts(inputs, digests, loaded.lines), written, g3)
     manifest_out = outputs.get(MANIFEST)
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
@@ -303,16 +248,3 @@ def _commit(outputs: list[AtomicOutput]) -> None:
 
 def _size(pool: WorkerPool | None) -> int:
     return pool.size if pool is not None else 1
-
-
-def _worker_count(settings: Settings, ctx: LoadContext) -> int:
-    if settings.workers is not None:
-        return max(1, settings.workers)
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1  # workers share the parent's context by forking
-    sources = ctx.sources
-    if any(s.records is not None for s in sources):
-        return 1  # records in memory: this process encodes every one of them anyway
-    known = sum(os.path.getsize(s.path) for s in sources if not s.is_stream)
-    small = known < PARALLEL_MIN_BYTES and not any(s.is_stdin for s in sources)
-    return 1 if small else available_cpus()

@@ -7,6 +7,7 @@ parameters (``ngram=0``). The library knows neither.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
@@ -29,11 +30,14 @@ __all__ = [
     "Settings",
     "available_cpus",
     "check_settings",
+    "worker_count",
 ]
 
 #: The ranges of the numeric settings (an n-gram longer than any text is still a range).
 MAX_NGRAM = 10_000
 MAX_LINE_BYTES = 1 << 30
+# Below this much input, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024
 FORMATS = {"dpo": frozenset({"dpo"}), "ppo": frozenset({"ppo"}), "both": frozenset({"dpo", "ppo"})}
 
 #: progress(phase, done, total): phase is "load" (bytes) or "build" (partitions).
@@ -132,6 +136,19 @@ def available_cpus() -> int:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # not Linux
         return os.cpu_count() or 1
+
+
+def worker_count(settings: Settings, sources: list[InputSource]) -> int:
+    """The worker processes a run starts (1: none, the run works in this process)."""
+    if settings.workers is not None:
+        return max(1, settings.workers)
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1  # workers share the parent's context by forking
+    if any(s.records is not None for s in sources):
+        return 1  # records in memory: this process encodes every one of them anyway
+    known = sum(os.path.getsize(s.path) for s in sources if not s.is_stream)
+    small = known < PARALLEL_MIN_BYTES and not any(s.is_stdin for s in sources)
+    return 1 if small else available_cpus()
 
 
 def check_settings(settings: Settings, records: bool = False) -> None:

@@ -46,8 +46,10 @@ from dataclasses import dataclass
 from itertools import groupby
 from typing import NamedTuple, cast
 
-from datafactory.manifest import DUPLICATE_BRANCH, DUPLICATE_PAIR
+from datafactory.manifest import DUPLICATE_BRANCH, DUPLICATE_PAIR, Accounting
+from datafactory.outputs import AtomicOutput, reject_line
 from datafactory.records import LossWeightTokens
+from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
 from datafactory.sources import InputSource
 
 __all__ = [
@@ -64,6 +66,7 @@ __all__ = [
     "answer_key",
     "duplicate_reason",
     "read_partition",
+    "reject_duplicates",
     "rollout_key",
     "spill_path",
     "split_rollout",
@@ -358,3 +361,29 @@ def duplicate_reason(kept: SpillEntry, dropped: SpillEntry, where: str) -> tuple
             f"duplicate {key}; the branch record at {where} gives its PPO record",
         )
     return DUPLICATE_BRANCH, f"duplicate {key}; first seen at {where}"
+
+
+def reject_duplicates(
+    duplicates: list[tuple[int, SpillEntry, SpillEntry]],
+    sources: list[InputSource],
+    line_base: dict[int, int],
+    acc: Accounting,
+    rejects: AtomicOutput | None,
+    files: SpillFiles,
+) -> None:
+    """Count each (partition, kept, dropped) duplicate as rejected, and write its input line
+    (from the spill) to ``rejects``; ``line_base``: the lines before each load chunk."""
+    for partition, kept, dropped in duplicates:
+        where = f"{sources[kept.source_index].display}:{line_base[kept.chunk] + kept.line}"
+        code, detail = duplicate_reason(kept, dropped, where)
+        acc.rejected[code] += 1
+        acc.by_type[_RECORD_TYPES[dropped.kind]] -= 1
+        if rejects is not None:
+            ref = dropped.where
+            raw = files.read(partition, dropped.writer, ref.at + ref.raw_at, ref.raw_len)
+            number = line_base[dropped.chunk] + dropped.line
+            display = sources[dropped.source_index].display
+            rejects.write(reject_line(display, number, code, detail, raw), 1)
+
+
+_RECORD_TYPES = {KIND_BRANCH: BRANCH, KIND_DPO: LAYER2_DPO, KIND_PPO: LAYER2_PPO}
