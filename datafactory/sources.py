@@ -51,7 +51,6 @@ __all__ = [
     "RawLine",
     "Watched",
     "changed",
-    "chunk_lines",
     "expand_inputs",
     "file_lines",
     "iter_chunks",
@@ -315,32 +314,48 @@ def iter_chunks(
             index += 1
 
 
-def chunk_lines(
+def lines(
     chunk: Chunk, source: InputSource, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 ) -> Iterator[RawLine]:
-    """Every line of a chunk (its offset in the source, the raw line with its newline, ...);
-    a line over ``max_line_bytes`` comes as its head and length only."""
+    """Every line of a chunk: its offset in the source, its bytes without the newline (and
+    without a byte-order mark that opens the input), its length (the mark counted, the
+    newline not), whether it is over ``max_line_bytes`` (then only its head is there)."""
     if chunk.long_line:
         yield RawLine(chunk.offset, chunk.data or b"", chunk.long_line, True)
         return
-    if chunk.data is not None:
-        data = chunk.data
-        position, size = 0, len(data)
-        while position < size:
-            newline = data.find(b"\n", position)
-            end = size if newline < 0 else newline + 1
-            length = end - position - (newline >= 0)
-            if length > max_line_bytes:
-                yield RawLine(
-                    chunk.offset + position,
-                    data[position : position + LINE_HEAD_BYTES],
-                    length,
-                    True,
-                )
-            else:
-                yield RawLine(chunk.offset + position, data[position:end], length, False)
-            position = end
+    if chunk.data is None:
+        yield from _file_lines(chunk, source, max_line_bytes)
         return
+    data = chunk.data
+    position, size = 0, len(data)
+    while position < size:
+        newline = data.find(b"\n", position)
+        end = size if newline < 0 else newline
+        length = end - position
+        if length > max_line_bytes:
+            head = data[position : position + LINE_HEAD_BYTES]
+            yield RawLine(chunk.offset + position, head, length, True)
+        elif chunk.offset + position == 0 and data.startswith(BOM):
+            yield RawLine(0, data[len(BOM) : end], length, False)
+        else:
+            yield RawLine(chunk.offset + position, data[position:end], length, False)
+        position = end + 1
+
+
+def _stripped(line: RawLine) -> RawLine:
+    """A line of ``read_lines`` as ``lines`` gives it: no newline, no opening mark."""
+    if line.over:
+        return line
+    data = line.data
+    if data[-1:] == b"\n":
+        data = data[:-1]
+    if line.offset == 0 and data.startswith(BOM):
+        data = data[len(BOM) :]
+    return RawLine(line.offset, data, line.length, False)
+
+
+def _file_lines(chunk: Chunk, source: InputSource, max_line_bytes: int) -> Iterator[RawLine]:
+    """``lines`` of a byte range of a plain file, read in blocks."""
     try:
         with open(source.path, "rb") as handle:
             handle.seek(chunk.offset)
@@ -352,23 +367,9 @@ def chunk_lines(
                 remaining -= len(data)
                 return data
 
-            yield from read_lines(read, max_line_bytes, chunk.offset)
+            yield from map(_stripped, read_lines(read, max_line_bytes, chunk.offset))
     except OSError as exc:
         raise read_error(source.display, exc) from None
-
-
-def lines(
-    chunk: Chunk, source: InputSource, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-) -> Iterator[RawLine]:
-    """``chunk_lines`` without their newlines, and without a byte-order mark that opens the
-    input; ``length`` is kept (a line over the limit comes as its head)."""
-    for line in chunk_lines(chunk, source, max_line_bytes):
-        data = line.data
-        if not line.over and data.endswith(b"\n"):
-            data = data[:-1]
-        if line.offset == 0 and data.startswith(BOM):
-            data = data[len(BOM) :]
-        yield RawLine(line.offset, data, line.length, line.over)
 
 
 def file_lines(
@@ -379,13 +380,7 @@ def file_lines(
     file's bytes (compressed or not, as stored) as they are read."""
     with _open_hashed(path, digest) as handle:
         try:
-            for line in read_lines(handle.read, max_line_bytes):
-                data = line.data
-                if not line.over and data.endswith(b"\n"):
-                    data = data[:-1]
-                if line.offset == 0 and data.startswith(BOM):
-                    data = data[len(BOM) :]
-                yield RawLine(line.offset, data, line.length, line.over)
+            yield from map(_stripped, read_lines(handle.read, max_line_bytes))
         except READ_ERRORS as exc:
             raise read_error(path, exc) from None
 

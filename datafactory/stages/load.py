@@ -33,9 +33,9 @@ from datafactory.repair import (
     Reject,
     normalise_line,
 )
-from datafactory.sources import Chunk, InputSource, chunk_lines
+from datafactory.sources import Chunk, InputSource, lines
 from datafactory.stages import group
-from wiregate.jsonl import BOM, too_long
+from wiregate.jsonl import too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
 __all__ = [
@@ -168,12 +168,8 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
     number = 0
     base = chunk.index << 32
     source = ctx.sources[chunk.source_index]
-    for offset, line, length, over in chunk_lines(chunk, source, ctx.max_line_bytes):
+    for _, line, length, over in lines(chunk, source, ctx.max_line_bytes):
         number += 1
-        if not over and line[-1:] == b"\n":
-            line = line[:-1]
-        if offset == 0 and line.startswith(BOM):
-            line = line[len(BOM) :]  # a byte-order mark opens the input: allowed
         try:
             if over:  # only its head was read: the rejects file gets that and its length
                 raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
