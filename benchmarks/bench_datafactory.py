@@ -1,17 +1,26 @@
 """Benchmark of the datafactory exporter against the orjson read+parse floor.
 
-    python benchmarks/bench_datafactory.py --records 100000 [--repeat 3] [--workers N]
+    python benchmarks/bench_datafactory.py --records 100000 --workers 2 [--repeat 3]
+        [--evomerge PATH] [--baseline OTHER_CHECKOUT]
+    python benchmarks/bench_datafactory.py --one-rollout 300000 --workers 2
+    python benchmarks/bench_datafactory.py --records 1000000 --workers 2
+    python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
     python benchmarks/bench_datafactory.py --g3-scale [--tasks 1000000 --eval-items 100000]
     python benchmarks/bench_datafactory.py --eval-memory [--eval-items 1000000]
-    python benchmarks/bench_datafactory.py --records 100000 --baseline ../main [--repeat 3]
-    python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
+    python benchmarks/bench_datafactory.py --stages --records 100000
 
-Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.4 kB per
-branch record, the branches of a rollout scattered over the file), an eval set with no
-overlap, then in one run measures: the floor (read the file and ``orjson.loads`` every line),
-and the exporter as a child process (``python -m datafactory``, G3 on, both formats). It
-prints records/s, the ratio to the floor, and peak RSS: the largest single process
-(``getrusage(RUSAGE_CHILDREN)``) and the whole process tree (sampled from /proc).
+Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.5 kB per
+branch record, the branches of a rollout scattered over the file; or, with
+``--one-rollout N``, one rollout of N branches), an eval set with no overlap, then in each
+run measures, side by side: the floor (read the file and ``orjson.loads`` every line, in
+this process) and the exporter as a child process (``python -m datafactory``, G3 on, both
+formats). Per run it prints records/s, CPU microseconds per record summed over every process
+(the exporter and its workers: ``getrusage(RUSAGE_CHILDREN)``), peak RSS of the largest
+single process (``ru_maxrss``) and of the process tree (sampled from /proc), the cores left
+idle during the run (from /proc/stat idle deltas: other jobs on a shared machine show as
+fewer free cores), this machine's sha256 speed and what hashing the inputs, outputs and eval
+file costs per record; with ``--evomerge PATH`` (a trace-pipeline checkout) the time
+evomerge's models take to read the same file. Then the medians over ``--repeat`` runs.
 
 G3 mode times ``validate_g3`` for N synthetic tasks against M eval items in a child process.
 
@@ -19,14 +28,14 @@ Eval-memory mode writes M realistic eval items (``generate_realistic_eval``) and
 a child process, the peak RSS of building the G3 index from them, then the cost of checking
 tasks against it.
 
-``--baseline DIR`` runs the exporter of another checkout (e.g. the main branch) on the same
-files in the same run, alternating with this one, and prints both CPU costs side by side.
+Stages mode prints the CPU cost per record of each step, one at a time, in this process.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import os
 import random
 import resource
@@ -184,7 +193,7 @@ EVAL_MEMORY_CHILD = """
 import random, resource, sys, time
 sys.path.insert(0, {root!r})
 from benchmarks.bench_datafactory import WORDS, _sentence
-from datafactory.g3 import EvalIndex, task_words, word_grams
+from datafactory.contamination import EvalIndex, task_words, word_grams
 start = time.process_time()
 index = EvalIndex.from_file({path!r})
 built = time.process_time()
@@ -314,58 +323,146 @@ def run_exporter(
     return seconds, cpu, max(usage.ru_maxrss, before), tree_kib
 
 
+def generate_one_rollout(path: Path, branches: int, seed: int) -> None:
+    """One rollout of ``branches`` branch records (the memory case of a giant rollout)."""
+    rng = random.Random(seed)
+    task = _sentence(rng, WORDS, 10, 24)
+    with path.open("wb") as handle:
+        for index in range(branches):
+            handle.write(orjson.dumps(_branch(rng, 0, task, index)) + b"\n")
+
+
+def cpu_times() -> tuple[int, int]:
+    """(idle, total) jiffies of all CPUs, from /proc/stat (idle counts iowait too)."""
+    with open("/proc/stat") as stat:
+        fields = [int(x) for x in stat.readline().split()[1:]]
+    return fields[3] + fields[4], sum(fields)
+
+
+def sha256_speed() -> float:
+    """This machine's sha256 speed, bytes per second (best of three over 64 MiB)."""
+    block = os.urandom(1 << 20) * 64
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        hashlib.sha256(block).digest()
+        best = min(best, time.perf_counter() - start)
+    return len(block) / best
+
+
+EVOMERGE_CHILD = """
+import sys, time
+from evomerge.schemas.rollout import RolloutBranchRecord
+start = time.perf_counter()
+with open(sys.argv[1], "rb") as handle:
+    for line in handle:
+        RolloutBranchRecord.model_validate_json(line)
+print(time.perf_counter() - start)
+"""
+
+
+def run_evomerge(checkout: Path, data: Path) -> float:
+    """Seconds evomerge (its pydantic models, as its data loop reads branch records) takes to
+    read the file, measured from outside as wall-clock time."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", EVOMERGE_CHILD, str(data)], check=True, env=env)
+    return time.perf_counter() - start
+
+
+def _generate_inputs(args: argparse.Namespace, work: Path) -> tuple[Path, Path, int]:
+    data, eval_path = work / "rollouts.jsonl", work / "eval.jsonl"
+    if args.one_rollout:
+        generate_one_rollout(data, args.one_rollout, args.seed)
+        records = args.one_rollout
+    else:
+        generate(data, args.records, args.seed)
+        records = args.records
+    if args.realistic_eval:
+        generate_realistic_eval(eval_path, args.eval_items, args.seed)
+    else:
+        generate_eval(eval_path, args.eval_items, args.seed)
+    return data, eval_path, records
+
+
 def bench_export(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-datafactory-", dir=args.temp_dir) as tmp:
         work = Path(tmp)
-        data, eval_path = work / "rollouts.jsonl", work / "eval.jsonl"
-        generate(data, args.records, args.seed)
-        if args.realistic_eval:
-            generate_realistic_eval(eval_path, args.eval_items, args.seed)
-        else:
-            generate_eval(eval_path, args.eval_items, args.seed)
+        data, eval_path, records = _generate_inputs(args, work)
         size = data.stat().st_size
+        cores = os.cpu_count() or 1
+        speed = sha256_speed()
         print(
-            f"input: {args.records:,} branch records, {size / 1e6:,.1f} MB "
-            f"({size / args.records:,.0f} B/record); eval items: {args.eval_items:,}; "
-            f"cpus: {os.cpu_count()}"
+            f"input: {records:,} branch records, {size / 1e6:,.1f} MB "
+            f"({size / records:,.0f} B/record); eval items: {args.eval_items:,}; "
+            f"cpus: {cores}; workers: {args.workers or 'default'}; "
+            f"sha256: {speed / 1e6:,.0f} MB/s on this machine"
         )
-        floors, runs, cpus, singles, trees, baseline = [], [], [], [], [], []
+        evomerge = Path(args.evomerge) if args.evomerge else None
+        if evomerge is not None and not (evomerge / "evomerge").is_dir():
+            print(f"evomerge: no trace-pipeline checkout at {evomerge} (no evomerge/): skipped")
+            evomerge = None
+        figures: dict[str, list[float]] = {}
+
+        def keep(**values: float) -> None:
+            for name, value in values.items():
+                figures.setdefault(name, []).append(value)
+
         for attempt in range(args.repeat):
-            if args.baseline:
-                base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
-                baseline.append(base[1])
-                print(
-                    f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, "
-                    f"CPU {base[1] / args.records * 1e6:.1f} us/record"
-                )
-            floors.append(floor(data))
+            floor_s = floor(data)
+            idle0, total0 = cpu_times()
             seconds, cpu, single, tree = run_exporter(data, eval_path, work, args.workers)
-            runs.append(seconds)
-            cpus.append(cpu)
-            singles.append(single)
-            trees.append(tree)
+            idle1, total1 = cpu_times()
+            free = (idle1 - idle0) / max(1, total1 - total0) * cores
+            others = max(0.0, cores - free - cpu / seconds)  # busy, but not with this run
+            hashed = size + eval_path.stat().st_size + sum(
+                p.stat().st_size for p in work.iterdir() if p.suffix in (".jsonl", ".json")
+                and p.name not in ("rollouts.jsonl", "eval.jsonl")
+            )  # fmt: skip
+            evo = run_evomerge(evomerge, data) if evomerge is not None else float("nan")
+            if args.baseline:  # another checkout's exporter on the same files, in turn
+                base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
+                keep(base_seconds=base[0], base_cpu_us=base[1] / records * 1e6)
+                print(
+                    f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, CPU "
+                    f"{base[1] / records * 1e6:.1f} us/record, peak RSS {base[2] / 1024:.0f} MiB"
+                )
+            keep(
+                rate=records / seconds, seconds=seconds, cpu_us=cpu / records * 1e6,
+                single=single / 1024, tree=tree / 1024, floor_us=floor_s / records * 1e6,
+                free=free, others=others, hash_us=hashed / speed / records * 1e6, evomerge=evo,
+            )  # fmt: skip
             print(
-                f"  run {attempt + 1}: floor {args.records / floors[-1]:,.0f} rec/s, "
-                f"exporter {args.records / seconds:,.0f} rec/s ({seconds:.2f} s), "
-                f"ratio {floors[-1] / seconds:.1%}, CPU {cpu:.1f} s "
-                f"({cpu / args.records * 1e6:.1f} us/record), peak RSS {single / 1024:.0f} MiB "
-                f"(process tree {tree / 1024:.0f} MiB), load average {os.getloadavg()[0]:.1f}"
+                f"  run {attempt + 1}: {records / seconds:,.0f} records/s ({seconds:.2f} s), "
+                f"CPU {cpu / records * 1e6:.1f} us/record (all processes), orjson floor "
+                f"{floor_s / records * 1e6:.2f} us/record, peak RSS {single / 1024:.0f} MiB "
+                f"largest process / {tree / 1024:.0f} MiB tree, cores idle {free:.1f} of "
+                f"{cores} (other jobs busy {others:.1f}), "
+                f"sha256 {hashed / speed / records * 1e6:.2f} us/record"
+                + (f", evomerge {evo:.2f} s ({evo / seconds:.1f}x)" if evomerge else "")
             )
-        floor_s, run_s = statistics.median(floors), statistics.median(runs)
-        manifest = orjson.loads((work / "manifest.json").read_bytes())
+        med = {name: statistics.median(values) for name, values in figures.items()}
         print(
-            f"median of {args.repeat}: exporter {args.records / run_s:,.0f} records/s "
-            f"({run_s:.2f} s); floor {args.records / floor_s:,.0f} records/s ({floor_s:.2f} s); "
-            f"ratio to floor {floor_s / run_s:.1%}; CPU {statistics.median(cpus):.1f} s; "
-            f"peak RSS {max(singles) / 1024:.0f} MiB largest process, "
-            f"{max(trees) / 1024:.0f} MiB process tree"
-        )
-        if baseline:
-            print(
-                f"CPU per record, median of {args.repeat}: this checkout "
-                f"{statistics.median(cpus) / args.records * 1e6:.1f} us, baseline "
-                f"{statistics.median(baseline) / args.records * 1e6:.1f} us"
+            f"median of {args.repeat}: {med['rate']:,.0f} records/s ({med['seconds']:.2f} s); "
+            f"CPU {med['cpu_us']:.1f} us/record summed over processes, of which sha256 "
+            f"{med['hash_us']:.2f}; orjson read+parse floor {med['floor_us']:.2f} us/record "
+            f"({med['cpu_us'] / med['floor_us']:.1f}x); peak RSS {med['single']:.0f} MiB "
+            f"largest process, {med['tree']:.0f} MiB process tree; cores idle "
+            f"{med['free']:.1f} of {cores}, other jobs busy {med['others']:.1f}"
+            + (
+                f"; evomerge {med['evomerge']:.2f} s, {med['evomerge'] / med['seconds']:.1f}x "
+                "the exporter's wall time"
+                if evomerge
+                else ""
             )
+        )
+        if args.baseline:
+            print(
+                f"baseline {args.baseline}, median: {med['base_seconds']:.2f} s, CPU "
+                f"{med['base_cpu_us']:.1f} us/record: this checkout's CPU is "
+                f"{med['cpu_us'] / med['base_cpu_us']:.0%} of it"
+            )
+        manifest = orjson.loads((work / "manifest.json").read_bytes())
         print(
             f"outputs: {manifest['dpo']['pairs']:,} DPO pairs, "
             f"{manifest['ppo']['records']:,} PPO records, "
@@ -377,7 +474,7 @@ G3_CHILD = """
 import random, sys, time
 sys.path.insert(0, {root!r})
 from benchmarks.bench_datafactory import WORDS, EVAL_WORDS, _sentence
-from datafactory.g3 import EvalItem, EvalIndex, validate_g3
+from datafactory.contamination import EvalItem, EvalIndex, validate_g3
 rng = random.Random({seed})
 tasks = [(f"rollout-{{i}}", _sentence(rng, WORDS, 10, 24)) for i in range({tasks})]
 items = [EvalItem(i, f"eval-{{i}}", _sentence(rng, EVAL_WORDS, 8, 30)) for i in range({items})]
@@ -387,7 +484,7 @@ index = EvalIndex(items, 8)
 built, built_cpu = time.perf_counter(), time.process_time()
 report = validate_g3(tasks, index)
 done, done_cpu = time.perf_counter(), time.process_time()
-print(f"G3 ({{sys.modules['datafactory.g3'].__file__}}): {{len(tasks):,}} tasks vs "
+print(f"G3 ({{sys.modules['datafactory.contamination'].__file__}}): {{len(tasks):,}} tasks vs "
       f"{{index.items:,}} eval items: index {{built - start:.1f}} s, "
       f"check {{done - built:.1f}} s ({{(done_cpu - built_cpu) / len(tasks) * 1e6:.1f}} us CPU "
       f"per task), total {{done - start:.1f}} s; "
@@ -412,12 +509,12 @@ def bench_stages(args: argparse.Namespace) -> None:
     """CPU microseconds per branch record of each step of the pipeline, one step at a time, in
     this process (no workers, no output files): where the time goes."""
     from contracts import locate
-    from datafactory import group
-    from datafactory.g3 import EvalIndex
-    from datafactory.normalise import normalise_line
+    from datafactory.contamination import EvalIndex
     from datafactory.pairs import choose_pair, conversation_of, dpo_record, ppo_record, provenance
-    from datafactory.pipeline import _RecentTasks
     from datafactory.rank import rank_disagreements, total_score
+    from datafactory.repair import normalise_line
+    from datafactory.stages import group
+    from datafactory.stages.load import RecentTasks
     from wiregate.record_validator import ValidatorSet
 
     validators = ValidatorSet(locate(None))
@@ -446,7 +543,7 @@ def bench_stages(args: argparse.Namespace) -> None:
         )
         conversations = step("conversation", lambda: [conversation_of(b) for b in loaded])
         step("loss weight", lambda: [c.loss_weight_tokens for c in conversations])
-        tasks = _RecentTasks(8, index)
+        tasks = RecentTasks(8, index)
         facts = step(
             "task hashes and G3 (once per task)", lambda: [tasks.facts(b["task"]) for b in loaded]
         )
@@ -467,21 +564,24 @@ def bench_stages(args: argparse.Namespace) -> None:
                 for r, m in zip(ppo, messages, strict=True)
             ],
         )
-        entries = [
-            group.SpillEntry(
-                group.rollout_key(b["rollout_id"]), b["rollout_id"], group.KIND_BRANCH,
-                b["branch_index"], 0, n, 0, 0, hit, hashes, total_score(b), True,
-                b["final_answer"], b["rank"], True, c.loss_weight_tokens, out, b"",
+        spilled = [
+            group.Spilled(
+                (
+                    group.rollout_key(b["rollout_id"]), b["rollout_id"], group.KIND_BRANCH,
+                    b["branch_index"], n, 0, hit, hashes, total_score(b), True,
+                    group.answer_key(b["final_answer"]), b["rank"], True, c.loss_weight_tokens,
+                ),
+                out, b"", out.index(m), len(m), b["final_answer"].encode(), line,
             )
-            for n, ((b, c), (hashes, hit), out) in enumerate(
-                zip(pairs, facts, lines_out, strict=True)
+            for n, ((b, c), (hashes, hit), out, m, line) in enumerate(
+                zip(pairs, facts, lines_out, messages, lines, strict=True)
             )
         ]  # fmt: skip
         partitioning = group.Partitioning(4)
         writer = group.SpillWriter(tmp, partitioning)
         step(
             "spill: write",
-            lambda: [writer.write(entries[i : i + 4096]) for i in range(0, count, 4096)],
+            lambda: [writer.write(spilled[i : i + 4096]) for i in range(0, count, 4096)],
         )
         writer.close()
         rollouts = step(
@@ -495,12 +595,18 @@ def bench_stages(args: argparse.Namespace) -> None:
             for g, p in zip(rollouts, chosen, strict=True)
             if not isinstance(p, str)
         ]
+        files = group.SpillFiles(tmp)
+
+        def messages_of(entry: group.SpillEntry) -> Any:
+            where = entry.where
+            part = partitioning.of(entry.key)
+            data = files.read(part, entry.writer, where.at + where.messages_at, where.messages_len)
+            return orjson.loads(data)
+
         dpo = step(
-            "DPO record (parse the chosen PPO line)",
+            "DPO record (read the chosen conversation back)",
             lambda: [
-                dpo_record(
-                    provenance(r, c.hashes), orjson.loads(c.output)["messages"], c.loss_weight, c, x
-                )
+                dpo_record(provenance(r, c.hashes), messages_of(c), c.loss_weight, c, x)
                 for r, (c, x) in picked
             ],
         )
@@ -522,7 +628,15 @@ def main() -> None:
     parser.add_argument(
         "--eval-memory", action="store_true", help="peak RSS of the G3 index of realistic items"
     )
-    parser.add_argument("--baseline", help="also run the exporter of this checkout, alternating")
+    parser.add_argument(
+        "--baseline", help="also run the exporter (G3 mode: G3) of this checkout, in turn"
+    )
+    parser.add_argument(
+        "--one-rollout", type=int, metavar="N", help="export one rollout of N branches instead"
+    )
+    parser.add_argument(
+        "--evomerge", metavar="PATH", help="a trace-pipeline checkout: time evomerge too"
+    )
     parser.add_argument(
         "--realistic-eval", action="store_true", help="export against realistic eval items"
     )

@@ -11,26 +11,27 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from datafactory.api import export, load_rollouts
-    from datafactory.g3 import EvalIndex, EvalItem, G3Report, validate_g3
+    from datafactory.contamination import EvalIndex, EvalItem, G3Report, validate_g3
     from datafactory.manifest import Accounting
     from datafactory.pairs import DpoSkip, to_dpo, to_ppo
-    from datafactory.pipeline import RunResult, Settings
+    from datafactory.run import RunResult
+    from datafactory.settings import Settings
 
 # Imported when first used, so the command's entry point starts (and sets its signal
 # handlers) before the exporter is loaded.
 _WHERE = {
     "export": "datafactory.api",
     "load_rollouts": "datafactory.api",
-    "EvalIndex": "datafactory.g3",
-    "EvalItem": "datafactory.g3",
-    "G3Report": "datafactory.g3",
-    "validate_g3": "datafactory.g3",
+    "EvalIndex": "datafactory.contamination",
+    "EvalItem": "datafactory.contamination",
+    "G3Report": "datafactory.contamination",
+    "validate_g3": "datafactory.contamination",
     "Accounting": "datafactory.manifest",
     "DpoSkip": "datafactory.pairs",
     "to_dpo": "datafactory.pairs",
     "to_ppo": "datafactory.pairs",
-    "RunResult": "datafactory.pipeline",
-    "Settings": "datafactory.pipeline",
+    "RunResult": "datafactory.run",
+    "Settings": "datafactory.settings",
 }
 
 

@@ -1,7 +1,7 @@
-"""The ``datafactory`` command (also ``python -m datafactory``): a thin adapter over
-``datafactory.pipeline.run``. Exit 0 done, 1 G3 violation, 2 usage or input error,
-3 an output record failed the contract (a bug in the exporter), 130 interrupted (SIGINT),
-143 terminated (SIGTERM)."""
+"""The ``datafactory`` command (also ``python -m datafactory``): a thin adapter that parses
+options into ``datafactory.settings.Settings`` and calls ``datafactory.run.run``. Exit 0
+done, 1 G3 violation, 2 usage or input error, 3 an output record failed the contract (a bug
+in the exporter), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."""
 
 from __future__ import annotations
 
@@ -14,24 +14,47 @@ import click
 
 from contracts import ContractError
 from datafactory import interrupts
-from datafactory.g3 import DEFAULT_NGRAM
+from datafactory.contamination import DEFAULT_NGRAM
 from datafactory.manifest import summary_lines
-from datafactory.output import OutputsPartlyWritten
+from datafactory.outputs import OutputsPartlyWritten
 from datafactory.parallel import WorkerDied
-from datafactory.pipeline import (
+from datafactory.run import RunResult, run
+from datafactory.settings import (
     DEFAULT_MAX_LINE_BYTES,
     FORMATS,
-    OutputInvalidError,
-    RunResult,
+    SettingError,
+    SettingNames,
     Settings,
-    run,
 )
+from datafactory.stages.load import OutputInvalidError
 from wiregate.errors import UserError
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+
+#: What the command calls each setting in its errors: its options.
+OPTION_NAMES = SettingNames(
+    {
+        "inputs": "--input",
+        "dpo_path": "--output-dpo",
+        "ppo_path": "--output-ppo",
+        "output_format": "--format",
+        "rejects_path": "--rejects",
+        "manifest_path": "--manifest",
+        "eval_items": "--eval-items",
+        "eval_field": "--eval-field",
+        "eval_id_field": "--eval-id-field",
+        "ngram": "--ngram",
+        "allow_missing_g3": "--allow-missing-g3",
+        "g3_report_path": "--g3-report",
+        "temp_dir": "--temp-dir",
+        "workers": "--workers",
+        "max_line_bytes": "--max-line-bytes",
+        "contract": "--contract",
+    }
+)
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> None:
@@ -216,6 +239,9 @@ def _main(settings: Settings, rejects: str | None) -> None:
     except interrupts.Terminated:
         click.echo("datafactory: terminated", err=True)
         sys.exit(EXIT_SIGTERM)
+    except SettingError as exc:
+        _fail(exc.render(OPTION_NAMES))
+        return
     except (UserError, ContractError) as exc:
         _fail(str(exc))
         return

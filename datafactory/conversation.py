@@ -42,6 +42,10 @@ def _text(value: Any) -> str:
     return orjson.dumps(value).decode("utf-8")
 
 
+#: A call (its id, the data of its tool_call event) and the data of its result (None: none).
+_Pair = tuple[tuple[str, EventDataJson], "EventDataJson | None"]
+
+
 @dataclass
 class Conversation:
     """The messages of one branch and which ``tool`` messages carry an error."""
@@ -53,8 +57,14 @@ class Conversation:
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
+    pairs = _alternating(events)
+    return _conversation(task, _paired(events) if pairs is None else pairs, final_answer)
+
+
+def _paired(events: Sequence[EventJson]) -> list[_Pair]:
+    """Any order of events: each result answers its call by id, else the oldest unanswered."""
     # Pair each call with its result first, then create the messages (never mutated).
-    calls: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
+    pairs: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
     results: list[EventDataJson | None] = []  # data of the answering tool_result, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
@@ -62,10 +72,10 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
         data = event["data"]
         given_id = data.get("call_id")
         if event["event"] == "tool_call":
-            call_id = given_id or f"call_{len(calls)}"
-            by_id.setdefault(call_id, len(calls))
-            unanswered.append(len(calls))
-            calls.append((call_id, data))
+            call_id = given_id or f"call_{len(pairs)}"
+            by_id.setdefault(call_id, len(pairs))
+            unanswered.append(len(pairs))
+            pairs.append((call_id, data))
             results.append(None)
             continue
         index = by_id.pop(given_id, None) if given_id else None
@@ -73,13 +83,34 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
             if not unanswered:
                 continue  # a result with no call to answer carries no turn of its own
             index = unanswered[0]
-            if by_id.get(calls[index][0]) == index:
-                del by_id[calls[index][0]]
+            if by_id.get(pairs[index][0]) == index:
+                del by_id[pairs[index][0]]
         unanswered.remove(index)
         results[index] = data
+    return list(zip(pairs, results, strict=True))
+
+
+def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
+    """The pairs of the common case, call, result, call, result...: each result answers the
+    call just before it, whatever its id says (as the general rules pair them); None when
+    the events are not in that order."""
+    if len(events) % 2:
+        return None
+    pairs: list[_Pair] = []
+    for n in range(0, len(events), 2):
+        call, result = events[n], events[n + 1]
+        if call["event"] != "tool_call" or result["event"] == "tool_call":
+            return None
+        data = call["data"]
+        pairs.append(((data.get("call_id") or f"call_{n // 2}", data), result["data"]))
+    return pairs
+
+
+def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversation:
+    """The messages of the calls (with their ids) and their results (None: unanswered)."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
-    for (call_id, data), result in zip(calls, results, strict=True):
+    for (call_id, data), result in pairs:
         # Producers may record the assistant's text with the call (an extra key of the data).
         content = data.get("content")
         args = data.get("args")
@@ -103,8 +134,11 @@ def build_messages(task: str, events: Sequence[EventJson], final_answer: str) ->
         if error:
             errors.append(len(messages))
             text = error
+        elif result is None:
+            text = ""
         else:
-            text = _text(result.get("output")) if result is not None else ""
+            output = result.get("output")
+            text = output if isinstance(output, str) else _text(output)
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})
     error_turns = frozenset(errors)

@@ -19,6 +19,8 @@ __all__ = [
     "Accounting",
     "FileFacts",
     "build_manifest",
+    "file_facts",
+    "g3_facts",
     "summary_lines",
 ]
 
@@ -72,6 +74,10 @@ class FileFacts:
         return {"path": self.path, "sha256": self.sha256, count_name: self.count}
 
 
+def file_facts(paths: list[str], digests: list[str], counts: list[int]) -> list[FileFacts]:
+    return [FileFacts(*facts) for facts in zip(paths, digests, counts, strict=True)]
+
+
 def build_manifest(
     acc: Accounting,
     inputs: list[FileFacts],
@@ -107,6 +113,27 @@ def build_manifest(
         "g3": g3,
         "outputs": {name: f.as_dict("records") for name, f in sorted(outputs.items())},
     }
+
+
+def g3_facts(
+    ngram: int,
+    eval_items: FileFacts | None,
+    contaminated: int,
+    dropped: bool,
+) -> dict[str, Any]:
+    """The manifest's ``g3`` section; ``eval_items`` None: the gate did not run."""
+    g3: dict[str, Any] = {
+        "status": "skipped (--allow-missing-g3)" if eval_items is None else "passed",
+        "ngram": ngram,
+        "eval_items": None,
+        "contaminated_rollouts": contaminated,
+        "dropped": dropped and bool(contaminated),
+    }
+    if eval_items is not None:
+        g3["eval_items"] = eval_items.as_dict("items")
+        if contaminated:
+            g3["status"] = "contaminated rollouts dropped"
+    return g3
 
 
 def summary_lines(manifest: dict[str, Any]) -> list[str]:

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeVar, cast
 
+from datafactory.contamination import DEFAULT_NGRAM, check_ngram, hash_grams, task_grams
 from datafactory.conversation import Conversation, build_messages
-from datafactory.g3 import DEFAULT_NGRAM, check_ngram, hash_grams, task_grams
 from datafactory.rank import BranchScore, Ranked, rank_branches, reward, total_score
 from datafactory.records import (
     BranchJson,

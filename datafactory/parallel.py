@@ -8,9 +8,12 @@ the results back in unit order; ``close()`` kills the workers (SIGKILL) and reap
 cannot block. Workers ignore SIGINT (Ctrl-C reaches the whole process group; the parent
 decides) and die at SIGTERM. A worker whose parent is gone sees its pipe close and exits.
 
-Workers are forked, so they share what the parent set up before the pool is made (the run's
-context); make it before any thread of the parent starts, since a fork copies only the
-calling thread.
+Each worker makes its own state once, with the pool's initializer (called with arguments
+the fork hands over, never pickled), and every unit is ``function(state, item)``: no module
+globals. Workers are forked, so they share what the parent set up before the pool is made
+(the eval index); make the pool before any thread of the parent starts, since a fork copies
+only the calling thread. ``ordered`` without a pool runs the same functions here, on a state
+the caller made with the same initializer.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, TypeVar
 
 __all__ = ["WorkerDied", "WorkerPool", "ordered"]
 
+_S = TypeVar("_S")
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
@@ -36,11 +40,22 @@ class WorkerDied(Exception):
     """A worker process ended without answering (killed from outside, out of memory)."""
 
 
-def _serve(connection: Connection, inherited: list[Connection]) -> None:
+def _serve(
+    connection: Connection,
+    inherited: list[Connection],
+    initializer: Callable[..., Any],
+    initargs: tuple[Any, ...],
+) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in inherited:  # the parent's ends: so a dead parent closes our pipe
         other.close()
+    state: Any = None
+    failed: BaseException | None = None
+    try:
+        state = initializer(*initargs)
+    except BaseException as exc:  # answered to every unit, so the parent raises it
+        failed = exc
     # A thread takes units in as they come, so the parent never blocks sending one while
     # this process blocks sending a result back (both pipes full: a deadlock).
     inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -57,7 +72,9 @@ def _serve(connection: Connection, inherited: list[Connection]) -> None:
     while (unit := inbox.get()) is not None:
         function, item = unit
         try:
-            answer: tuple[bool, Any] = (True, function(item))
+            if failed is not None:
+                raise failed
+            answer: tuple[bool, Any] = (True, function(state, item))
         except BaseException as exc:  # sent to the parent, which raises it
             answer = (False, exc)
         try:
@@ -73,7 +90,11 @@ def _serve(connection: Connection, inherited: list[Connection]) -> None:
 
 
 class WorkerPool:
-    def __init__(self, count: int) -> None:
+    """``count`` forked workers, each with the state ``initializer(*initargs)``."""
+
+    def __init__(
+        self, count: int, initializer: Callable[..., Any], initargs: tuple[Any, ...] = ()
+    ) -> None:
         context = get_context("fork")
         self._workers: list[tuple[Any, Connection]] = []
         self._busy: list[int] = []
@@ -81,7 +102,9 @@ class WorkerPool:
             for _ in range(count):
                 mine, theirs = context.Pipe()
                 parents = [c for _, c in self._workers] + [mine]
-                process = context.Process(target=_serve, args=(theirs, parents), daemon=True)
+                process = context.Process(
+                    target=_serve, args=(theirs, parents, initializer, initargs), daemon=True
+                )
                 process.start()
                 theirs.close()
                 self._workers.append((process, mine))
@@ -90,10 +113,15 @@ class WorkerPool:
             self.close()
             raise
 
+    @property
+    def size(self) -> int:
+        return len(self._workers)
+
     def ordered(
-        self, function: Callable[[_T], _R], items: Iterable[_T], window: int
+        self, function: Callable[[Any, _T], _R], items: Iterable[_T], window: int
     ) -> Iterator[_R]:
-        """``function`` over ``items``, results in item order, at most ``window`` in flight."""
+        """``function(state, item)`` over ``items`` in the workers, results in item order, at
+        most ``window`` in flight."""
         pending: deque[int] = deque()  # the worker of each unit in flight, in unit order
         for item in items:
             number = min(range(len(self._busy)), key=self._busy.__getitem__)
@@ -140,9 +168,14 @@ class WorkerPool:
 
 
 def ordered(
-    pool: WorkerPool | None, function: Callable[[_T], _R], items: Iterable[_T], window: int
+    pool: WorkerPool | None,
+    state: _S,
+    function: Callable[[_S, _T], _R],
+    items: Iterable[_T],
+    window: int,
 ) -> Iterator[_R]:
-    """Results of ``function`` over ``items`` in item order: in the pool's workers, or here."""
+    """Results of ``function`` over ``items`` in item order: in the pool's workers (each on
+    its own state), or here on ``state``."""
     if pool is None:
-        return map(function, items)
+        return (function(state, item) for item in items)
     return pool.ordered(function, items, window)

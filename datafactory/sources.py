@@ -1,11 +1,12 @@
-"""Load stage, part 1: where input lines come from.
+"""Where input lines come from: the one reader of the exporter's inputs and its eval file.
 
 Inputs are files (``.jsonl``, ``.jsonl.gz``), directories (their ``*.jsonl`` and
-``*.jsonl.gz`` files, sorted by name) and ``-`` (stdin). The work is cut into chunks of whole
-lines: a plain file is cut by byte range, so a worker process reads its chunk itself; a
-stream (gzip, stdin) is read by the parent and its lines are handed over as bytes. stdin is
-also spooled to a temporary file so a line can be read again later (a rejected duplicate is
-written verbatim).
+``*.jsonl.gz`` files, sorted by name), ``-`` (stdin) and records given in memory (the Python
+API). The work is cut into chunks of whole lines: a plain file is cut by byte range, so a
+worker process reads its chunk itself; a stream (gzip, stdin, records) is read by the parent
+and its lines are handed over as bytes. A stream that is no file (stdin, records) is hashed
+as it is read; every line goes forward once, never read again. A UTF-8 byte-order mark is
+accepted at the start of each input, and only there (``lines``, ``file_lines``).
 
 Memory is bounded whatever the lines: everything is read in blocks, and a line longer than
 ``max_line_bytes`` is never held whole (``wiregate.jsonl.read_lines``): only its first
@@ -16,17 +17,24 @@ from __future__ import annotations
 
 import errno
 import gzip
+import hashlib
 import os
 import stat
+import threading
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
+import orjson
+
+from datafactory.records import to_wire
 from wiregate.errors import UserError
 from wiregate.jsonl import (
     BLOCK_BYTES,
+    BOM,
     DEFAULT_MAX_LINE_BYTES,
     LINE_HEAD_BYTES,
     READ_ERRORS,
@@ -38,13 +46,17 @@ from wiregate.jsonl import (
 __all__ = [
     "READ_ERRORS",
     "Chunk",
+    "InputHashes",
     "InputSource",
     "RawLine",
-    "chunk_lines",
+    "Watched",
+    "changed",
     "expand_inputs",
+    "file_lines",
     "iter_chunks",
+    "lines",
     "read_error",
-    "read_line_at",
+    "records_source",
 ]
 
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -68,12 +80,25 @@ class InputSource:
     """One input file as the user named it (``display``) and how to open it."""
 
     display: str
-    path: str  # "-" for stdin; replaced by the spool file once stdin has been read
+    path: str  # "-" for stdin, "" for records
     compressed: bool
+    # Records given in memory (dicts or generated records), read once, in order.
+    records: Iterable[Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_stdin(self) -> bool:
         return self.display == "-"
+
+    @property
+    def is_stream(self) -> bool:
+        """No file to stat, hash or cut into ranges: stdin or records."""
+        return self.is_stdin or self.records is not None
+
+
+def records_source(display: str, records: Iterable[Any]) -> InputSource:
+    """Records in memory (dicts, or the generated records of ``datafactory.records``) as an
+    input named ``display``: encoded as JSON Lines as they are read, in memory."""
+    return InputSource(display, "", False, records)
 
 
 def _source(path: str) -> InputSource:
@@ -177,21 +202,51 @@ def _next_line_start(handle: IO[bytes], position: int) -> int:
     return position
 
 
+_JSON_TYPES = (Mapping, list, tuple, str, int, float, type(None))
+
+
+class _Encoded:
+    """Records as a byte stream of JSON Lines, encoded as they are asked for."""
+
+    def __init__(self, display: str, records: Iterable[Any]) -> None:
+        self.display = display
+        self.records = iter(records)
+        self.number = 0
+        self.pending = b""
+
+    def read(self, size: int) -> bytes:
+        parts, have = [self.pending], len(self.pending)
+        for record in self.records:
+            self.number += 1
+            try:  # a generated record as its JSON; JSON values (a dict, ...) as they are
+                value = record if isinstance(record, _JSON_TYPES) else to_wire(record)
+                line = orjson.dumps(value) + b"\n"
+            except TypeError as exc:  # also orjson's: e.g. an integer past 64 bits
+                raise UserError(f"{self.display}:{self.number}: not JSON: {exc}") from None
+            parts.append(line)
+            have += len(line)
+            if have >= size:
+                break
+        data = b"".join(parts)
+        self.pending = data[size:]
+        return data[:size]
+
+
 def _stream_chunks(
     source_index: int,
     source: InputSource,
     first: int,
     chunk_bytes: int,
-    spool: IO[bytes] | None,
+    digest: Any,
     max_line_bytes: int,
 ) -> Iterator[Chunk]:
     offset, index = 0, first
-    with open_binary("-" if source.is_stdin else source.path) as handle:
+    with _open_stream(source) as handle:
 
         def read(size: int) -> bytes:
-            data = handle.read(size)  # bounded: a gzip stream inflates at most this much
-            if spool is not None:
-                spool.write(data)
+            data: bytes = handle.read(size)  # bounded: a gzip stream inflates at most this
+            if digest is not None:
+                digest.update(data)
             return data
 
         try:
@@ -227,19 +282,31 @@ def _skip_line(read: Callable[[int], bytes], length: int) -> tuple[int, bytes | 
     return length, None
 
 
+@contextmanager
+def _open_stream(source: InputSource) -> Iterator[Any]:
+    if source.records is not None:
+        yield _Encoded(source.display, source.records)
+        return
+    with open_binary("-" if source.is_stdin else source.path) as handle:
+        yield handle
+
+
 def iter_chunks(
     sources: list[InputSource],
-    spool: IO[bytes] | None = None,
     chunk_bytes: int | None = None,
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    digests: dict[int, Any] | None = None,
 ) -> Iterator[Chunk]:
-    """Every chunk of every source, in input order; stdin is copied into ``spool``."""
+    """Every chunk of every source, in input order. A stream with no file (stdin, records)
+    is hashed as read: its sha256 object goes into ``digests`` under its source's index."""
     size = chunk_bytes or CHUNK_BYTES
     index = 0
     for source_index, source in enumerate(sources):
-        if source.compressed or source.is_stdin:
-            stream_spool = spool if source.is_stdin else None
-            chunks = _stream_chunks(source_index, source, index, size, stream_spool, max_line_bytes)
+        if source.compressed or source.is_stream:
+            digest = None
+            if source.is_stream and digests is not None:
+                digest = digests[source_index] = hashlib.sha256()
+            chunks = _stream_chunks(source_index, source, index, size, digest, max_line_bytes)
         else:
             chunks = _plain_chunks(source_index, source, index, size)
         for chunk in chunks:
@@ -247,32 +314,48 @@ def iter_chunks(
             index += 1
 
 
-def chunk_lines(
+def lines(
     chunk: Chunk, source: InputSource, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 ) -> Iterator[RawLine]:
-    """Every line of a chunk (its offset in the source, the raw line with its newline, ...);
-    a line over ``max_line_bytes`` comes as its head and length only."""
+    """Every line of a chunk: its offset in the source, its bytes without the newline (and
+    without a byte-order mark that opens the input), its length (the mark counted, the
+    newline not), whether it is over ``max_line_bytes`` (then only its head is there)."""
     if chunk.long_line:
         yield RawLine(chunk.offset, chunk.data or b"", chunk.long_line, True)
         return
-    if chunk.data is not None:
-        data = chunk.data
-        position, size = 0, len(data)
-        while position < size:
-            newline = data.find(b"\n", position)
-            end = size if newline < 0 else newline + 1
-            length = end - position - (newline >= 0)
-            if length > max_line_bytes:
-                yield RawLine(
-                    chunk.offset + position,
-                    data[position : position + LINE_HEAD_BYTES],
-                    length,
-                    True,
-                )
-            else:
-                yield RawLine(chunk.offset + position, data[position:end], length, False)
-            position = end
+    if chunk.data is None:
+        yield from _file_lines(chunk, source, max_line_bytes)
         return
+    data = chunk.data
+    position, size = 0, len(data)
+    while position < size:
+        newline = data.find(b"\n", position)
+        end = size if newline < 0 else newline
+        length = end - position
+        if length > max_line_bytes:
+            head = data[position : position + LINE_HEAD_BYTES]
+            yield RawLine(chunk.offset + position, head, length, True)
+        elif chunk.offset + position == 0 and data.startswith(BOM):
+            yield RawLine(0, data[len(BOM) : end], length, False)
+        else:
+            yield RawLine(chunk.offset + position, data[position:end], length, False)
+        position = end + 1
+
+
+def _stripped(line: RawLine) -> RawLine:
+    """A line of ``read_lines`` as ``lines`` gives it: no newline, no opening mark."""
+    if line.over:
+        return line
+    data = line.data
+    if data[-1:] == b"\n":
+        data = data[:-1]
+    if line.offset == 0 and data.startswith(BOM):
+        data = data[len(BOM) :]
+    return RawLine(line.offset, data, line.length, False)
+
+
+def _file_lines(chunk: Chunk, source: InputSource, max_line_bytes: int) -> Iterator[RawLine]:
+    """``lines`` of a byte range of a plain file, read in blocks."""
     try:
         with open(source.path, "rb") as handle:
             handle.seek(chunk.offset)
@@ -284,18 +367,127 @@ def chunk_lines(
                 remaining -= len(data)
                 return data
 
-            yield from read_lines(read, max_line_bytes, chunk.offset)
+            yield from map(_stripped, read_lines(read, max_line_bytes, chunk.offset))
     except OSError as exc:
         raise read_error(source.display, exc) from None
 
 
-def read_line_at(
-    source: InputSource, offset: int, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-) -> bytes:
-    """The line that starts at ``offset`` of a source (a seekable file or stdin's spool), at
-    most ``max_line_bytes`` and its newline (it was read once within the limit; a file
-    changed since is caught by the run's check of it)."""
-    opener = gzip.open if source.compressed else open
-    with opener(source.path, "rb") as handle:
-        handle.seek(offset)
-        return handle.readline(max_line_bytes + 1)
+def file_lines(
+    path: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, digest: Any = None
+) -> Iterator[RawLine]:
+    """Every line of a file (``.gz`` decompressed), as ``lines`` gives them, read in blocks;
+    a damaged file is a ``UserError`` naming it. ``digest`` (a hashlib object) gets the
+    file's bytes (compressed or not, as stored) as they are read."""
+    with _open_hashed(path, digest) as handle:
+        try:
+            yield from map(_stripped, read_lines(handle.read, max_line_bytes))
+        except READ_ERRORS as exc:
+            raise read_error(path, exc) from None
+
+
+class _Hashing:
+    """A file's reads, each block also given to a digest."""
+
+    def __init__(self, handle: IO[bytes], digest: Any) -> None:
+        self.handle = handle
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.handle.read(size)
+        self.digest.update(data)
+        return data
+
+
+@contextmanager
+def _open_hashed(path: str, digest: Any) -> Iterator[Any]:
+    if digest is None or path == "-":
+        with open_binary(path) as handle:
+            yield handle
+        return
+    with open_binary(path) as check:  # the same refusals (a device, a directory, ...)
+        check.close()
+    with open(path, "rb") as raw:
+        hashing: Any = _Hashing(raw, digest)
+        yield gzip.GzipFile(fileobj=hashing, mode="rb") if path.endswith(".gz") else hashing
+
+
+class Watched:
+    """The files a run reads, with their identity when the run began: one that changes
+    (replaced, truncated, grown, rewritten) before the outputs are committed is an input
+    error, so the manifest never vouches for bytes that were not the ones read."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str, str, tuple[int, int, int, int]]] = []
+
+    @staticmethod
+    def identity(facts: os.stat_result) -> tuple[int, int, int, int]:
+        return (facts.st_dev, facts.st_ino, facts.st_size, facts.st_mtime_ns)
+
+    def add(self, display: str, path: str) -> None:
+        try:
+            facts = os.stat(path)
+        except OSError:
+            return  # named when it is opened
+        self.files.append((display, path, self.identity(facts)))
+
+    def check(self) -> None:
+        for display, path, before in self.files:
+            try:
+                after: tuple[int, int, int, int] | None = self.identity(os.stat(path))
+            except OSError:
+                after = None
+            if after != before:
+                raise changed(display)
+
+    def unchanged(self, path: str, facts: os.stat_result) -> bool:
+        return all(before == self.identity(facts) for _, p, before in self.files if p == path)
+
+
+def changed(display: str) -> UserError:
+    return UserError(
+        f"{display}: changed while it was read (replaced, truncated or rewritten during the "
+        "run); nothing written"
+    )
+
+
+class InputHashes:
+    """sha256 of every input file, computed in a thread while the run goes on (hashlib
+    releases the GIL, so this costs no worker time; start it after the workers fork). A file
+    is hashed only if it is still the file the run began with (``Watched``), and the run
+    checks again at its end, so the digest is of the bytes the run read. A stream with no
+    file is hashed as it is read (``iter_chunks``)."""
+
+    def __init__(self, sources: list[InputSource], watched: Watched) -> None:
+        self.sources = sources
+        self.watched = watched
+        self.values: dict[int, str] = {}
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        for index, source in enumerate(self.sources):
+            if source.is_stream:
+                continue
+            try:
+                with open(source.path, "rb") as handle:
+                    if not self.watched.unchanged(source.path, os.fstat(handle.fileno())):
+                        continue  # named by result()
+                    digest = hashlib.sha256()
+                    while block := handle.read(1 << 20):
+                        digest.update(block)
+                    self.values[index] = digest.hexdigest()
+            except OSError:
+                continue  # named by result()
+
+    def result(self, streams: dict[int, Any]) -> list[str]:
+        """Every input's digest; ``streams``: the digests ``iter_chunks`` made."""
+        self._thread.join()
+        digests = []
+        for index, source in enumerate(self.sources):
+            if source.is_stream:
+                digests.append(streams[index].hexdigest())
+            elif index in self.values:
+                digests.append(self.values[index])
+            else:
+                raise changed(source.display)
+        return digests

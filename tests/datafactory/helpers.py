@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from datafactory.pipeline import available_cpus
+from datafactory.settings import available_cpus
 
 #: For tests that run two workers: more workers than CPUs is a usage error.
 TWO_CPUS = pytest.mark.skipif(available_cpus() < 2, reason="--workers 2 needs two CPUs")

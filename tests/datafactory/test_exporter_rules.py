@@ -9,10 +9,10 @@ import pytest
 from contracts import locate
 from datafactory import DpoSkip, to_dpo, to_ppo
 from datafactory.conversation import build_messages, loss_weight_tokens
-from datafactory.normalise import Reject, formula_total, normalise_value
 from datafactory.pairs import task_hash
 from datafactory.rank import BranchScore, rank_branches, rank_disagreements, reward, total_score
 from datafactory.records import RolloutBranchRecord, from_wire, to_wire
+from datafactory.repair import Reject, formula_total, normalise_value
 from tests.datafactory.helpers import branch
 from wiregate.record_validator import ValidatorSet
 

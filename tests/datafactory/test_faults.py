@@ -23,7 +23,8 @@ from click.testing import CliRunner
 from datafactory.cli import main
 from datafactory.interrupts import Terminated
 from datafactory.parallel import WorkerDied
-from datafactory.pipeline import Settings, available_cpus, run
+from datafactory.run import run
+from datafactory.settings import Settings, available_cpus
 from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, write_jsonl
 from wiregate.errors import UserError
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from datafactory import EvalItem, validate_g3
-from datafactory.g3 import (
+from datafactory.contamination import (
     EvalIndex,
     _normalise_unicode,
     n_gram_hash,
@@ -17,7 +17,7 @@ from datafactory.g3 import (
     task_words,
 )
 from datafactory.pairs import task_hashes
-from datafactory.pipeline import _RecentTasks
+from datafactory.stages.load import RecentTasks as _RecentTasks
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from datafactory import EvalItem, validate_g3
-from datafactory.g3 import (
+from datafactory.contamination import (
     MAX_CANDIDATES,
     EvalIndex,
     _Fingerprints,
@@ -327,7 +327,7 @@ def test_repeated_eval_ngrams_are_held_once() -> None:
 
 def test_candidates_are_bounded_per_task(index: EvalIndex) -> None:
     words, pieces = task_words(QUESTION)
-    from datafactory.g3 import word_grams
+    from datafactory.contamination import word_grams
 
     found = index.candidates(words, word_grams(words, 8), pieces)
     assert len(found) == MAX_CANDIDATES == 4

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from contracts import locate
 from datafactory import sources
 from datafactory.cli import main
-from datafactory.normalise import Reject, normalise_line
+from datafactory.repair import Reject, normalise_line
 from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, read_jsonl, write_jsonl
 from wiregate.record_validator import ValidatorSet
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts import locate
-from datafactory.pipeline import _OutputCheck
+from datafactory.stages.load import OutputCheck as _OutputCheck
 from wiregate.record_validator import ValidatorSet
 
 CHECK = _OutputCheck(ValidatorSet(locate(None)))

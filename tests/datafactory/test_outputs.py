@@ -17,7 +17,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-import datafactory.output
+import datafactory.outputs
 from datafactory import export, load_rollouts
 from datafactory.api import InputRecord
 from datafactory.cli import main
@@ -360,14 +360,14 @@ def test_a_directory_removed_during_the_run_discards_every_output(
 ) -> None:
     (work / "va").mkdir()
     (work / "vb").mkdir()
-    finish = datafactory.output.AtomicOutput.finish
+    finish = datafactory.outputs.AtomicOutput.finish
 
-    def finish_after_vb_is_gone(output: datafactory.output.AtomicOutput) -> None:
+    def finish_after_vb_is_gone(output: datafactory.outputs.AtomicOutput) -> None:
         if (work / "vb").exists():  # rm -r vb, while the run writes there
             shutil.rmtree(work / "vb")
         finish(output)
 
-    monkeypatch.setattr(datafactory.output.AtomicOutput, "finish", finish_after_vb_is_gone)
+    monkeypatch.setattr(datafactory.outputs.AtomicOutput, "finish", finish_after_vb_is_gone)
     code, _, stderr = _invoke(
         "--input", work / "in.jsonl", "--allow-missing-g3", "--output-dpo", work / "va" / "d",
         "--output-ppo", work / "vb" / "p", "--manifest", work / "va" / "m",

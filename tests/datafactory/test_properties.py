@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contracts import locate
-from datafactory.pipeline import Settings, run
+from datafactory.run import run
+from datafactory.settings import Settings
 from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))

@@ -15,10 +15,12 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from datafactory import export, group, load_rollouts
+from datafactory import export, load_rollouts
 from datafactory.cli import main
-from datafactory.pipeline import Settings, run
+from datafactory.run import run
+from datafactory.settings import Settings
 from datafactory.sources import expand_inputs
+from datafactory.stages import group
 from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, read_jsonl, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]

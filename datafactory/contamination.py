@@ -60,9 +60,9 @@ from typing import Any
 import orjson
 
 from datafactory.gcpause import no_cyclic_gc
-from datafactory.sources import READ_ERRORS, read_error
+from datafactory.sources import file_lines
 from wiregate.errors import UserError
-from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, open_binary, read_lines, too_long
+from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES, too_long
 
 __all__ = [
     "DEFAULT_NGRAM",
@@ -297,39 +297,38 @@ def _check_field_names(field_name: str | None, id_field: str | None) -> None:
 
 
 def read_eval_items(
-    path: str, field_name: str | None = None, id_field: str | None = None
+    path: str,
+    field_name: str | None = None,
+    id_field: str | None = None,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    digest: Any = None,
 ) -> Iterator[EvalItem]:
     """Every eval item of a JSONL file. A line that is not an object with a text field
     holding a word (or with the id field ``id_field`` names) is an input error (exit 2): an
-    eval set with holes would make the gate silently weaker."""
+    eval set with holes would make the gate silently weaker. ``digest`` (a hashlib object)
+    gets the file's bytes as they are read."""
     _check_field_names(field_name, id_field)
-    with open_binary(path) as handle:
+    lines = file_lines(path, max_line_bytes, digest)
+    for number, (_, raw, length, over) in enumerate(lines, start=1):
+        if over:  # bounded, as inputs are
+            limit = too_long(length, max_line_bytes)
+            raise UserError(f"{path}:{number}: eval item too long: {limit}")
+        if not raw.strip():
+            continue
         try:
-            lines = read_lines(handle.read, DEFAULT_MAX_LINE_BYTES)  # bounded, as inputs are
-            for number, (_, raw, length, over) in enumerate(lines, start=1):
-                if over:
-                    limit = too_long(length, DEFAULT_MAX_LINE_BYTES)
-                    raise UserError(f"{path}:{number}: eval item too long: {limit}")
-                if not raw.strip():
-                    continue
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    raise UserError(
-                        f"{path}:{number}: eval item is not valid JSON: {exc}"
-                    ) from None
-                if not isinstance(value, dict):
-                    raise UserError(f"{path}:{number}: eval item is not a JSON object")
-                text = _item_text(value, field_name)
-                if text is None:
-                    wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
-                    raise UserError(f"{path}:{number}: eval item has no word in {wanted}")
-                item_id = _item_id(value, id_field, number)
-                if item_id is None:
-                    raise UserError(f"{path}:{number}: eval item has no id field {id_field!r}")
-                yield EvalItem(number, item_id, text)
-        except READ_ERRORS as exc:  # also a damaged .gz file
-            raise read_error(path, exc) from None
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
+        if not isinstance(value, dict):
+            raise UserError(f"{path}:{number}: eval item is not a JSON object")
+        text = _item_text(value, field_name)
+        if text is None:
+            wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
+            raise UserError(f"{path}:{number}: eval item has no word in {wanted}")
+        item_id = _item_id(value, id_field, number)
+        if item_id is None:
+            raise UserError(f"{path}:{number}: eval item has no id field {id_field!r}")
+        yield EvalItem(number, item_id, text)
 
 
 # ---------------------------------------------------------------------------------------
@@ -534,9 +533,13 @@ class EvalIndex:
         n: int = DEFAULT_NGRAM,
         field_name: str | None = None,
         id_field: str | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        digest: Any = None,
     ) -> EvalIndex:
-        """The index of an eval JSONL file (read twice: see the module docstring). Raises
-        ``UserError`` for a file that is not regular or holds no item."""
+        """The index of an eval JSONL file (read twice: see the module docstring; the second
+        time only when a task matched). Raises ``UserError`` for a file that is not regular
+        or holds no item. ``digest`` (a hashlib object) gets the file's bytes as the first
+        reading reads them."""
         _check_field_names(field_name, id_field)
         # Missing files and directories are named when opened, below.
         special = os.path.exists(path) and not os.path.isdir(path) and not os.path.isfile(path)
@@ -546,9 +549,9 @@ class EvalIndex:
                 "and a pipe or device would be empty the second time"
             )
         index = cls(
-            read_eval_items(path, field_name, id_field),
+            read_eval_items(path, field_name, id_field, max_line_bytes, digest),
             n,
-            lambda: read_eval_items(path, field_name, id_field),
+            lambda: read_eval_items(path, field_name, id_field, max_line_bytes),
         )
         if not index.items:
             raise UserError(f"{path}: no eval items: the G3 gate would check nothing")

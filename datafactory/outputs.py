@@ -1,4 +1,5 @@
-"""Output stage: files appear under their final names only when the run succeeds.
+"""Output stage: files appear under their final names only when the run succeeds; the lines
+of the rejects file and the G3 report.
 
 Each output is written to a temporary file in its target's directory (so the final
 ``rename`` is atomic on one file system); until ``commit_all`` a killed run leaves at most a
@@ -18,18 +19,43 @@ which holds raw input lines, is ``0600``). Until the rename the temporary file i
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, Any
 
+import orjson
+
+from datafactory import interrupts
 from wiregate.errors import UserError
 
-__all__ = ["AtomicOutput", "OutputsPartlyWritten", "commit_all", "current_umask", "sha256_file"]
+if TYPE_CHECKING:
+    from datafactory.contamination import Contamination
+    from datafactory.settings import Settings
+
+__all__ = [
+    "G3_REPORT",
+    "MANIFEST",
+    "AtomicOutput",
+    "OutputsPartlyWritten",
+    "append_lines",
+    "commit_all",
+    "current_umask",
+    "g3_report",
+    "open_outputs",
+    "reject_line",
+    "sha256_file",
+    "workspace",
+]
+
+MANIFEST = "manifest"
+G3_REPORT = "g3_report"
 
 
 def current_umask() -> int:
@@ -167,3 +193,99 @@ def commit_all(outputs: Sequence[AtomicOutput]) -> None:
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+def open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
+    """Each output's temporary file, by name (``dpo``, ``ppo``, ``rejects``, ``G3_REPORT``,
+    ``MANIFEST``); those made are discarded when one fails. The rejects file, which holds
+    raw input lines, is created readable by its owner only."""
+    outputs: dict[str, AtomicOutput] = {}
+    wanted = {"dpo": settings.dpo_path, "ppo": settings.ppo_path}
+    try:
+        for name in sorted(settings.formats):
+            path = wanted[name]
+            assert path is not None, "check_settings requires the outputs of the format"
+            outputs[name] = AtomicOutput(path)
+        if settings.rejects_path:
+            outputs["rejects"] = AtomicOutput(settings.rejects_path, new_mode=0o600)
+        if settings.g3_report_path:
+            outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
+        if settings.manifest_path:
+            outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
+    except BaseException:
+        for output in outputs.values():
+            output.discard()
+        raise
+    return outputs
+
+
+def g3_report(found: list[Contamination]) -> bytes:
+    """The G3 report file: each contaminated rollout, its eval item, the shared n-gram."""
+    report = {
+        "contaminated": [
+            {"rollout_id": c.rollout_id, "eval_item_id": c.eval_item_id, "ngram": c.ngram}
+            for c in found
+        ]
+    }
+    return orjson.dumps(report, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def reject_line(
+    display: str, number: int, code: str, detail: str, raw: bytes, length: int = 0
+) -> bytes:
+    """A rejects-file record; ``length``: the line's, when ``raw`` is only its first bytes
+    (a line over the limit is never held whole), given as ``raw_length``."""
+    record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
+    if length:
+        record["raw_length"] = length
+        raw = _whole_characters(raw)
+    try:
+        record["raw"] = raw.decode("utf-8")
+    except UnicodeDecodeError:  # kept verbatim all the same, as base64
+        record["raw_base64"] = base64.b64encode(raw).decode("ascii")
+    return orjson.dumps(record) + b"\n"
+
+
+def _whole_characters(head: bytes) -> bytes:
+    """A line's first bytes without a UTF-8 sequence cut at their end (as they are when
+    they are not UTF-8 anyway)."""
+    for cut in range(4):
+        try:
+            head[: len(head) - cut].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return head[: len(head) - cut]
+    return head
+
+
+def append_lines(output: AtomicOutput | None, path: str, lines: int) -> None:
+    """Append the ``lines`` lines of the file at ``path`` to ``output`` (None: not wanted),
+    in blocks; the file is removed once copied."""
+    with open(path, "rb") as handle:
+        while output is not None and (block := handle.read(1 << 20)):
+            output.write(block, 0)
+    os.unlink(path)
+    if output is not None:
+        output.records += lines
+
+
+@contextmanager
+def workspace(settings: Settings) -> Iterator[tuple[dict[str, AtomicOutput], str]]:
+    """The outputs' temporary files (``open_outputs``) and a temporary directory for the
+    run's spill; on failure nothing is left of either."""
+    outputs: dict[str, AtomicOutput] = {}
+    spill: tempfile.TemporaryDirectory[str] | None = None
+    try:
+        with interrupts.deferred():  # no temporary file made but not yet known
+            outputs = open_outputs(settings)
+            spill = tempfile.TemporaryDirectory(prefix="datafactory-", dir=settings.temp_dir)
+        yield outputs, spill.name
+    except BaseException:
+        with interrupts.deferred():
+            for output in outputs.values():
+                output.discard()
+        raise
+    finally:
+        with interrupts.deferred():
+            if spill is not None:
+                spill.cleanup()

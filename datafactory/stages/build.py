@@ -1,0 +1,167 @@
+"""Build stage, per partition: group by ``rollout_id``, rank, pick the DPO pair, apply G3,
+and write the partition's DPO and PPO lines, in order, to files of its own in the spill
+directory, which the parent appends to the outputs. The DPO record of a pair is made here;
+every other output line was made by the load stage and is copied from the spill file by
+range. Memory holds a rollout's small entries, never its output lines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import IO
+
+import orjson
+
+from datafactory.contamination import Contamination, first_confirmed
+from datafactory.manifest import Accounting
+from datafactory.pairs import choose_pair, dpo_record, provenance
+from datafactory.rank import BranchScore, rank_disagreements
+from datafactory.stages import group
+from datafactory.stages.load import Worker
+
+__all__ = ["Confirmed", "PartitionResult", "build_partition"]
+
+#: G3 candidates that an eval item holds -> (eval item id, its n-gram): ``EvalIndex.confirm``.
+Confirmed = Mapping[str, tuple[str, str]]
+
+
+@dataclass
+class PartitionResult:
+    partition: int
+    # Output name ("dpo", "ppo") -> (the file holding the partition's lines, their count).
+    outputs: dict[str, tuple[str, int]] = field(default_factory=dict)
+    duplicates: list[tuple[group.SpillEntry, group.SpillEntry]] = field(default_factory=list)
+    contaminated: list[Contamination] = field(default_factory=list)
+    acc: Accounting = field(default_factory=Accounting)
+
+
+class _Lines:
+    """One output's lines of a partition, written to a file of the spill directory."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.count = 0
+        self.handle: IO[bytes] = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
+
+    def add(self, line: bytes) -> None:
+        self.handle.write(line)
+        self.count += 1
+
+
+def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionResult:
+    """Each rollout's entries -> its outputs; ``work``: the partition and its confirmed G3
+    candidates."""
+    partition, confirmed = work
+    directory = worker.ctx.spill_dir
+    result = PartitionResult(partition)
+    files = group.SpillFiles(directory)
+    names = sorted(worker.ctx.formats)
+    outputs = {n: _Lines(os.path.join(directory, f"out-{partition:04d}.{n}")) for n in names}
+    try:
+        for rollout_id, entries in group.read_partition(directory, partition):
+            branches, layer2, duplicates = group.split_rollout(entries)
+            del entries
+            result.duplicates.extend(duplicates)
+            result.acc.rollouts += 1
+            if branches:
+                result.acc.rank_disagreements += rank_disagreements(branches)
+            shared = first_confirmed(
+                (c for e in (*branches, *layer2) if e.g3_hit for c in e.g3_hit.split("\n")),
+                confirmed,
+            )
+            if shared is not None:  # the load stage checked each task against the eval items
+                result.contaminated.append(Contamination(rollout_id, *shared))
+                continue  # never exported: the run stops, or the rollout is dropped
+            _Rollout(worker, files, partition, outputs, result.acc).build(
+                rollout_id, branches, layer2, result
+            )
+    finally:
+        files.close()
+        for lines in outputs.values():
+            lines.handle.close()
+    result.outputs = {name: (lines.path, lines.count) for name, lines in outputs.items()}
+    return result
+
+
+class _Rollout:
+    def __init__(
+        self,
+        worker: Worker,
+        files: group.SpillFiles,
+        partition: int,
+        outputs: dict[str, _Lines],
+        acc: Accounting,
+    ) -> None:
+        self.worker = worker
+        self.files = files
+        self.partition = partition
+        self.dpo = outputs.get("dpo")
+        self.ppo = outputs.get("ppo")
+        self.acc = acc
+
+    def read(self, entry: group.SpillEntry, at: int, length: int) -> bytes:
+        return self.files.read(self.partition, entry.writer, at, length)
+
+    def output(self, entry: group.SpillEntry) -> bytes:
+        """The entry's own output line, from the spill."""
+        at, length = group.OUTPUT.unpack_from(entry.ref)
+        return self.read(entry, at, length)
+
+    def build(
+        self,
+        rollout_id: str,
+        branches: list[group.SpillEntry],
+        layer2: list[group.SpillEntry],
+        result: PartitionResult,
+    ) -> None:
+        acc = self.acc
+        plugin_pair = layer2[0] if layer2 and layer2[0].kind == group.KIND_DPO else None
+        pair = choose_pair(branches) if branches and (self.dpo or plugin_pair) else None
+        if isinstance(pair, tuple) and plugin_pair is not None:
+            # The branch records give the rollout's pair: the plugin's DPO record repeats it.
+            result.duplicates.append((pair[0], plugin_pair))
+            layer2 = layer2[1:]
+        if self.dpo is not None:
+            if isinstance(pair, str) and plugin_pair is None:
+                acc.dpo_skipped[pair] += 1
+            elif isinstance(pair, tuple):
+                self.dpo.add(self.dpo_line(rollout_id, *pair))
+                acc.dpo_pairs += 1
+        if self.ppo is not None:
+            for branch in branches:  # in branch_index order
+                self.ppo.add(self.output(branch))
+            acc.ppo_records += len(branches)
+        for entry in layer2:
+            lines = self.dpo if entry.kind == group.KIND_DPO else self.ppo
+            if lines is None:
+                continue  # its kind of output is not wanted
+            lines.add(self.output(entry))
+            if entry.kind == group.KIND_DPO:
+                acc.layer2_dpo += 1
+            else:
+                acc.layer2_ppo += 1
+
+    def dpo_line(
+        self, rollout_id: str, chosen: group.SpillEntry, rejected: group.SpillEntry
+    ) -> bytes:
+        """The pair's DPO line, from the conversation and answers the load stage carried
+        forward (the conversation's JSON is decoded for the contract check, and written as
+        it is)."""
+        mine, theirs = chosen.where, rejected.where
+        # The conversation and the answer, in one read: the answer follows the conversation.
+        start = mine.at + mine.messages_at
+        data = self.read(chosen, start, mine.at + mine.answer_at + mine.answer_len - start)
+        messages = data[: mine.messages_len]
+        answer = data[len(data) - mine.answer_len :].decode()
+        other = self.read(rejected, theirs.at + theirs.answer_at, theirs.answer_len).decode()
+        record = dpo_record(
+            provenance(rollout_id, chosen.hashes),
+            orjson.loads(messages),
+            chosen.loss_weight,
+            BranchScore(chosen.branch_index, chosen.total, True, answer, chosen.rank),
+            BranchScore(rejected.branch_index, rejected.total, True, other, rejected.rank),
+        )
+        check = self.worker.check
+        return check.line(check.dpo, record, messages)

@@ -1,0 +1,282 @@
+"""Load stage, per chunk of input lines: parse, repair, validate against the contract, and
+convert each record on its own (a branch's conversation and PPO record, a Layer 2 record's
+Layer 3 record, each output validated), then spill what the build stage needs to the
+record's partition (``datafactory.stages.group``). Rejected lines come back with their
+reason, for the rejects file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+
+from datafactory.contamination import EvalIndex, task_words, word_grams
+from datafactory.manifest import Accounting
+from datafactory.pairs import (
+    conversation_of,
+    dpo_from_layer2,
+    ppo_from_layer2,
+    ppo_record,
+    task_hashes,
+)
+from datafactory.rank import BranchScore
+from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
+from datafactory.repair import (
+    BRANCH,
+    INT64_RANGE,
+    LAYER2_DPO,
+    TREE,
+    Normalised,
+    Reject,
+    normalise_line,
+)
+from datafactory.sources import Chunk, InputSource, lines
+from datafactory.stages import group
+from wiregate.jsonl import too_long
+from wiregate.record_validator import RecordValidator, ValidatorSet
+
+__all__ = [
+    "ChunkResult",
+    "LoadContext",
+    "OutputCheck",
+    "OutputInvalidError",
+    "RecentTasks",
+    "Worker",
+    "load_chunk",
+]
+
+
+# A PPO line is {"schema_version":...,"messages":[...],"reward":...}: keys in this order
+# (``ppo_record``), and inside a JSON string a quote is escaped, so the first ``,"reward":``
+# after the messages ends them.
+_MESSAGES = b'"messages":'
+_AFTER_MESSAGES = b',"reward":'
+
+
+class OutputInvalidError(Exception):
+    """An output record failed the training-record contract: a bug in the exporter."""
+
+
+class OutputCheck:
+    """Validates each output record against the training-record contract, then serialises it:
+    a record that fails is a bug in the exporter, and stops the run."""
+
+    def __init__(self, validators: ValidatorSet) -> None:
+        self.dpo = validators.get("DpoTrainingRecord")
+        self.ppo = validators.get("PpoTrainingRecord")
+
+    def line(
+        self, validator: RecordValidator, record: Mapping[str, Any], messages: bytes = b""
+    ) -> bytes:
+        """The record's output line; ``messages``: the JSON of its ``messages``, when the
+        caller has it already (the line is the same bytes either way)."""
+        if not validator.is_valid(record):
+            problem = validator.problems(record)[0]
+            raise OutputInvalidError(
+                f"output {validator.name} for rollout "
+                f"{record.get('provenance', {}).get('rollout_id')!r} breaks the contract at "
+                f"{problem.pointer}: {problem.message}"
+            )
+        if messages:  # the same bytes, without serialising the messages again
+            record = {**record, "messages": orjson.Fragment(messages)}
+        return orjson.dumps(record) + b"\n"
+
+
+class RecentTasks:
+    """What the load stage works out once per task (the branches of a rollout repeat theirs,
+    close together in the input): its ``task_hashes`` and its G3 candidates (the letters of
+    the first n-grams whose fingerprints an eval item holds, ``EvalIndex.candidates``, joined
+    with newlines; confirmed between the stages). Each process keeps the recent tasks only,
+    bounded in number and in length, so neither many nor long tasks make it grow."""
+
+    MAX_TASKS = 4096
+    MAX_CHARS = 4 * 1024 * 1024
+
+    def __init__(self, ngram: int, eval_index: EvalIndex | None) -> None:
+        self.ngram = ngram
+        self.eval_index = eval_index
+        self._facts: dict[str, tuple[tuple[str, str], str]] = {}
+        self._chars = 0
+
+    def facts(self, task: str) -> tuple[tuple[str, str], str]:
+        """(task_hashes, G3 candidates or "") of ``task``."""
+        known = self._facts.get(task)
+        if known is not None:
+            return known
+        words, pieces = task_words(task)
+        grams = word_grams(words, self.ngram)
+        hit = "\n".join(self.eval_index.candidates(words, grams, pieces)) if self.eval_index else ""
+        known = (task_hashes(task, self.ngram, grams), hit)
+        if len(self._facts) >= self.MAX_TASKS or self._chars + len(task) > self.MAX_CHARS:
+            self._facts.clear()
+            self._chars = 0
+        self._facts[task] = known
+        self._chars += len(task)
+        return known
+
+
+@dataclass(frozen=True)
+class LoadContext:
+    """What every process of a run shares: made by the parent before the workers fork."""
+
+    sources: list[InputSource]
+    validators: ValidatorSet
+    eval_index: EvalIndex | None
+    ngram: int
+    formats: frozenset[str]
+    max_line_bytes: int
+    partitions: group.Partitioning
+    spill_dir: str
+
+
+class Worker:
+    """One process's state (``datafactory.parallel``'s initializer): the run's context, its
+    own spill files, its recent tasks."""
+
+    def __init__(self, ctx: LoadContext) -> None:
+        self.ctx = ctx
+        self.check = OutputCheck(ctx.validators)
+        self.tasks = RecentTasks(ctx.ngram, ctx.eval_index)
+        self.spill = group.SpillWriter(ctx.spill_dir, ctx.partitions)
+        self.dpo = "dpo" in ctx.formats
+        self.ppo = "ppo" in ctx.formats
+
+    def close(self) -> None:
+        self.spill.close()
+
+
+@dataclass
+class ChunkResult:
+    chunk: Chunk
+    lines: int
+    partitions: set[int]  # spilled to
+    # (line in chunk, code, detail, raw line or its head, length when only the head is there)
+    rejects: list[tuple[int, str, str, bytes, int]]
+    acc: Accounting
+    g3_candidates: dict[int, set[str]]  # partition -> the G3 candidates of its new entries
+
+
+def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
+    """Every line of the chunk is blank, rejected, or converted and spilled."""
+    ctx = worker.ctx
+    acc = Accounting()
+    spilled: list[group.Spilled] = []
+    rejects: list[tuple[int, str, str, bytes, int]] = []
+    number = 0
+    base = chunk.index << 32
+    source = ctx.sources[chunk.source_index]
+    for _, line, length, over in lines(chunk, source, ctx.max_line_bytes):
+        number += 1
+        try:
+            if over:  # only its head was read: the rejects file gets that and its length
+                raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
+            if not line.strip():
+                acc.blank += 1
+                continue
+            record = normalise_line(line, ctx.validators)
+            if record.record_type != TREE:  # fork topology: no training record comes from it
+                spilled.append(_spilled(worker, record, line, base | number, chunk.source_index))
+        except Reject as exc:
+            acc.rejected[exc.code] += 1
+            rejects.append((number, exc.code, exc.detail, line, length if over else 0))
+            continue
+        acc.valid += 1
+        acc.by_type[record.record_type] += 1
+        if record.repairs:
+            acc.repaired.update(record.repairs)
+    acc.read = number
+    partitions = worker.spill.write(spilled)
+    candidates: dict[int, set[str]] = {}
+    for item in spilled:
+        hit = cast(str, item.facts[6])
+        if hit:
+            partition = ctx.partitions.of(cast(int, item.facts[0]))
+            candidates.setdefault(partition, set()).update(hit.split("\n"))
+    return ChunkResult(chunk, number, partitions, rejects, acc, candidates)
+
+
+def _spilled(
+    worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
+) -> group.Spilled:
+    """The record's spill entry; ``Reject`` when it holds what no JSON output can carry."""
+    for value in _branch_indexes(record):
+        if int(value) not in INT64_RANGE:  # e.g. written as 1e300, whole
+            raise Reject(
+                "unsupported-value",
+                f"{record.record_type}: branch index {value!r} does not fit in 64 bits",
+            )
+    try:
+        if record.record_type == BRANCH:
+            return _branch(worker, record, raw, seq, source_index)
+        return _layer2(worker, record, raw, seq, source_index)
+    except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
+        raise Reject(
+            "unsupported-value", f"{record.record_type}: cannot be written: {exc}"
+        ) from None
+
+
+def _branch_indexes(record: Normalised) -> tuple[float, ...]:
+    """The branch indexes that go into the record's outputs."""
+    if record.record_type == BRANCH:
+        return (cast(BranchJson, record.data)["branch_index"],)
+    if record.record_type == LAYER2_DPO:
+        given = cast(DpoRecordJson, record.data)["provenance"]
+        return (given["chosen_branch"], given["rejected_branch"])
+    return (cast(PpoRecordJson, record.data)["provenance"]["branch_index"],)
+
+
+def _branch(
+    worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
+) -> group.Spilled:
+    branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
+    conversation = conversation_of(branch)
+    rollout_id = branch["rollout_id"]
+    hashes, g3_hit = worker.tasks.facts(branch["task"])
+    output, messages = b"", b""
+    if worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+        check = worker.check
+        output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
+        messages_at = output.index(_MESSAGES) + len(_MESSAGES)
+        messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
+    else:
+        messages = orjson.dumps(conversation.messages)
+        messages_at, messages_len = 0, len(messages)
+    score = BranchScore.of(branch, record.rank_given)
+    answer = branch["final_answer"].encode("utf-8") if worker.dpo else b""
+    facts = (
+        group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
+        seq, source_index, g3_hit, hashes, score.total, score.usable,
+        group.answer_key(score.final_answer), score.rank, score.rank_given,
+        conversation.loss_weight_tokens,
+    )  # fmt: skip
+    separate = messages if worker.dpo else b""
+    return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)
+
+
+def _layer2(
+    worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
+) -> group.Spilled:
+    output = b""
+    check = worker.check
+    if record.record_type == LAYER2_DPO:
+        dpo = cast(DpoRecordJson, record.data)
+        kind, prompt, rollout_id = group.KIND_DPO, dpo["prompt"], dpo["provenance"]["rollout_id"]
+        branch_index = dpo["provenance"]["chosen_branch"]
+        hashes, g3_hit = worker.tasks.facts(prompt)
+        if worker.dpo:
+            output = check.line(check.dpo, dpo_from_layer2(dpo, hashes))
+    else:
+        ppo = cast(PpoRecordJson, record.data)
+        kind, prompt, rollout_id = group.KIND_PPO, ppo["prompt"], ppo["provenance"]["rollout_id"]
+        branch_index = ppo["provenance"]["branch_index"]
+        hashes, g3_hit = worker.tasks.facts(prompt)
+        if worker.ppo:
+            output = check.line(check.ppo, ppo_from_layer2(ppo, hashes))
+    facts = (
+        group.rollout_key(rollout_id), rollout_id, kind, int(branch_index), seq, source_index,
+        g3_hit, hashes, 0.0, False, "", 0, False, "default",
+    )  # fmt: skip
+    return group.Spilled(facts, output, b"", 0, 0, b"", raw)
