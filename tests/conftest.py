@@ -46,6 +46,8 @@ def _close_git_repositories() -> Iterator[None]:
     yield
     for repo in list(_OPENED_REPOS):
         repo.close()
+
+
 CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
 
 

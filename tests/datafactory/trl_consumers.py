@@ -15,8 +15,8 @@ from typing import Any, cast
 
 import orjson
 
-from datafactory.normalise import BRANCH, Reject, normalise_line
 from datafactory.records import BranchJson
+from datafactory.repair import BRANCH, Reject, normalise_line
 from datafactory.targets import arguments_as_objects
 from wiregate.record_validator import ValidatorSet
 
