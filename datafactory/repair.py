@@ -17,7 +17,10 @@ contract, and each repair is counted by kind (once per record and kind):
   0, else ``fail`` (``build_result:status_from_exit_code``).
 * A branch record without ``total_score`` gets the RolloutRanker formula
   (``total_score:computed``); one without ``rank`` is ranked with its rollout
-  (``rank:computed``).
+  (``rank:computed``), and so is one whose ``rank`` is not an integer >= 1 (a 0-based rank:
+  ``rank:out_of_range``): the scores decide the ranking, never the given rank.
+* A ``total_score`` outside [0, MAX_TOTAL] is kept, and counted (``reward:clamped``): its
+  PPO reward is clamped to [0, 1].
 
 Anything else that breaks the contract is rejected, never guessed at.
 """
@@ -26,10 +29,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
+from datafactory.rank import MAX_TOTAL
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
@@ -57,6 +61,17 @@ _INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)
 OBJECTIVE_WEIGHT = 1.0
 JUDGE_WEIGHT = 0.3
 DEFAULT_JUDGE_SCORE = 5.0
+
+
+_ABSENT = object()
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_rank(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
 def formula_total(objective: float, judge: float | None) -> float:
@@ -176,10 +191,16 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
         ):
             data["total_score"] = formula_total(objective, judge)
             repairs.append("total_score:computed")
-        if "rank" not in data:
+        rank = data.get("rank", _ABSENT)
+        if rank is _ABSENT or not _is_rank(rank):
+            # The rank is recomputed from the scores anyway: a missing one, or one out of the
+            # contract's range (0-based ranks), never costs the branch.
             data["rank"] = 1  # placeholder that keeps the record valid; ranked with its rollout
             rank_given = False
-            repairs.append("rank:computed")
+            repairs.append("rank:computed" if rank is _ABSENT else "rank:out_of_range")
+        total = data.get("total_score")
+        if _is_number(total) and not 0 <= total <= MAX_TOTAL:
+            repairs.append("reward:clamped")  # its PPO reward is clamped to [0, 1]
     validator = validators.get(record_type)
     if not validator.is_valid(data):
         problem = validator.problems(data)[0]

@@ -423,3 +423,26 @@ def test_loss_weight_error_without_a_later_assistant_turn_is_not_recovery() -> N
         {"event": "tool_result", "data": {"error": "failed"}},
     ).messages
     assert loss_weight_tokens(messages[:-1], frozenset({2})) == "default"
+
+
+@pytest.mark.parametrize("rank", [0, -1, 1.5, True, "1"])
+def test_a_rank_out_of_range_is_recomputed_never_rejected(rank: object) -> None:
+    """0-based ranks (the wasmagent-js simple-coding-task fixture) and other ranks the contract
+    rejects cost the branch nothing: the scores rank it."""
+    result = normalise_value(branch(rank=rank), VALIDATORS)
+    assert (result.repairs, result.data["rank"], result.rank_given) == (
+        ["rank:out_of_range"],
+        1,
+        False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("total", "repairs"),
+    [(1.3, []), (0, []), (1.31, ["reward:clamped"]), (-0.1, ["reward:clamped"])],
+)
+def test_a_total_beyond_the_reward_range_is_kept_and_its_clamping_counted(
+    total: float, repairs: list[str]
+) -> None:
+    result = normalise_value(branch(total_score=total), VALIDATORS)
+    assert (result.repairs, result.data["total_score"]) == (repairs, total)
