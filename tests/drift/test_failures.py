@@ -227,8 +227,10 @@ def test_github_annotations_for_unreadable_and_missing_copies(run: Run, tmp_path
     copy.write_text("{", encoding="utf-8")
     result = run("--repo", f"producer={tmp_path / 'elsewhere'}", "--format", "github")
     assert result.exit_code == 2
+    # The copy's path relative to its checkout, and where the parser stopped in it.
     assert result.stdout == (
-        f"::error title=wiregate drift producer wire::{copy}: not valid JSON: "
+        "::error file=schemas/rollout-wire.schema.json,line=1,col=2,"
+        f"title=wiregate drift producer wire::{copy}: not valid JSON: "
         "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)\n"
     )
     skipped = run("--format", "github", "--strict")

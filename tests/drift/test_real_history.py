@@ -498,6 +498,7 @@ def test_cli_formats_on_the_real_state(
         "failed",
         "breaks",
         "message",
+        "error_location",
         "optional",
         "contract_file",
         "changes",

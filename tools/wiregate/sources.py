@@ -19,7 +19,24 @@ from typing import Any, NoReturn
 from wiregate.errors import UserError
 from wiregate.exactjson import parse_float, parse_int
 
-__all__ = ["LoadedSource", "load_source", "parse_document", "parse_git_spec", "split_pointer"]
+__all__ = [
+    "DocumentError",
+    "LoadedSource",
+    "load_source",
+    "parse_document",
+    "parse_git_spec",
+    "split_pointer",
+]
+
+
+class DocumentError(UserError):
+    """A document that is not valid JSON, with the 1-based line and column (code points) the
+    parser stopped at when it knows them: reports place the error there."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
 
 
 @dataclass(frozen=True)
@@ -214,9 +231,11 @@ def _parse_json(data: bytes, origin: str) -> Any:
             data, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
         )
     except UnicodeDecodeError:
-        raise UserError(f"{origin}: not UTF-8 text") from None
+        raise DocumentError(f"{origin}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise DocumentError(f"{origin}: not valid JSON: {exc}", exc.lineno, exc.colno) from None
     except ValueError as exc:
-        raise UserError(f"{origin}: not valid JSON: {exc}") from None
+        raise DocumentError(f"{origin}: not valid JSON: {exc}") from None
     except RecursionError:  # the parser recurses once per level of arrays and objects
         raise UserError(
             f"{origin}: nested too deeply to read (Python's recursion limit was reached)"

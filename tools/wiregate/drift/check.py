@@ -27,12 +27,12 @@ from wiregate.drift.config import (
     env_var_name,
     load_mirrors,
 )
-from wiregate.drift.copies import CopySource, GitTree, WorkTree
+from wiregate.drift.copies import CopySource, CopyUnreadable, FoundCopy, GitTree, WorkTree
 from wiregate.drift.findings import make_finding
 from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict, is_breaking
 from wiregate.errors import UserError
 from wiregate.positions import PositionIndex
-from wiregate.sources import parse_document
+from wiregate.sources import DocumentError, parse_document
 
 __all__ = ["Judgement", "judge", "reproduce_command", "run_drift"]
 
@@ -294,6 +294,20 @@ class _ContractTexts:
         return self._read[schema]
 
 
+def _place(error: UserError, found: FoundCopy | None, spec: CopySpec) -> dict[str, Any]:
+    """Where a copy that cannot be read goes wrong, from the error's own fields: the file
+    (relative to the checkout) and, for a schema copy's parse error, its line and column (a
+    code copy's errors are about other files too)."""
+    file = found.path if found is not None else None
+    if isinstance(error, CopyUnreadable):
+        file = error.path
+    if file is None:
+        return {}
+    if isinstance(error, DocumentError) and found is not None and spec.kind == "schema":
+        return {"error_file": file, "error_line": error.line, "error_column": error.column}
+    return {"error_file": file}
+
+
 def _check_repository(
     contract: Contract,
     config: MirrorsConfig,
@@ -341,6 +355,7 @@ def _check_repository(
     code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
     try:
         for spec in specs:
+            found: FoundCopy | None = None
             try:
                 found = source.find(spec)
                 if found is None:
@@ -362,7 +377,15 @@ def _check_repository(
                     canonical, document, spec, repository.policy, label=found.label
                 )
             except UserError as exc:
-                results.append(result(spec, Verdict.ERROR, commit=commit, message=str(exc)))
+                results.append(
+                    result(
+                        spec,
+                        Verdict.ERROR,
+                        commit=commit,
+                        message=str(exc),
+                        **_place(exc, found, spec),
+                    )
+                )
                 continue
             fingerprints = finding_fingerprints(
                 changes, canonical, document, repository.name, spec.id

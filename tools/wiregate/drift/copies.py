@@ -16,7 +16,16 @@ from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 if TYPE_CHECKING:
     import git
 
-__all__ = ["CodeRoot", "CopySource", "FoundCopy", "GitTree", "WorkTree"]
+__all__ = ["CodeRoot", "CopySource", "CopyUnreadable", "FoundCopy", "GitTree", "WorkTree"]
+
+
+class CopyUnreadable(UserError):
+    """A copy's file that is there but cannot be read (a FIFO, too large): ``path`` is the
+    candidate, relative to the checkout, so reports can point at it."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 @dataclass(frozen=True)
@@ -72,7 +81,7 @@ class WorkTree:
                 # Resolved already: O_NOFOLLOW refuses a link swapped in meanwhile.
                 data = read_regular(real, self.max_bytes, follow=False)
             except NotReadable as exc:
-                raise UserError(f"{path}: {exc}") from None
+                raise CopyUnreadable(f"{path}: {exc}", candidate) from None
             return FoundCopy(candidate, data, str(path))
         return None
 
@@ -131,11 +140,14 @@ class GitTree:
             raise
 
     def find(self, spec: CopySpec) -> FoundCopy | None:
-        from wiregate.gitsource import file_at, path_in_repo
+        from wiregate.gitsource import BlobTooLarge, file_at, path_in_repo
 
         for candidate in spec.paths:
             path = path_in_repo(self.repo, self.checkout, candidate)
-            data = file_at(self.repo, self.commit, path, self.max_bytes)
+            try:
+                data = file_at(self.repo, self.commit, path, self.max_bytes)
+            except BlobTooLarge as exc:
+                raise CopyUnreadable(str(exc), candidate) from None
             if data is not None:
                 return FoundCopy(candidate, data, f"{self.checkout}@{self.ref}:{candidate}")
         return None

@@ -105,6 +105,11 @@ class CopyResult:
     # Each change judged for the copy's role and placed in both files (same order as changes).
     judged: tuple[DriftFinding, ...] = ()
     contract_file: str | None = None  # the canonical schema, relative to the contract's repo
+    # A copy that cannot be read (verdict error): its file relative to the checkout (None when
+    # no file was reached) and, when the load error knows them, the line and column.
+    error_file: str | None = None
+    error_line: int | None = None
+    error_column: int | None = None
 
     @property
     def triaged(self) -> tuple[tuple[Change, Triage | None], ...]:

@@ -376,6 +376,9 @@ def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[
         "failed": list(result.failed),
         "breaks": list(result.breaks),
         "message": result.message,
+        "error_location": None
+        if result.error_file is None
+        else {"file": result.error_file, "line": result.error_line, "column": result.error_column},
         "optional": result.optional,
         "contract_file": result.contract_file,
         "changes": [
@@ -484,7 +487,16 @@ def render_github(report: DriftReport) -> str:
             continue
         if result.verdict in (Verdict.ERROR, Verdict.SKIPPED, Verdict.NOT_FOUND):
             level = report.annotation_level(result)
-            lines.append(workflow_command(level, result.message or "", title=title))
+            lines.append(
+                workflow_command(
+                    level,
+                    result.message or "",
+                    title=title,
+                    file=result.error_file,
+                    line=result.error_line,
+                    col=result.error_column,
+                )
+            )
         elif result.verdict.drifted:
             for entry in result.entries:
                 at = entry.head.copy_location
