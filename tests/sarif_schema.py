@@ -39,8 +39,9 @@ def _structural(log: dict[str, Any]) -> None:
             for location in result.get("locations", []) + result.get("relatedLocations", []):
                 physical = location["physicalLocation"]
                 assert isinstance(physical["artifactLocation"]["uri"], str)
-                assert physical["region"]["startLine"] >= 1
-                assert physical["region"]["startColumn"] >= 1
+                region = physical.get("region", {"startLine": 1})  # none: the whole file
+                assert region["startLine"] >= 1
+                assert region.get("startColumn", 1) >= 1
             assert all(isinstance(v, str) for v in result["partialFingerprints"].values())
 
 

@@ -6,10 +6,12 @@ import json
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.sarif_schema import check_sarif
 from wiregate.cli import main
 
 from .replay import commit_files, init_repo
@@ -368,3 +370,149 @@ def test_a_copy_with_catastrophic_regexes_is_judged_fast(
         ),
         ("pattern-added", "warning", "#/$defs/ForkBranch/properties/final_answer/pattern"),
     ]
+
+
+_SARIF_PROPERTIES = {
+    "repository": "producer",
+    "copy": "wire",
+    "role": "producer",
+    "tried": ["schemas/rollout-wire.schema.json", "vendor/rollout-wire.schema.json"],
+}
+
+
+def _sarif_run(result: Result) -> dict[str, Any]:
+    log = json.loads(result.stdout)
+    check_sarif(log)
+    (sarif_run,) = log["runs"]
+    run_: dict[str, Any] = sarif_run
+    return run_
+
+
+def _bases(root: Path, checkout: Path) -> dict[str, Any]:
+    return {
+        "WIREGATE": {
+            "uri": f"{root.as_uri()}/",
+            "description": {"text": "the contract's repository"},
+        },
+        "PRODUCER": {
+            "uri": f"{checkout.as_uri()}/",
+            "description": {"text": "the checkout of producer"},
+        },
+    }
+
+
+def test_an_unreadable_copy_is_placed_where_the_parser_stopped(
+    run: Run, root: Path, tmp_path: Path
+) -> None:
+    """The load error's own line and column (never parsed from its message) place the
+    annotation, the SARIF result and the JSON report's error_location in the copy."""
+    checkout = tmp_path / "producer"
+    copy = checkout / "schemas" / "rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{\n  "type": "object",\n  "properties": {,\n}\n', encoding="utf-8")
+    message = (
+        f"{copy}: not valid JSON: Expecting property name enclosed in double quotes: "
+        "line 3 column 18 (char 39)"
+    )
+    repo = ("--repo", f"producer={checkout}")
+    github = run(*repo, "--format", "github")
+    assert (github.exit_code, github.stdout) == (
+        2,
+        "::error file=schemas/rollout-wire.schema.json,line=3,col=18,"
+        f"title=wiregate drift producer wire::{message}\n",
+    )
+    document = json.loads(run(*repo, "--format", "json").stdout)
+    assert document["copies"][0]["error_location"] == {
+        "file": "schemas/rollout-wire.schema.json",
+        "line": 3,
+        "column": 18,
+    }
+    sarif = run(*repo, "--format", "sarif")
+    assert sarif.exit_code == 2
+    sarif_run = _sarif_run(sarif)
+    assert sarif_run["originalUriBaseIds"] == _bases(root, checkout)
+    assert [rule["id"] for rule in sarif_run["tool"]["driver"]["rules"]] == ["copy-unreadable"]
+    assert sarif_run["tool"]["driver"]["rules"][0]["shortDescription"]["text"].startswith(
+        "The copy, or its repository at the ref, cannot be read or compared"
+    )
+    assert sarif_run["invocations"] == [
+        {
+            "executionSuccessful": False,
+            "toolExecutionNotifications": [
+                {"level": "error", "message": {"text": f"wiregate drift producer wire: {message}"}}
+            ],
+        }
+    ]
+    (result,) = sarif_run["results"]
+    del result["partialFingerprints"]
+    assert result == {
+        "ruleId": "copy-unreadable",
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {"text": f"producer wire: error: {message}"},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {
+                        "uri": "schemas/rollout-wire.schema.json",
+                        "uriBaseId": "PRODUCER",
+                    },
+                    "region": {"startLine": 3, "startColumn": 18},
+                },
+                "message": {"text": "the copy"},
+            }
+        ],
+        "properties": {**_SARIF_PROPERTIES, "verdict": "error"},
+    }
+
+
+def test_sarif_reports_a_copy_not_found_and_a_checkout_skipped_with_strict(
+    run: Run, root: Path, tmp_path: Path
+) -> None:
+    """A copy that fails the gate without a finding is a result (code scanning would show
+    green otherwise), located at its first configured path; a skipped checkout only when it
+    fails the gate (--strict)."""
+    checkout = tmp_path / "elsewhere"
+    checkout.mkdir()
+    missing = run("--repo", f"producer={checkout}", "--format", "sarif")
+    assert missing.exit_code == 1
+    sarif_run = _sarif_run(missing)
+    assert sarif_run["originalUriBaseIds"] == _bases(root, checkout)
+    assert sarif_run["invocations"] == [{"executionSuccessful": True}]
+    (result,) = sarif_run["results"]
+    assert result == {
+        "ruleId": "copy-not-found",
+        "ruleIndex": 0,
+        "level": "error",
+        "message": {
+            "text": f"producer wire: not found: {checkout}: copy 'wire' not found "
+            "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)"
+        },
+        "partialFingerprints": {"wiregate/v1": result["partialFingerprints"]["wiregate/v1"]},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {
+                        "uri": "schemas/rollout-wire.schema.json",
+                        "uriBaseId": "PRODUCER",
+                    }
+                },
+                "message": {"text": "where the copy is expected (its first configured path)"},
+            }
+        ],
+        "properties": {**_SARIF_PROPERTIES, "verdict": "not-found"},
+    }
+    # The same copy has the same fingerprint run after run.
+    again = _sarif_run(run("--repo", f"producer={checkout}", "--format", "sarif"))
+    assert again["results"][0]["partialFingerprints"] == result["partialFingerprints"]
+
+    assert _sarif_run(run("--format", "sarif"))["results"] == []  # skipped: the gate passes
+    strict = run("--format", "sarif", "--strict")
+    assert strict.exit_code == 1
+    (skipped,) = _sarif_run(strict)["results"]
+    assert (skipped["ruleId"], skipped["level"], skipped["message"]["text"]) == (
+        "copy-skipped",
+        "error",
+        f"producer wire: skipped: {root.parent / 'producer'}: no checkout of 'producer' "
+        "(set --repo producer=PATH or WIREGATE_REPO_PRODUCER)",
+    )

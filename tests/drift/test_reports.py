@@ -174,14 +174,38 @@ def test_sarif_validates_with_one_result_per_root_change(
     assert len(results) == 110
     first = results[0]
     assert first["ruleId"] == "property-removed-from-open-model"
+    # Each path is relative to its repository's base id: the copy's checkout, the contract's.
     assert first["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "packages/core/src/ranking/schemas/rollout-wire.schema.json"},
+        "artifactLocation": {
+            "uri": "packages/core/src/ranking/schemas/rollout-wire.schema.json",
+            "uriBaseId": "WASMAGENT_JS",
+        },
         "region": {"startLine": 134, "startColumn": 5},
     }
     assert first["relatedLocations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "contracts/rollout-wire.schema.json"},
+        "artifactLocation": {"uri": "contracts/rollout-wire.schema.json", "uriBaseId": "WIREGATE"},
         "region": {"startLine": 208, "startColumn": 9},
     }
+    assert run["originalUriBaseIds"] == {
+        "WIREGATE": {
+            "uri": f"{repo_root.resolve().as_uri()}/",
+            "description": {"text": "the contract's repository"},
+        },
+        "WASMAGENT_JS": {
+            "uri": f"{replayed['wasmagent-js'].resolve().as_uri()}/",
+            "description": {"text": "the checkout of wasmagent-js"},
+        },
+        "TRACE_PIPELINE": {
+            "uri": f"{replayed['trace-pipeline'].resolve().as_uri()}/",
+            "description": {"text": "the checkout of trace-pipeline"},
+        },
+    }
+    bases = Counter(
+        location["physicalLocation"]["artifactLocation"]["uriBaseId"]
+        for r in results
+        for location in (*r["locations"], *r["relatedLocations"])
+    )
+    assert bases == {"WIREGATE": 110, "WASMAGENT_JS": 42, "TRACE_PIPELINE": 68}
     assert len({r["partialFingerprints"]["wiregate/v1"] for r in results}) == len(results)
     rules = run["tool"]["driver"]["rules"]
     assert all(rule["shortDescription"]["text"] for rule in rules)

@@ -159,6 +159,7 @@ def run_drift(
         new_since=new_since,
         baseline=baseline.path if baseline.entries else None,
         stale=_stale(config, baseline, results),
+        contract_root=str(contract.directory.parent),
     )
 
 

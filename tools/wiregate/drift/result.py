@@ -211,6 +211,8 @@ class DriftReport:
     # Baseline entries that match no current finding of a copy that was judged (or name a
     # copy mirrors.toml does not have): `wiregate drift baseline --prune` removes them.
     stale: tuple[BaselineEntry, ...] = ()
+    # The folder contract files (``CopyResult.contract_file``) are relative to.
+    contract_root: str | None = None
 
     @property
     def expired(self) -> tuple[BaselineEntry, ...]:

@@ -11,7 +11,7 @@ from wiregate.exactjson import dumps
 from wiregate.reporters.github import workflow_command
 from wiregate.reporters.junit import JUnitCase
 from wiregate.reporters.junit import render_junit as render_junit_log
-from wiregate.reporters.sarif import SarifLocation, SarifResult
+from wiregate.reporters.sarif import SarifBase, SarifLocation, SarifResult
 from wiregate.reporters.sarif import render_sarif as render_sarif_log
 
 __all__ = ["CHECK_REPORTERS"]
@@ -103,25 +103,48 @@ def _problem_results(step: StepResult) -> list[SarifResult]:
                 rule_id=f"check-{step.name}",
                 level="error",
                 message=problem.message,
-                location=SarifLocation(problem.file, 1, 1) if problem.file else None,
+                location=SarifLocation(problem.file, 1, 1, base=_CONTRACT_BASE)
+                if problem.file
+                else None,
                 fingerprint=hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16],
             )
         )
     return results
 
 
+_CONTRACT_BASE = "WIREGATE"  # the other steps' files are relative to the contract's repository
+
+
 def render_sarif(report: CheckReport) -> str:
-    """SARIF 2.1.0: the drift gate's results (one per root change, located in the copy) and,
-    for each other step that failed or could not run, one result per problem."""
-    from wiregate.reporters.drift import sarif_results
+    """SARIF 2.1.0: the drift gate's results (one per root change, located in the copy, and
+    one per copy it cannot judge) and, for each other step that failed or could not run, one
+    result per problem; the drift gate's base ids (the contract's repository, each checkout)."""
+    from wiregate.reporters.drift import (
+        COPY_RULES,
+        sarif_bases,
+        sarif_notifications,
+        sarif_results,
+    )
 
     results: list[SarifResult] = []
+    bases = [SarifBase(_CONTRACT_BASE, None, "the contract's repository")]
+    notifications: list[str] = []
     for step in report.steps:
         if step.drift is not None:
             results += sarif_results(step.drift)
+            bases = sarif_bases(step.drift)
+            notifications += sarif_notifications(step.drift)
         elif step.status in (StepStatus.FAILED, StepStatus.ERROR):
             results += _problem_results(step)
-    return render_sarif_log(results, invocation_ok=report.exit_code != 2)
+            if step.status is StepStatus.ERROR:
+                notifications += [f"wiregate check {step.name}: {step.summary}"]
+    return render_sarif_log(
+        results,
+        invocation_ok=report.exit_code != 2,
+        bases=bases,
+        rules=COPY_RULES,
+        notifications=notifications,
+    )
 
 
 _OUTCOME = {

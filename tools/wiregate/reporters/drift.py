@@ -6,7 +6,11 @@ adds what drift knows on top: the repository, the copy, its role and the verdict
 
 from __future__ import annotations
 
+import hashlib
+import os
+import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from wiregate.diff import Change
@@ -31,7 +35,7 @@ from wiregate.reporters.diff import (
 )
 from wiregate.reporters.github import workflow_command
 from wiregate.reporters.junit import JUnitCase, render_junit
-from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
+from wiregate.reporters.sarif import SarifBase, SarifLocation, SarifResult, render_sarif
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -572,9 +576,116 @@ def render_markdown(report: DriftReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The SARIF base id of the contract's repository (its files: ``contract_file``).
+CONTRACT_BASE = "WIREGATE"
+
+#: SARIF rules of copies that fail or stop the gate without a finding of the diff engine.
+COPY_RULES = {
+    "copy-not-found": "A configured copy of the contract is at none of its paths in its "
+    "repository's checkout (contracts/mirrors.toml: the copy's paths; optional = true allows "
+    "it to be absent). Located at its first configured path.",
+    "copy-skipped": "The repository's checkout is absent: its copy was not judged, which "
+    "fails the gate with --strict. Located at the copy's first configured path.",
+    "copy-unreadable": "The copy, or its repository at the ref, cannot be read or compared: "
+    "the gate cannot judge it (exit 2). Located in the copy when a file was read, at the line "
+    "and column the error names when it knows them.",
+}
+_COPY_RULE = {
+    Verdict.NOT_FOUND: "copy-not-found",
+    Verdict.SKIPPED: "copy-skipped",
+    Verdict.ERROR: "copy-unreadable",
+}
+
+
+def _base_id(repository: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "_", repository.upper()).strip("_") or "REPOSITORY"
+
+
+def _folder_uri(path: str | None) -> str | None:
+    return None if path is None else Path(os.path.abspath(path)).as_uri().rstrip("/") + "/"
+
+
+def _sarif_base_ids(report: DriftReport) -> dict[str, str]:
+    """Each repository's SARIF base id (its name in capitals, ``_`` for the rest; a number
+    after it when two names would give the same)."""
+    ids: dict[str, str] = {}
+    used = {CONTRACT_BASE}
+    for result in report.results:
+        if result.repository in ids:
+            continue
+        base = candidate = _base_id(result.repository)
+        number = 2
+        while candidate in used:
+            candidate, number = f"{base}_{number}", number + 1
+        used.add(candidate)
+        ids[result.repository] = candidate
+    return ids
+
+
+def sarif_bases(report: DriftReport) -> list[SarifBase]:
+    """The roots of the gate's SARIF locations: the contract's repository, then each
+    repository's checkout (``file://`` URIs ending in ``/``)."""
+    bases = [
+        SarifBase(CONTRACT_BASE, _folder_uri(report.contract_root), "the contract's repository")
+    ]
+    checkouts = {result.repository: result.checkout for result in report.results}
+    for repository, base in _sarif_base_ids(report).items():
+        description = f"the checkout of {repository}"
+        bases.append(SarifBase(base, _folder_uri(checkouts[repository]), description))
+    return bases
+
+
+def sarif_notifications(report: DriftReport) -> list[str]:
+    """Why the run is not complete: one line per copy that cannot be read."""
+    return [
+        f"wiregate drift {result.repository} {result.copy_id}: {result.message or 'error'}"
+        for result in report.errors
+    ]
+
+
+def _copy_sarif_result(report: DriftReport, result: CopyResult, base: str) -> SarifResult | None:
+    """The result of a copy not judged: unreadable, not found, or skipped when that fails the
+    gate (--strict); located in the copy that was read, else at its first configured path
+    (code scanning takes no result without a location)."""
+    rule_id = _COPY_RULE[result.verdict]
+    level = report.annotation_level(result)
+    if result.verdict is Verdict.SKIPPED and level != "error":
+        return None  # no checkout: nothing to point at, and the gate passes
+    location = None
+    if result.error_file is not None:
+        location = SarifLocation(
+            result.error_file, result.error_line, result.error_column, "the copy", base
+        )
+    elif result.tried:
+        where = "where the copy is expected (its first configured path)"
+        location = SarifLocation(result.tried[0], None, None, where, base)
+    key = "\x1f".join((rule_id, result.repository, result.copy_id))
+    return SarifResult(
+        rule_id=rule_id,
+        level=level,
+        message=f"{result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
+        + (f": {result.message}" if result.message else ""),
+        location=location,
+        fingerprint=hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16],
+        properties={
+            "repository": result.repository,
+            "copy": result.copy_id,
+            "role": result.role,
+            "verdict": result.verdict.value,
+            "tried": list(result.tried),
+        },
+    )
+
+
 def _sarif_results(report: DriftReport) -> list[SarifResult]:
     results = []
+    bases = _sarif_base_ids(report)
     for result in report.results:
+        base = bases[result.repository]
+        if result.verdict in _COPY_RULE:
+            copy_result = _copy_sarif_result(report, result, base)
+            results += [copy_result] if copy_result is not None else []
+            continue
         if not result.verdict.drifted:
             continue
         for entry in result.entries:
@@ -584,7 +695,13 @@ def _sarif_results(report: DriftReport) -> list[SarifResult]:
             related: tuple[SarifLocation, ...] = ()
             if contract is not None:
                 related = (
-                    SarifLocation(contract.file, contract.line, contract.column, "the contract"),
+                    SarifLocation(
+                        contract.file,
+                        contract.line,
+                        contract.column,
+                        "the contract",
+                        CONTRACT_BASE,
+                    ),
                 )
             results.append(
                 SarifResult(
@@ -595,7 +712,7 @@ def _sarif_results(report: DriftReport) -> list[SarifResult]:
                     message=_entry_message(entry),
                     location=None
                     if copy is None
-                    else SarifLocation(copy.file, copy.line, copy.column, "the copy"),
+                    else SarifLocation(copy.file, copy.line, copy.column, "the copy", base),
                     fingerprint=head.fingerprint,
                     related=related,
                     properties={
@@ -613,8 +730,15 @@ def _sarif_results(report: DriftReport) -> list[SarifResult]:
 
 def render_drift_sarif(report: DriftReport) -> str:
     """SARIF 2.1.0: one result per root change, located in the copy (the contract as a
-    related location)."""
-    return render_sarif(_sarif_results(report), invocation_ok=not report.errors)
+    related location), one per copy that cannot be judged (``COPY_RULES``); each location
+    relative to its repository's base id."""
+    return render_sarif(
+        _sarif_results(report),
+        invocation_ok=not report.errors,
+        bases=sarif_bases(report),
+        rules=COPY_RULES,
+        notifications=sarif_notifications(report),
+    )
 
 
 def render_drift_junit(report: DriftReport) -> str:
