@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -425,3 +426,94 @@ def test_the_drift_step_takes_new_since_and_a_baseline(
         "packages/core/src/ranking/schemas/training-record.schema.json: identical",
         "check passed: 4 passed",
     ]
+
+
+def test_junit_counts_a_drift_failure_once_and_sarif_reports_copies_not_judged(
+    wiregate_repo: git.Repo, tmp_path: Path
+) -> None:
+    """The drift step's case passes (the gate's summary as its output) when its copies carry
+    the failures and errors: the header counts what a reader calls failures. SARIF has a
+    result for each copy that cannot be judged, in its repository's base."""
+    from tests.sarif_schema import check_sarif
+
+    checkout = tmp_path / "wasmagent-js"
+    copy = checkout / "packages/core/src/ranking/schemas/rollout-wire.schema.json"
+    copy.parent.mkdir(parents=True)
+    copy.write_text('{\n  "type": "object",\n  "required": [1,,\n}\n', encoding="utf-8")
+    repo = ("--repo", f"wasmagent-js={checkout}")
+
+    def stdout(*args: str, code: int = 2) -> str:
+        root = str(root_of(wiregate_repo))
+        result = CliRunner().invoke(main, ["--root", root, "check", *repo, *args])
+        assert result.exit_code == code
+        return result.stdout
+
+    lines = stdout("--format", "junit").splitlines()
+    assert lines[1:3] == [
+        '<testsuites name="wiregate check" tests="8" failures="3" errors="1">',
+        '  <testsuite name="wiregate check" tests="8" failures="3" errors="1" skipped="0">',
+    ]
+    drift = lines.index('    <testcase classname="wiregate.check" name="drift">')
+    assert lines[drift + 1] == ("      <system-out>4 copies: 3 not found, 1 error (strict)")
+    cases = [
+        (line.strip(), following.strip().split(" ", 1)[0])
+        for line, following in pairwise(lines)
+        if line.strip().startswith('<testcase classname="wiregate.drift')
+    ]
+    assert cases == [
+        ('<testcase classname="wiregate.drift.wasmagent-js" name="rollout-wire">', "<error"),
+        *(
+            (f'<testcase classname="wiregate.drift.wasmagent-js" name="{name}">', "<failure")
+            for name in ("training-record", "dpo-record-type", "ppo-record-type")
+        ),
+    ]
+
+    log = json.loads(stdout("--format", "sarif"))
+    check_sarif(log)
+    (run,) = log["runs"]
+    located = [
+        (
+            r["ruleId"],
+            r["level"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"],
+            r["locations"][0]["physicalLocation"].get("region"),
+        )
+        for r in run["results"]
+    ]
+    base = {"uriBaseId": "WASMAGENT_JS"}
+    assert located == [
+        (
+            "copy-unreadable",
+            "error",
+            {"uri": "packages/core/src/ranking/schemas/rollout-wire.schema.json", **base},
+            {"startLine": 3, "startColumn": 18},
+        ),
+        # Where each copy is expected: its first configured path.
+        (
+            "copy-not-found",
+            "error",
+            {"uri": "packages/core/src/ranking/schemas/training-record.schema.json", **base},
+            None,
+        ),
+        *(
+            (
+                "copy-not-found",
+                "error",
+                {"uri": "packages/core/src/ranking/RolloutExporter.ts", **base},
+                None,
+            )
+            for _ in range(2)
+        ),
+    ]
+    assert sorted(run["originalUriBaseIds"]) == ["WASMAGENT_JS", "WIREGATE"]
+    (notification,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert notification["message"]["text"].startswith(
+        f"wiregate drift wasmagent-js rollout-wire: {copy}: not valid JSON: "
+    )
+    assert run["invocations"][0]["executionSuccessful"] is False
+
+    # No copy there at all: the gate fails (exit 1) on four copies, counted once each.
+    copy.unlink()
+    lines = stdout("--format", "junit", code=1).splitlines()
+    assert lines[1] == '<testsuites name="wiregate check" tests="8" failures="4" errors="0">'
+    assert '    <testcase classname="wiregate.check" name="drift">' in lines

@@ -156,24 +156,31 @@ _OUTCOME = {
 
 
 def render_junit(report: CheckReport) -> str:
-    """JUnit XML: one test case per step, then the drift gate's, one per copy."""
+    """JUnit XML: one test case per step, then the drift gate's, one per copy. A failure is
+    counted once: when the drift gate's copies carry its failures and errors, the drift
+    step's own case passes, its summary and details as its output."""
     from wiregate.reporters.drift import junit_cases
 
     cases: list[JUnitCase] = []
+    copies: list[JUnitCase] = []
     for step in report.steps:
+        outcome = _OUTCOME[step.status]
+        own = junit_cases(step.drift) if step.drift is not None else []
+        copies += own
+        if outcome in ("failure", "error") and any(c.outcome == outcome for c in own):
+            summary = "\n".join([step.summary, *_details(step)])
+            cases.append(JUnitCase("wiregate.check", step.name, "passed", output=summary))
+            continue
         cases.append(
             JUnitCase(
                 classname="wiregate.check",
                 name=step.name,
-                outcome=_OUTCOME[step.status],
+                outcome=outcome,
                 message=step.summary,
                 text="\n".join(_details(step)),
             )
         )
-    for step in report.steps:
-        if step.drift is not None:
-            cases += junit_cases(step.drift)
-    return render_junit_log("wiregate check", cases)
+    return render_junit_log("wiregate check", cases + copies)
 
 
 CHECK_REPORTERS: dict[str, Callable[[CheckReport], str]] = {

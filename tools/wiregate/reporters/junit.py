@@ -17,6 +17,7 @@ class JUnitCase:
     outcome: str  # passed, failure, error or skipped
     message: str = ""  # one line: the verdict
     text: str = ""  # the details
+    output: str = ""  # what a passed case reports (<system-out>), e.g. a summary
 
 
 def _clean(text: str) -> str:
@@ -41,7 +42,12 @@ def render_junit(suite: str, cases: Sequence[JUnitCase]) -> str:
         classname, name = quoteattr(_clean(case.classname)), quoteattr(_clean(case.name))
         head = f"    <testcase classname={classname} name={name}"
         if case.outcome == "passed":
-            lines.append(head + "/>")
+            if not case.output:
+                lines.append(head + "/>")
+                continue
+            lines.append(head + ">")
+            lines.append(f"      <system-out>{escape(_clean(case.output))}</system-out>")
+            lines.append("    </testcase>")
             continue
         lines.append(head + ">")
         tag = case.outcome
