@@ -32,6 +32,7 @@ from wiregate.reporters.diff import (
 from wiregate.reporters.github import workflow_command
 from wiregate.reporters.junit import JUnitCase, render_junit
 from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
+from wiregate.textlines import render_lines
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -291,7 +292,7 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
     with its witness), a summary line and the reproducing command. Findings the baseline
     accepts or that were there at --new-since are counted on the copy's first line, listed
     only with ``verbose``."""
-    return "\n".join([*body_lines(report, verbose=verbose), _summary(report)]) + "\n"
+    return render_lines([*body_lines(report, verbose=verbose), _summary(report)])
 
 
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
@@ -501,7 +502,7 @@ def render_github(report: DriftReport) -> str:
     if report.stale:
         message = f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}"
         lines.append(workflow_command("notice", message, title="wiregate drift baseline"))
-    return "".join(line + "\n" for line in lines)
+    return render_lines(lines)
 
 
 def _cell(text: str) -> str:
@@ -557,7 +558,7 @@ def render_markdown(report: DriftReport) -> str:
             if waived:
                 lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
     lines += ["", _summary(report)]
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def _sarif_results(report: DriftReport) -> list[SarifResult]:
@@ -741,7 +742,7 @@ def render_history_text(reports: Sequence[HistoryReport]) -> str:
         if lines:
             lines.append("")
         lines.extend(_history_text(report))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def _entry_json(entry: HistoryEntry) -> dict[str, Any]:
@@ -837,7 +838,7 @@ def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
                 lines.append("")
                 lines.extend(block.toml().splitlines())
         lines.append("")
-    return "\n".join(lines[:-1]) + "\n" if lines else ""
+    return render_lines(lines[:-1])
 
 
 def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:
