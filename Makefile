@@ -13,7 +13,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[codegen,dev]'
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
 

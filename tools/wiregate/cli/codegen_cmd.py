@@ -21,12 +21,12 @@ from wiregate.cli import fail, main
 )
 @click.pass_context
 def codegen_command(ctx: click.Context, check_only: bool) -> None:
-    """Generate the dataclasses, wire converters and TypedDict shapes in datafactory/wire/.
+    """Generate the msgspec Structs, their wire stubs and TypedDict shapes in datafactory/wire/.
 
     Exit 0 when written (or fresh with --check), 1 when --check finds stale or edited
     generated code, 2 on a broken schema (invalid JSON, not a valid draft 2020-12 schema, a
-    $ref that does not resolve, a construct codegen does not support) or an output path that
-    cannot be read or written.
+    $ref that does not resolve, a construct codegen does not support), an output path that
+    cannot be read or written, or the generator (the codegen extra) not installed.
     """
     # Not pass_contract: codegen reads the schemas itself and names a broken one relative to
     # the root (contracts/<file>), the path the generated headers and the user's repo use.
