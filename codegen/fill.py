@@ -302,6 +302,8 @@ def _first_inexact(defs: Mapping[str, Any], node: Any, pointer: str, seen: set[s
             return at
         if key == "const" and type(value) not in (str, int, type(None)):
             return at
+        if key == "required" and set(value) - set(node.get("properties") or ()):
+            return at  # a required key the Struct has no field for
         if key == "dependentRequired":
             names = set(node.get("properties") or ())
             if any({k, *v} - names for k, v in value.items()):

@@ -99,3 +99,15 @@ def test_a_keyword_msgspec_cannot_express_makes_its_record_type_defer(
     assert _decode_in(contract_copy, "RolloutTreeRecord", json.dumps(tree)) == (
         f"{{'RolloutTreeRecord': '{pointer}'}} None\n"
     )
+
+
+def test_a_required_key_without_a_property_is_inexact() -> None:
+    from codegen.fill import inexact_types
+
+    schema = {
+        "$defs": {
+            "A": {"type": "object", "required": ["x", "y"], "properties": {"x": {}}},
+            "B": {"type": "object", "required": ["x"], "properties": {"x": {"type": "string"}}},
+        }
+    }
+    assert inexact_types(schema, ["A", "B"]) == {"A": "/$defs/A/required"}
