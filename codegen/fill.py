@@ -46,6 +46,7 @@ _EXPRESSED = frozenset(
     }
 )  # fmt: skip
 _NUMERIC = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+_CLASS_PROPERTY = re.compile(r"^/\$defs/[^/]+/properties/[^/]+$")
 
 # The ECMA-262 patterns whose Python translation matches the same strings: anchors, ASCII
 # literals, escaped punctuation, \d, bracket classes of ASCII literals and ranges, counted and
@@ -294,8 +295,10 @@ def _first_inexact(defs: Mapping[str, Any], node: Any, pointer: str, seen: set[s
             return at
         if key == "pattern" and python_pattern(value) is None:
             return at
-        if key == "propertyNames" and _key_type(node) is None:
-            return at
+        if key == "propertyNames" and (
+            _key_type(node) is None or not _CLASS_PROPERTY.match(pointer)
+        ):
+            return at  # the template types the keys of a class's own map properties only
         if key in ("oneOf", "anyOf") and not _disjoint(defs, value):
             return at
         if key == "enum" and any(type(v) not in (str, int, type(None)) for v in value):

@@ -226,7 +226,25 @@ def _models(label: str, schema: Mapping[str, Any]) -> str:
         "from __future__ import annotations\n\n" + "\n".join(imports) + "\n",
         1,
     )
-    return _format(code.lstrip("\n"))
+    code = _format(code.lstrip("\n"))
+    _check_key_types(label, code, fills)
+    return code
+
+
+def _check_key_types(label: str, code: str, fills: Mapping[str, Mapping[str, Any]]) -> None:
+    """Each map property with propertyNames got its key type (the template's text edit)."""
+    for node in ast.parse(code).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+                continue
+            key_type = fills.get(node.name, {}).get("key_types", {}).get(item.target.id)
+            if key_type is not None and f"dict[{key_type}, " not in ast.unparse(item.annotation):
+                pointer = f"/$defs/{node.name}/properties/{item.target.id}/propertyNames"
+                raise CodegenError(
+                    f"{label}: propertyNames at {pointer} is not supported by codegen"
+                )
 
 
 def _shapes(label: str, schema: Mapping[str, Any]) -> str:

@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=5e75039e2c228ae25efdaf127c92e1dd5ccb550603aa2e626661c32d3b98507f
+# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
 # body: sha256=68efce2d793e656fae44c9292d3a1011e932817ce947665154ad70fbf9812d59
 
 """Typed models of the rollout-wire contract and their wire stubs.

@@ -111,3 +111,26 @@ def test_a_required_key_without_a_property_is_inexact() -> None:
         }
     }
     assert inexact_types(schema, ["A", "B"]) == {"A": "/$defs/A/required"}
+
+
+def test_property_names_beyond_a_class_property_are_inexact(cli: Cli, contract_copy: Path) -> None:
+    """The template types the keys of a class's own map property; a map reached through a
+    $ref alias keeps `str` keys, so its record type defers."""
+    path = contract_copy / "contracts" / "rollout-wire.schema.json"
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    schema["$defs"]["StepMap"] = {
+        "type": "object",
+        "propertyNames": {"pattern": "^[0-9]+$"},
+        "additionalProperties": {"type": "integer"},
+    }
+    schema["$defs"]["DpoRecord"]["properties"]["steps"] = {"$ref": "#/$defs/StepMap"}
+    path.write_text(json.dumps(schema, indent=2) + "\n", encoding="utf-8")
+    assert cli("--root", str(contract_copy), "codegen").exit_code == 0
+    init = (contract_copy / OUTPUT_DIR / "__init__.py").read_text(encoding="utf-8")
+    models = (contract_copy / OUTPUT_DIR / "rollout_wire.py").read_text(encoding="utf-8")
+    assert "StepMap: TypeAlias = dict[str, int]\n" in models
+    assert (
+        '    "DpoRecord": "contracts/rollout-wire.schema.json#/$defs/StepMap/propertyNames",\n'
+        in init
+    )
+    assert '    "RolloutTreeRecord": "' not in init  # its fork_map's keys are typed
