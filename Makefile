@@ -9,7 +9,8 @@ STAMP := $(VENV)/.installed
 venv: $(STAMP)
 
 # npm ci installs the pinned npm tools (package-lock.json) into node_modules/: TypeScript code
-# copies are extracted with them (node and npm come from the machine).
+# copies are extracted and `codegen --target typescript` runs with them (node and npm come from
+# the machine).
 $(STAMP): pyproject.toml package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

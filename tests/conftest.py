@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import socket
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import git
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis.internal.conjecture import utils as conjecture_utils
@@ -21,6 +23,31 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# Every git.Repo a test opens (directly or through a fixture) keeps GitPython's `git cat-file`
+# helper processes until it is closed; one left to the garbage collector warns, and under
+# `filterwarnings = error` that warning fails whichever later test happens to collect it.
+_OPENED_REPOS: weakref.WeakSet[git.Repo] = weakref.WeakSet()
+_repo_init = git.Repo.__init__
+
+
+def _tracked_init(self: git.Repo, *args: Any, **kwargs: Any) -> None:
+    _repo_init(self, *args, **kwargs)
+    _OPENED_REPOS.add(self)
+
+
+git.Repo.__init__ = _tracked_init  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _close_git_repositories() -> Iterator[None]:
+    """Ends the helper processes of every repository opened during the test (a repository
+    used again later starts new ones)."""
+    yield
+    for repo in list(_OPENED_REPOS):
+        repo.close()
+
+
 CORPUS_DIR = (REPO_ROOT / ".." / "shared" / "corpus").resolve()
 
 

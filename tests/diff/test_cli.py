@@ -452,7 +452,7 @@ def test_usage_errors_exit_2(files: tuple[str, str]) -> None:
 def test_option_choices_are_the_engine_registries(files: tuple[str, str]) -> None:
     from wiregate.cli.diff_cmd import diff_command
     from wiregate.diff import MODES, POLICIES
-    from wiregate.reporters.diff import DIFF_REPORTERS
+    from wiregate.reporters.diff import DIFF_FORMATS
 
     choices = {
         param.name: tuple(param.type.choices)
@@ -463,7 +463,7 @@ def test_option_choices_are_the_engine_registries(files: tuple[str, str]) -> Non
         "mode": MODES,
         "policy": POLICIES,
         "draft": ("4", "6", "7", "2019-09", "2020-12"),
-        "output_format": tuple(DIFF_REPORTERS),
+        "output_format": DIFF_FORMATS,
     }
     code, out, err = run(*files, "--format", "yaml")
     assert (code, out) == (2, "")

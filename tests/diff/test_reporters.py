@@ -7,6 +7,7 @@ from dataclasses import replace
 from wiregate.diff import Change, DiffResult
 from wiregate.diff.witness import Witness
 from wiregate.reporters.diff import (
+    DIFF_FORMATS,
     DIFF_REPORTERS,
     change_to_json,
     github_annotation,
@@ -28,7 +29,8 @@ CHANGE = Change(
 
 
 def test_the_reporter_registry() -> None:
-    assert sorted(DIFF_REPORTERS) == ["github", "json", "junit", "markdown", "sarif", "text"]
+    assert sorted(DIFF_REPORTERS) == ["github", "json", "junit", "markdown", "text"]
+    assert sorted(DIFF_FORMATS) == ["github", "json", "junit", "markdown", "sarif", "text"]
 
 
 def test_change_to_json() -> None:

@@ -3,6 +3,7 @@ the line where the JSON key its pointer names is written (every rule id's golden
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -76,7 +77,7 @@ def test_every_result_sits_on_the_line_of_its_key(
                 assert named in line, (side, change, line)
             else:
                 assert physical["region"] == {"startLine": 1, "startColumn": 1}
-            assert len(result["partialFingerprints"]["wiregate/v1"]) == 32
+            assert len(result["partialFingerprints"]["wiregate/v1"]) == 16
 
 
 def _changes(old: Path, new: Path) -> list[dict[str, Any]]:
@@ -116,6 +117,20 @@ def test_sarif_of_one_pair_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPat
             {"startLine": 3, "startColumn": 11},
         ),
     ]
+    # the fingerprint: the rule id, both pointers and the canonical JSON of the value at each
+    # as the engine normalised it (``type`` as a list), hashed as documented
+    assert [r["partialFingerprints"]["wiregate/v1"] for r in results] == [
+        _hash(["required-added", "#", "#/required", '"v"', '"v"']),  # the name added
+        _hash(
+            [
+                "type-changed",
+                "#/properties/v/type",
+                "#/properties/v/type",
+                '["integer"]',
+                '["string"]',
+            ]
+        ),
+    ]
     # the same finding keeps its fingerprint when lines move
     Path("new.json").write_text(
         '\n\n{"required": ["v"], "properties": {"v": {"type": "string"}}}\n'
@@ -126,6 +141,11 @@ def test_sarif_of_one_pair_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         "startLine": 3,
         "startColumn": 2,
     }
+
+
+def _hash(parts: list[Any]) -> str:
+    text = json.dumps(["wiregate-diff-change/1", *parts], ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
 def test_junit_is_one_case_failed_when_incompatible(tmp_path: Path) -> None:

@@ -57,14 +57,8 @@ def run(layout: Path) -> Run:
 
 
 def _lines(result: Result, layout: Path) -> list[str]:
-    """stdout with the temporary folder shown as TMP; the copies' reproduce lines and the
-    skipped protocol checkout, the same in every run, dropped."""
-    text = result.stdout.replace(str(layout.parent), "TMP")
-    return [
-        line
-        for line in text.splitlines()
-        if not line.startswith("    reproduce: ") and "wasmagent-protocol" not in line
-    ]
+    """stdout, every line, with the temporary folder shown as TMP."""
+    return result.stdout.replace(str(layout.parent), "TMP").splitlines()
 
 
 def _edit(path: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -94,19 +88,21 @@ HEADINGS = [
 ]
 INFO = [36, 17, 34, 32, 29]  # info-level changes per copy
 ACCEPTED = [33, 28, 12, 43, 40]  # findings (errors and warnings) per copy
+SKIPPED = (
+    "wasmagent-protocol rollout-wire, training-record (mirror): skipped: TMP/wasmagent-protocol: "
+    "no checkout of 'wasmagent-protocol' (set --repo wasmagent-protocol=PATH or "
+    "WIREGATE_REPO_WASMAGENT_PROTOCOL)"
+)
 
 
-def _green(accepted: list[int], new: str = "") -> list[str]:
-    lines = []
-    for heading, count, info, extra in zip(
-        HEADINGS, accepted, INFO, [new, "", "", "", ""], strict=True
-    ):
-        lines += [
-            f"{heading} ({count} accepted)",
-            *([extra] if extra else []),
-            f"    and {info} info-level changes (annotations; --format json lists them)",
-        ]
-    return lines
+def _green(accepted: list[int], new: int = 0) -> list[str]:
+    """One line per copy with nothing to act on: its verdict and its counts."""
+    return [
+        f"{heading} ({f'{extra} new, ' if extra else ''}{count} accepted, {info} info-level)"
+        for heading, count, info, extra in zip(
+            HEADINGS, accepted, INFO, [new, 0, 0, 0, 0], strict=True
+        )
+    ]
 
 
 def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
@@ -133,15 +129,15 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     assert green.exit_code == 0, green.stdout
     assert _lines(green, layout) == [
         *_green(ACCEPTED),
+        SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 156 accepted",
     ]
-    # Accepted findings are neither annotated nor SARIF results: only the two skipped copies
-    # are annotated.
+    # Accepted findings are neither annotated nor SARIF results: only the skipped checkout
+    # (its two copies) is annotated.
     github = run("--format", "github").stdout.splitlines()
     assert [line.split("::", 2)[1] for line in github] == [
-        "warning title=wiregate drift wasmagent-protocol rollout-wire",
-        "warning title=wiregate drift wasmagent-protocol training-record",
+        "warning title=wiregate drift wasmagent-protocol (2 copies)",
     ]
     sarif = json.loads(run("--format", "sarif").stdout)
     assert sarif["runs"][0]["results"] == []
@@ -156,16 +152,18 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     red_again = run()
     assert red_again.exit_code == 1
     assert _lines(red_again, layout) == [
-        f"{HEADINGS[0]} (1 new, 33 accepted)",
+        _green(ACCEPTED, new=1)[0],
         "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
         "(min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]",
-        "    wasmagent-js rollout-wire: 1 root change (1 breaking) from 1 change, and 36 "
-        "info-level (annotations; --format json lists them)",
-        *_green(ACCEPTED)[2:],
+        "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
+        f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
+        *_green(ACCEPTED)[1:],
+        SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 1 new, 156 accepted",
     ]
+    assert len(red_again.stdout.splitlines()) <= 12
     # --verbose lists the accepted ones too, each with its reason.
     verbose = _lines(run("--verbose", "--copy", "rollout-wire", "--repo", "wasmagent-js"), layout)
     # The new root change with its change and witness, then the accepted ones: the 33
@@ -188,14 +186,18 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
 
     expired = run(today="2026-12-01")
     assert expired.exit_code == 1
-    assert _lines(expired, layout)[:3] == [
-        f"{HEADINGS[0]} (33 accepted, 1 expired)",
+    assert _lines(expired, layout) == [
+        f"{HEADINGS[0]} (33 accepted, 1 expired, 36 info-level)",
         "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
         "(min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]"
         "  [acceptance expired 2026-12-01: editor may send an empty task until v2]",
-        "    wasmagent-js rollout-wire: 1 root change (1 breaking) from 1 change, and 36 "
-        "info-level (annotations; --format json lists them)",
+        "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
+        f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
+        *_green(ACCEPTED)[1:],
+        SKIPPED,
+        "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
+        "findings: 156 accepted, 1 expired",
     ]
     document = json.loads(run("--format", "json", today="2026-12-01").stdout)
     assert [e["reason"] for e in document["expired"]] == ["editor may send an empty task until v2"]
@@ -219,8 +221,8 @@ def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, la
     fixed = run()
     assert fixed.exit_code == 0
     lines = _lines(fixed, layout)
-    assert lines[0] == f"{HEADINGS[0]} (32 accepted)"
-    (stale,) = [line for line in lines if line.startswith("stale baseline entry")]
+    assert lines[:6] == [*_green([32, *ACCEPTED[1:]]), SKIPPED]
+    (stale,) = lines[6:-2]
     assert stale.startswith(
         "stale baseline entry accepted[104]: wasmagent-js rollout-wire minimum-loosened at "
         f"{RECORD}/properties/rank/minimum ("
@@ -373,8 +375,7 @@ def test_accepted_findings_are_not_annotated(run: Run, layout: Path) -> None:
     github = run("--format", "github")
     assert github.exit_code == 0
     assert [line.split("::", 2)[1] for line in github.stdout.splitlines()] == [
-        "warning title=wiregate drift wasmagent-protocol rollout-wire",
-        "warning title=wiregate drift wasmagent-protocol training-record",
+        "warning title=wiregate drift wasmagent-protocol (2 copies)",
     ]
     markdown = run("--format", "markdown").stdout
     assert "Findings: 33 accepted (accepted ones: `--format json` lists them)." in markdown

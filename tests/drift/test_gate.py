@@ -236,3 +236,47 @@ def test_one_error_line_per_problem(repo_root: Path, checkouts: dict[str, Path])
         f"wiregate: error: {checkouts['wasmagent-js']}: not a git repository\n"
     )
     assert result.stdout.count("not a git repository") == 4
+
+
+def test_the_protocol_copys_items_object_is_one_entry(
+    repo_root: Path, checkouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The published package's copy with ``tool_call_sequence.items: {"type": "object"}`` in
+    each of the three record types that hold ToolCallEvent: one root change (15 changes), one
+    annotation on the line of the first ``items``, not 15 lines per record type."""
+
+    def items_object(document: dict[str, Any]) -> None:
+        for record in ("RolloutBranchRecord", "DpoRecord", "PpoRecord"):
+            properties = document["$defs"][record]["properties"]
+            properties["tool_call_sequence"]["items"] = {"type": "object"}
+
+    protocol = checkouts["wasmagent-protocol"]
+    target = protocol / MIRROR_COPY
+    document = json.loads(target.read_text(encoding="utf-8"))
+    items_object(document)
+    target.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    monkeypatch.chdir(repo_root)
+    args = ["drift", "--repo", f"wasmagent-protocol={protocol}"]
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 1
+    assert text.stdout.splitlines() == [
+        f"wasmagent-protocol rollout-wire (mirror, must be fully compatible) {MIRROR_COPY}: "
+        "breaking drift: the mirror accepts records the canonical contract rejects: producers "
+        "that follow it break the contract's consumers (3 info-level)",
+        "    error: wasmagent-protocol's copy differs from the contract at "
+        "`DpoRecord.tool_call_sequence[]` (property-removed-from-open-model): "
+        "wasmagent-protocol may write records the contract rejects [15 changes in DpoRecord, "
+        "PpoRecord, RolloutBranchRecord; copy 445:11, contract 47:9]",
+        f"    reproduce: wiregate diff contracts/rollout-wire.schema.json {target} "
+        "--mode full --policy strict",
+        "wasmagent-protocol training-record (mirror, must be fully compatible) "
+        "schemas/compliance/training-record.schema.json: identical",
+        "2 copies: 1 identical, 1 breaking drift (strict)",
+    ]
+    github = CliRunner().invoke(main, [*args, "--format", "github"]).stdout.splitlines()
+    assert [line.split("::", 2)[1] for line in github] == [
+        f"error file={MIRROR_COPY},line=445,col=11,title=wiregate drift wasmagent-protocol "
+        "rollout-wire%3A property-removed-from-open-model%2C required-removed"
+    ]
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert lines[444].strip() == '"items": {'

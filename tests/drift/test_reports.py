@@ -95,7 +95,7 @@ def test_text_prints_one_line_per_root_change_and_verbose_the_consequences(
     assert plain[13:15] == [
         "trace-pipeline dpo-training-record (producer, must be forward compatible) "
         "schemas/dpo-training-record.schema.json: breaking drift: the producer writes records "
-        "the canonical contract rejects",
+        "the canonical contract rejects (32 info-level)",
         head,
     ]
     at = verbose.index(head)
@@ -109,8 +109,7 @@ def test_text_prints_one_line_per_root_change_and_verbose_the_consequences(
         '"rejected":"","loss_weight_annotations":[]}'
     )
     assert plain[44] == (
-        "    trace-pipeline dpo-training-record: 30 root changes (29 breaking) from 43 changes, "
-        "and 32 info-level (annotations; --format json lists them)"
+        "    trace-pipeline dpo-training-record: 30 root changes (29 breaking) from 43 changes"
     )
     assert len(plain) == 78 and len(verbose) > len(plain)
 

@@ -232,12 +232,9 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
         "of $id or schema_version",
     ]
     checkout = root_of(wiregate_repo).parent / "wasmagent-js"
-    assert out.splitlines()[7:12] == [
-        *(
-            f"::warning title=wiregate drift wasmagent-js {copy}::{checkout}: no checkout of "
-            "'wasmagent-js' (set --repo wasmagent-js=PATH or WIREGATE_REPO_WASMAGENT_JS)"
-            for copy in ("rollout-wire", "training-record", "dpo-record-type", "ppo-record-type")
-        ),
+    assert out.splitlines()[7:9] == [
+        f"::warning title=wiregate drift wasmagent-js (4 copies)::{checkout}: no checkout of "
+        "'wasmagent-js' (set --repo wasmagent-js=PATH or WIREGATE_REPO_WASMAGENT_JS)",
         "contract  passed   2 schemas valid, 49 fixtures as labelled",
     ]
 
@@ -327,3 +324,104 @@ def test_copy_too_costly_to_compare_exits_2_naming_it(
         f"wiregate: error: drift: {copy}: canonical contract vs copy: comparison exceeded its "
         "budget of 50,000 schema nodes (schemas too large or too recursive to compare)\n"
     )
+
+
+def test_sarif_and_junit_formats(wiregate_repo: git.Repo) -> None:
+    """SARIF: one result per problem of each failed step, at its file; JUnit: one case per
+    step (the drift gate adds one per copy when it judges any)."""
+    from tests.sarif_schema import check_sarif
+
+    def cap_temperature(schema: dict[str, Any]) -> None:
+        schema["$defs"]["RolloutBranchRecord"]["properties"]["temperature"]["maximum"] = 2
+
+    edit_wire(wiregate_repo, cap_temperature)
+    code, out = check(wiregate_repo, "--format", "sarif", "--repo", "wasmagent-js")
+    assert code == 1
+    log = json.loads(out)
+    check_sarif(log)
+    (run,) = log["runs"]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == [
+        "check-breaking",
+        "check-codegen",
+    ]
+    located = [
+        (
+            r["ruleId"],
+            r["level"],
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            r["message"]["text"],
+        )
+        for r in run["results"]
+    ]
+    assert located == [
+        *(
+            (
+                "check-codegen",
+                "error",
+                f"datafactory/wire/{name}",
+                f"datafactory/wire/{name}: stale or edited: run `wiregate codegen` and commit it",
+            )
+            for name in generated_files()
+        ),
+        (
+            "check-breaking",
+            "error",
+            "contracts/rollout-wire.schema.json",
+            "contracts/rollout-wire.schema.json: 1 breaking change since HEAD without a version "
+            "bump of $id or schema_version",
+        ),
+    ]
+    assert run["invocations"] == [{"executionSuccessful": True}]
+
+    code, out = check(wiregate_repo, "--format", "junit", "--repo", "wasmagent-js")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[1] == ('<testsuites name="wiregate check" tests="8" failures="2" errors="0">')
+    cases = [line.strip() for line in lines if line.strip().startswith("<testcase ")]
+    assert cases == [
+        '<testcase classname="wiregate.check" name="contract"/>',
+        '<testcase classname="wiregate.check" name="codegen">',
+        '<testcase classname="wiregate.check" name="breaking">',
+        '<testcase classname="wiregate.check" name="drift">',
+        *(
+            f'<testcase classname="wiregate.drift.wasmagent-js" name="{copy}">'
+            for copy in ("rollout-wire", "training-record", "dpo-record-type", "ppo-record-type")
+        ),
+    ]
+
+
+def test_the_drift_step_takes_new_since_and_a_baseline(
+    wiregate_repo: git.Repo, tmp_path: Path
+) -> None:
+    from contracts import locate
+    from wiregate.drift import expected_copy, load_mirrors
+
+    contract = locate(root_of(wiregate_repo))
+    (producer,) = [r for r in load_mirrors(contract).repositories if r.name == "wasmagent-js"]
+    checkout = tmp_path / "wasmagent-js"
+    for spec in (s for s in producer.copies if not s.code):
+        target = checkout / spec.paths[0]
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(expected_copy(contract, spec)), encoding="utf-8")
+    governed = git.Repo.init(checkout)
+    governed.index.add([str(p) for p in checkout.rglob("*.json")])
+    governed.index.commit("the copies")
+    repo = f"wasmagent-js={checkout}"
+    copies = ["--copy", "rollout-wire", "--copy", "training-record"]
+    missing = tmp_path / "no-such-baseline.toml"
+    code, out = check(wiregate_repo, "--repo", repo, *copies, "--baseline", str(missing))
+    assert code == 2
+    assert f"wiregate: error: drift: {missing}: file not found" in out.splitlines()
+    code, out = check(wiregate_repo, "--repo", repo, *copies, "--new-since", "no-such-ref")
+    assert code == 2
+    assert f"wiregate: error: drift: {checkout}: unknown git ref 'no-such-ref'" in out
+    code, out = check(wiregate_repo, "--repo", repo, *copies, "--new-since", "HEAD")
+    assert code == 0, out
+    assert out.splitlines()[-4:] == [
+        "drift     passed   2 copies: 2 identical (strict); findings: 0 new, 0 present at HEAD",
+        "    wasmagent-js rollout-wire (producer, must be forward compatible) "
+        "packages/core/src/ranking/schemas/rollout-wire.schema.json: identical",
+        "    wasmagent-js training-record (producer, must be forward compatible) "
+        "packages/core/src/ranking/schemas/training-record.schema.json: identical",
+        "check passed: 4 passed",
+    ]

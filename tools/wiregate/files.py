@@ -98,10 +98,10 @@ class Skipped:
 
 
 def walk_files(
-    root: Path, suffix: str, skip_dirs: frozenset[str], max_depth: int = MAX_DEPTH
+    root: Path, suffix: str | tuple[str, ...], skip_dirs: frozenset[str], max_depth: int = MAX_DEPTH
 ) -> Iterator[tuple[str, Path] | Skipped]:
-    """``(relative path, path)`` of every entry whose name ends with ``suffix``, breadth
-    first; a folder too deep or unreadable comes as :class:`Skipped`.
+    """``(relative path, path)`` of every entry whose name ends with ``suffix`` (or one of
+    them), breadth first; a folder too deep or unreadable comes as :class:`Skipped`.
 
     Symlinks are followed (pnpm and workspaces link packages into node_modules, and a copy is
     configured by its linked path), but each real directory (device, inode) is entered once:

@@ -8,6 +8,7 @@ from pathlib import Path
 from contracts import Contract
 from wiregate.check.model import Problem, StepResult, StepStatus
 from wiregate.drift import run_drift
+from wiregate.drift.baseline import load_baseline
 from wiregate.errors import UserError
 from wiregate.reporters.drift import drift_summary
 
@@ -23,6 +24,8 @@ def check_drift(
     ref: str | None = None,
     strict: bool = False,
     environ: Mapping[str, str] | None = None,
+    new_since: str | None = None,
+    baseline: Path | None = None,
 ) -> StepResult:
     try:
         # Naming repositories (--repo) also selects them, as `wiregate drift` does.
@@ -35,6 +38,8 @@ def check_drift(
             repositories=selected,
             copies=copies,
             environ=environ,
+            baseline=load_baseline(contract, baseline, must_exist=True),
+            new_since=new_since,
         )
     except UserError as exc:
         return StepResult(STEP, StepStatus.ERROR, str(exc), problems=(Problem(str(exc)),))

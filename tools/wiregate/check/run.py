@@ -27,6 +27,8 @@ class CheckOptions:
     copies: tuple[str, ...] | None = None  # drift step: copy ids (default: all)
     ref: str | None = None
     strict: bool = False
+    new_since: str | None = None  # drift step: fail only on findings new since this ref
+    baseline: Path | None = None  # drift step: accepted findings (default: beside the contract)
 
 
 def run_check(contract: Contract, options: CheckOptions) -> CheckReport:
@@ -50,6 +52,8 @@ def run_check(contract: Contract, options: CheckOptions) -> CheckReport:
                 copies=options.copies,
                 ref=options.ref,
                 strict=options.strict,
+                new_since=options.new_since,
+                baseline=options.baseline,
             ),
         ),
     ]

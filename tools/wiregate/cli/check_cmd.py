@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -54,6 +55,22 @@ from wiregate.reporters.check import CHECK_REPORTERS
 @click.option("--ref", default=None, help="Drift step: read every copy at this git ref.")
 @click.option("--strict", is_flag=True, help="Drift step: fail on any drift or missing copy.")
 @click.option(
+    "--new-since",
+    "new_since",
+    default=None,
+    metavar="REF",
+    help="Drift step: fail only on findings a copy did not already have at REF (as "
+    "'wiregate drift --new-since').",
+)
+@click.option(
+    "--baseline",
+    "baseline_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Drift step: the accepted findings (default: contracts/drift-baseline.toml beside "
+    "the contract).",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(sorted(CHECK_REPORTERS)),
@@ -70,6 +87,8 @@ def check_command(
     copies: tuple[str, ...],
     ref: str | None,
     strict: bool,
+    new_since: str | None,
+    baseline_file: Path | None,
     output_format: str,
 ) -> None:
     """Run the whole gate: contract files and fixtures, generated code, breaking changes
@@ -99,6 +118,8 @@ def check_command(
             copies=tuple(copies) or None,
             ref=ref,
             strict=strict,
+            new_since=new_since,
+            baseline=baseline_file,
         )
     except UserError as exc:
         fail(str(exc))

@@ -34,9 +34,9 @@ def _drafts() -> list[str]:
 
 
 def _formats() -> list[str]:
-    from wiregate.reporters.diff import DIFF_REPORTERS
+    from wiregate.reporters.diff import DIFF_FORMATS
 
-    return list(DIFF_REPORTERS)
+    return list(DIFF_FORMATS)
 
 
 @main.command("diff")
@@ -164,8 +164,8 @@ def diff_command(
         )
         from wiregate.reporters.github import write_step_summary
 
-        old_file = SourceFile(old_source.file, old_source.text)
-        new_file = SourceFile(new_source.file, new_source.text)
+        old_file = SourceFile(old_source.file, old_source.text, old_source.document)
+        new_file = SourceFile(new_source.file, new_source.text, new_source.document)
         if output_format == "sarif":
             sys.stdout.write(render_sarif_located(result, old_file, new_file))
         else:

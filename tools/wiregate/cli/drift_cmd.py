@@ -165,8 +165,6 @@ def drift_command(
         # Inside one governed repository (pre-commit hook, composite action) --repo names the
         # repositories to check; without it every configured repository is checked.
         selected = list(overrides) or None
-        if baseline_file is not None and not baseline_file.is_file():
-            raise UserError(f"{baseline_file}: file not found")
         report = run_drift(
             contract,
             overrides,
@@ -174,7 +172,7 @@ def drift_command(
             strict=strict,
             repositories=selected,
             copies=list(copies) or None,
-            baseline=load_baseline(contract, baseline_file),
+            baseline=load_baseline(contract, baseline_file, must_exist=True),
             new_since=new_since,
         )
     except (ContractError, UserError) as exc:

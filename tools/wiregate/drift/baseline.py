@@ -12,8 +12,6 @@ same machinery as ``mirrors.toml``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import tempfile
 import unicodedata
@@ -26,9 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from contracts import Contract
 from wiregate.diff import Change
-from wiregate.diff.load import normalise_document
-from wiregate.diff.values import json_key
-from wiregate.drift.config import load_config_toml, resolve_pointer
+from wiregate.diff.fingerprint import DRIFT_SCHEME, change_fingerprints
+from wiregate.drift.config import load_config_toml
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
@@ -42,7 +39,6 @@ __all__ = [
     "BaselineEntry",
     "BaselineUpdate",
     "finding_fingerprints",
-    "fingerprint",
     "load_baseline",
     "parse_date",
     "render_baseline",
@@ -56,9 +52,6 @@ BASELINE_SCHEMA_FILE = "drift-baseline.schema.json"
 #: The environment variable that sets "today" (YYYY-MM-DD) for expiry dates: tests, replays.
 TODAY_VARIABLE = "WIREGATE_TODAY"
 PRUNE_COMMAND = "wiregate drift baseline --prune"
-# Part of every fingerprint: bumped if what goes into one ever changes.
-_FINGERPRINT_SCHEME = "wiregate-drift-finding/1"
-_FINGERPRINT_CHARS = 16
 
 
 @dataclass(frozen=True)
@@ -130,34 +123,6 @@ def today(environ: Mapping[str, str] | None = None) -> date:
 # --- fingerprints --------------------------------------------------------------------------
 
 
-def fingerprint(
-    rule: str,
-    repository: str,
-    copy: str,
-    canonical_pointer: str,
-    copy_pointer: str,
-    canonical_value: Any,
-    copy_value: Any,
-) -> str:
-    """The stable fingerprint of one finding: a hash of the rule id, the repository and copy
-    ids, both pointers and the finding's arguments (the canonical JSON of the value at each
-    pointer; None for an absent side)."""
-    text = json.dumps(
-        [
-            _FINGERPRINT_SCHEME,
-            rule,
-            repository,
-            copy,
-            canonical_pointer,
-            copy_pointer,
-            json_key(canonical_value),
-            json_key(copy_value),
-        ],
-        ensure_ascii=True,  # lone surrogates in a pointer hash as escapes
-    )
-    return hashlib.sha256(text.encode("ascii")).hexdigest()[:_FINGERPRINT_CHARS]
-
-
 def finding_fingerprints(
     changes: Sequence[Change],
     canonical: Mapping[str, Any],
@@ -166,35 +131,10 @@ def finding_fingerprints(
     copy_id: str,
 ) -> tuple[str, ...]:
     """The fingerprint of each of ``changes`` (found between ``canonical`` and ``copy``), in
-    order. The arguments are read from the documents as the diff engine normalised them, so
-    ``type: "x"`` and ``type: ["x"]`` or a reordered ``required`` read the same."""
-    if not changes:
-        return ()
-    old = normalise_document(canonical, origin="canonical contract")
-    new = normalise_document(copy, origin="copy")
-    return tuple(
-        fingerprint(
-            change.id,
-            repository,
-            copy_id,
-            change.old_pointer,
-            change.new_pointer,
-            # A change about one item of a keyword's value (a name in ``required``) is that
-            # item's, whatever the rest of the value becomes.
-            change.subject if change.subject is not None else _argument(old, change.old_pointer),
-            change.subject if change.subject is not None else _argument(new, change.new_pointer),
-        )
-        for change in changes
+    order: the diff's change fingerprint scoped to the repository and the copy."""
+    return change_fingerprints(
+        changes, canonical, copy, scheme=DRIFT_SCHEME, scope=(repository, copy_id)
     )
-
-
-def _argument(document: Any, pointer: str) -> Any:
-    """The keyword value at ``pointer``: None when it is absent, and None when the pointer
-    names a whole schema object (the schema that lacks the keyword, or the subschema a
-    finding is about). Hashing a whole schema would make every unrelated edit inside it
-    (a description, another property) a new finding; the pointer already says which."""
-    value = resolve_pointer(document, pointer)
-    return None if isinstance(value, dict) else value
 
 
 # --- the file ------------------------------------------------------------------------------
@@ -212,9 +152,14 @@ def _as_text(data: Any, path: Path) -> Any:
     return data
 
 
-def load_baseline(contract: Contract, path: Path | None = None) -> Baseline:
+def load_baseline(
+    contract: Contract, path: Path | None = None, *, must_exist: bool = False
+) -> Baseline:
     """The baseline beside ``contract`` (or at ``path``), validated. A file that does not
-    exist accepts nothing; every mistake in one that does is a one-line UserError."""
+    exist accepts nothing (``must_exist``: a file named by the user to read from must be
+    there); every mistake in one that does is a one-line UserError."""
+    if must_exist and path is not None and not path.is_file():
+        raise UserError(f"{path}: file not found")
     path = path or contract.directory / BASELINE_FILE
     if not path.exists():
         return Baseline(path)

@@ -251,6 +251,8 @@ def _findings_at(
 ) -> frozenset[str]:
     """The fingerprints of the findings of the copy as committed in ``tree``; none when it
     is not there or cannot be judged (then every finding now is new)."""
+    if spec.kind == "generated":
+        return frozenset()  # staleness is never old: the file must be regenerated now
     try:
         found = tree.find(spec)
         if found is None:
@@ -345,6 +347,12 @@ def _check_repository(
                     message = source.missing_message(spec.id, spec.paths)
                     results.append(result(spec, Verdict.NOT_FOUND, commit=commit, message=message))
                     continue
+                if spec.kind == "generated":
+                    from wiregate.drift.generated import check_generated
+
+                    fields = check_generated(contract, repository, spec, found, checkout)
+                    results.append(result(spec, commit=commit, **fields))
+                    continue
                 if code is not None and spec.code:
                     document = code.schema(spec, found.path)
                 else:
@@ -368,12 +376,13 @@ def _check_repository(
                 )
             contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
             # The copy's bytes were read once already: its index is built from them. A code
-            # copy's pointers name the schema extracted from it, not places in its source.
+            # copy's pointers name the schema extracted from it: the extraction placed them.
             copy_index = (
                 PositionIndex.build(found.data.decode("utf-8", "replace"))
                 if changes and not spec.code
                 else None
             )
+            locate = code.locations(spec, found.path) if code is not None and spec.code else None
             findings = tuple(
                 make_finding(
                     change,
@@ -389,6 +398,7 @@ def _check_repository(
                     contract_file=contract_file,
                     contract_index=contract_index,
                     fingerprint=fingerprint,
+                    copy_locate=locate,
                 )
                 for change, fingerprint in zip(changes, fingerprints, strict=True)
             )

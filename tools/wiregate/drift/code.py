@@ -4,7 +4,7 @@ judges it exactly like a schema copy."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +14,9 @@ from wiregate.drift.result import Verdict
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
+    from wiregate.diff import Change
     from wiregate.drift.check import Judgement
+    from wiregate.drift.findings import Location
     from wiregate.extract.typescript import Extracted
 
 __all__ = ["CodeCopies", "code_reproduce_command", "judge_code"]
@@ -56,6 +58,35 @@ class CodeCopies:
         if isinstance(outcome, UserError):
             raise outcome
         return outcome.schema
+
+    def locations(self, spec: CopySpec, path: str) -> Callable[[Change], Location | None]:
+        """Where a change of the schema of ``spec`` is declared in the checkout: the line and
+        column of the TypeScript property or Python field (or of the type or class), or of
+        the nearest declared ancestor. A change about one name in ``required`` is placed at
+        that property when the copy declares it."""
+        from wiregate.drift.findings import Location
+        from wiregate.pointer import PointerError, join, split
+
+        self.schema(spec, path)
+        key = (path, spec.name if spec.kind == "typescript" else f"{spec.model}|{spec.mode}")
+        outcome = self._done[key]
+
+        def locate(change: Change) -> Location | None:
+            if isinstance(outcome, UserError):
+                return None
+            pointer = change.new_pointer
+            try:
+                tokens = split(pointer)
+            except PointerError:
+                return None
+            if tokens and tokens[-1] == "required" and isinstance(change.subject, str):
+                named = join("#", *tokens[:-1], "properties", change.subject)
+                if named in outcome.positions:
+                    return Location(*outcome.positions[named])
+            at = outcome.locate(pointer)
+            return None if at is None else Location(*at)
+
+        return locate
 
     def files(self, spec: CopySpec, path: str) -> tuple[str, ...]:
         """The files (relative to the checkout) the schema of ``spec`` came from."""

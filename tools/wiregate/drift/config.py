@@ -70,10 +70,13 @@ class CopySpec:
     model: str | None = None
     python_path: str = "."
     mode: str | None = None  # Pydantic schema mode, python copies only
+    # "generated": a file `wiregate codegen --target TARGET` writes (``paths`` is its one
+    # path), checked for staleness byte for byte, not judged (``schema`` is "").
+    target: str | None = None
 
     @property
     def code(self) -> bool:
-        return self.kind != "schema"
+        return self.kind in ("typescript", "python")
 
     @property
     def name(self) -> str:
@@ -85,6 +88,8 @@ class CopySpec:
         return ROLE_DIRECTION[self.role]
 
     def path_key(self, index: int) -> str:
+        if self.kind == "generated":
+            return f"{self.where}.path"
         return f"{self.where}.paths[{index}]"
 
 
@@ -241,6 +246,22 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
             if copy["id"] in copy_ids:
                 raise UserError(f"{copy_where}.id: {copy['id']!r} is declared twice")
             copy_ids.add(copy["id"])
+            if copy.get("kind") == "generated":
+                copies.append(
+                    CopySpec(
+                        id=copy["id"],
+                        schema="",
+                        canonical_at="#",
+                        copy_at="#",
+                        role=copy.get("role", entry["role"]),
+                        paths=(copy["path"],),
+                        optional=copy.get("optional", False),
+                        where=f"repository[{index}].copy[{copy_index}]",
+                        kind="generated",
+                        target=copy["target"],
+                    )
+                )
+                continue
             if copy["schema"] not in SCHEMA_FILES:
                 known = ", ".join(SCHEMA_FILES)
                 raise UserError(
@@ -306,9 +327,18 @@ def module_paths(copy: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 _KIND_KEYS = {
-    "schema": ("paths", frozenset({"type", "model", "python_path", "mode"})),
-    "typescript": ("type", frozenset({"model", "python_path", "mode", "copy_at"})),
-    "python": ("model", frozenset({"paths", "type", "copy_at"})),
+    "schema": ("paths", frozenset({"type", "model", "python_path", "mode", "target", "path"})),
+    "typescript": (
+        "type",
+        frozenset({"model", "python_path", "mode", "copy_at", "target", "path"}),
+    ),
+    "python": ("model", frozenset({"paths", "type", "copy_at", "target", "path"})),
+    "generated": (
+        "target",
+        frozenset(
+            {"schema", "canonical_at", "copy_at", "paths", "type", "model", "python_path", "mode"}
+        ),
+    ),
 }
 
 
@@ -379,11 +409,12 @@ def _check_paths(data: Any, path: Path) -> None:
                 if problem:
                     key = f"repository[{index}].copy[{copy_index}].paths[{path_index}]"
                     raise UserError(f"{path}: {key}: {problem}")
-            python_path = copy.get("python_path") if isinstance(copy, dict) else None
-            problem = path_problem(python_path) if isinstance(python_path, str) else None
-            if problem:
-                key = f"repository[{index}].copy[{copy_index}].python_path"
-                raise UserError(f"{path}: {key}: {problem}")
+            for name in ("python_path", "path"):
+                value = copy.get(name) if isinstance(copy, dict) else None
+                problem = path_problem(value) if isinstance(value, str) else None
+                if problem:
+                    key = f"repository[{index}].copy[{copy_index}].{name}"
+                    raise UserError(f"{path}: {key}: {problem}")
 
 
 def resolve_pointer(document: Any, at: str) -> Any:
@@ -419,5 +450,5 @@ def copy_identity(repository: RepositorySpec, spec: CopySpec, checkout: Path) ->
         "schema": spec.schema,
         "canonical_at": spec.canonical_at,
         "kind": spec.kind,
-        "declared": spec.type or spec.model,
+        "declared": spec.type or spec.model or spec.target,
     }

@@ -5,6 +5,12 @@ names, a title naming one of our ``$defs`` entries (a single-record copy), or ``
 ``definitions`` entries with the same names as ours. ``node_modules`` and ``site-packages``
 are searched too: an installed package is a copy like any other.
 
+Code is searched too (outside ``node_modules`` and ``site-packages``: the extractor reads a
+checkout's own types): exported TypeScript interfaces and type aliases and Python model
+classes (:mod:`wiregate.extract.declarations`, never running the governed code) are
+candidates for a canonical record type when they have its name or at least half of its
+top-level property names.
+
 Each candidate is scored by how much of the contract it covers: the share of the canonical
 record types (``$defs`` entries) and their properties that it has too. Only a candidate at or
 above :data:`PROPOSE_THRESHOLD` is proposed as a copy (two shared ``$defs`` names do not make
@@ -58,6 +64,10 @@ class Candidate:
     shared_defs: tuple[str, ...] = ()
     error: str | None = None  # set when the file matched by name but cannot be parsed
     score: float = 0.0  # share of the canonical record types and properties present, 0..1
+    kind: str = "schema"  # or "typescript" / "python": a type declared in code
+    declared: str | None = None  # the type name, or MODULE:CLASS
+    line: int | None = None  # where the type is declared in ``path``
+    python_path: str = "."
 
     @property
     def proposed(self) -> bool:
@@ -73,10 +83,24 @@ class Proposal:
     schema: str
     canonical_at: str
     paths: tuple[str, ...]
+    kind: str = "schema"
+    declared: str | None = None
+    python_path: str = "."
 
     def toml(self) -> str:
-        lines = ["[[repository.copy]]", f'id = "{self.id}"', f'schema = "{self.schema}"']
+        lines = ["[[repository.copy]]", f'id = "{self.id}"']
+        if self.kind != "schema":
+            lines.append(f'kind = "{self.kind}"')
+        lines.append(f'schema = "{self.schema}"')
         lines.append(f'canonical_at = "{self.canonical_at}"')
+        if self.kind == "python":
+            # The module's file is derived from the model: no paths.
+            lines.append(f"model = {_toml_string(self.declared or '')}")
+            if self.python_path != ".":
+                lines.append(f"python_path = {_toml_string(self.python_path)}")
+            return "\n".join(lines) + "\n"
+        if self.kind == "typescript":
+            lines.append(f"type = {_toml_string(self.declared or '')}")
         lines.append("paths = [" + ", ".join(_toml_string(p) for p in self.paths) + "]")
         return "\n".join(lines) + "\n"
 
@@ -87,23 +111,52 @@ def _toml_string(value: str) -> str:
 
 
 def proposals(candidates: tuple[Candidate, ...] | list[Candidate]) -> tuple[Proposal, ...]:
-    """The proposed candidates grouped by the part of the contract they copy."""
+    """The proposed candidates grouped by the part of the contract they copy; a type in code
+    is a copy of its own (``<type>-type``, ``<class>-model``)."""
     groups: dict[tuple[str, str], list[str]] = {}
+    code: list[Proposal] = []
+    ids: set[str] = set()
     for candidate in candidates:
-        if candidate.proposed:
+        if not candidate.proposed:
+            continue
+        if candidate.kind == "schema":
             groups.setdefault((candidate.schema, candidate.canonical_at), []).append(candidate.path)
-    return tuple(
+            continue
+        name = (candidate.declared or "").rpartition(":")[2]
+        base = _kebab(name) + ("-type" if candidate.kind == "typescript" else "-model")
+        copy_id, number = base, 1
+        while copy_id in ids:  # the same name declared in two files
+            number += 1
+            copy_id = f"{base}-{number}"
+        ids.add(copy_id)
+        code.append(
+            Proposal(
+                copy_id,
+                candidate.schema,
+                candidate.canonical_at,
+                (candidate.path,),
+                candidate.kind,
+                candidate.declared,
+                candidate.python_path,
+            )
+        )
+    schemas = tuple(
         Proposal(_copy_id(schema, at), schema, at, tuple(paths))
         for (schema, at), paths in groups.items()
     )
+    return schemas + tuple(code)
+
+
+def _kebab(name: str) -> str:
+    kebab = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+    return re.sub(r"[^a-z0-9._-]+", "-", kebab).strip("-._") or "copy"
 
 
 def _copy_id(schema: str, canonical_at: str) -> str:
     if canonical_at == "#":
         return schema
-    name = canonical_at.rsplit("/", 1)[-1]
-    kebab = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
-    return re.sub(r"[^a-z0-9._-]+", "-", kebab).strip("-._") or schema
+    kebab = _kebab(canonical_at.rsplit("/", 1)[-1])
+    return schema if kebab == "copy" else kebab
 
 
 def discover(
@@ -145,7 +198,12 @@ def scan(
         candidate = ours.match(relative, data)
         if candidate is not None:
             found.append(candidate)
-    found.sort(key=lambda c: (-c.score, c.path))
+    code, code_skipped = _code_candidates(ours, checkout, ref, max_bytes)
+    found.extend(code)
+    # Both walks meet a folder too deep or unreadable outside node_modules: one line.
+    seen = {(item.path, item.reason) for item in skipped}
+    skipped.extend(item for item in code_skipped if (item.path, item.reason) not in seen)
+    found.sort(key=lambda c: (-c.score, c.path, c.line or 0))
     return found, skipped
 
 
@@ -161,9 +219,15 @@ def _work_tree_files(root: Path, max_bytes: int) -> Iterator[tuple[str, bytes] |
             yield Skipped(relative, str(exc))
 
 
-def _git_files(checkout: Path, ref: str, max_bytes: int) -> Iterator[tuple[str, bytes] | Skipped]:
-    """The ``.json`` files committed at ``ref`` under ``checkout``; a symlink is not followed
-    (git stores its target, not a file)."""
+def _git_files(
+    checkout: Path,
+    ref: str,
+    max_bytes: int,
+    suffixes: tuple[str, ...] = (".json",),
+    skip_dirs: frozenset[str] = SKIPPED_DIRS,
+) -> Iterator[tuple[str, bytes] | Skipped]:
+    """The files named ``*<suffix>`` committed at ``ref`` under ``checkout``; a symlink is not
+    followed (git stores its target, not a file)."""
     import git
 
     from wiregate.gitsource import open_repo, path_in_repo, resolve_commit
@@ -177,11 +241,11 @@ def _git_files(checkout: Path, ref: str, max_bytes: int) -> Iterator[tuple[str, 
         except KeyError:
             return
         for item in tree.traverse():
-            if not isinstance(item, git.Blob) or not item.name.endswith(".json"):
+            if not isinstance(item, git.Blob) or not item.name.endswith(suffixes):
                 continue
             full = str(item.path)
             relative = full[len(prefix) + 1 :] if prefix else full
-            if SKIPPED_DIRS.intersection(relative.split("/")[:-1]):
+            if skip_dirs.intersection(relative.split("/")[:-1]):
                 continue
             if item.mode == _GIT_SYMLINK:
                 yield Skipped(relative, "a symbolic link, not followed at a ref")
@@ -270,6 +334,129 @@ class _Fingerprints:
         if schema is None:
             return None
         return Candidate(relative, schema, canonical_at, tuple(reasons), shared)
+
+
+# --- types declared in code ----------------------------------------------------------------
+
+#: Where a checkout's own code is not: installed packages are extracted by nobody.
+CODE_SKIPPED_DIRS = SKIPPED_DIRS | {"node_modules", "site-packages"}
+_TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+_CODE_SUFFIXES = (*_TS_SUFFIXES, ".py")
+#: Share of a record type's top-level property names a type must have to be a candidate.
+_FIELD_SHARE = 0.5
+
+
+def _code_files(
+    checkout: Path, ref: str | None, max_bytes: int
+) -> Iterator[tuple[str, bytes] | Skipped]:
+    if ref is not None:
+        yield from _git_files(checkout, ref, max_bytes, _CODE_SUFFIXES, CODE_SKIPPED_DIRS)
+        return
+    for item in walk_files(checkout, _CODE_SUFFIXES, CODE_SKIPPED_DIRS):
+        if isinstance(item, Skipped):
+            yield item
+            continue
+        relative, path = item
+        try:
+            yield relative, read_regular(path, max_bytes)
+        except NotReadable as exc:
+            yield Skipped(relative, str(exc))
+
+
+def _code_candidates(
+    ours: _Fingerprints, checkout: Path, ref: str | None, max_bytes: int
+) -> tuple[list[Candidate], list[Skipped]]:
+    """The exported TypeScript types and the Python model classes under ``checkout`` that
+    have a record type's name or half its top-level property names, scored like a file."""
+    from wiregate.extract.declarations import (
+        DeclarationError,
+        python_declarations,
+        typescript_declarations,
+    )
+
+    skipped: list[Skipped] = []
+    typescript: dict[str, bytes] = {}
+    python: dict[str, bytes] = {}
+    python_files: list[str] = []
+    for item in _code_files(checkout, ref, max_bytes):
+        if isinstance(item, Skipped):
+            skipped.append(item)
+            continue
+        relative, data = item
+        if relative.endswith(".py"):
+            python_files.append(relative)  # __init__.py says where a package starts
+            if b"class" in data:
+                python[relative] = data
+        elif b"interface" in data or b"type" in data:
+            typescript[relative] = data
+    declarations = []
+    for relative, data in python.items():
+        declarations.extend(python_declarations(relative, data, python_files))
+    try:
+        declarations.extend(typescript_declarations(typescript))
+    except DeclarationError as exc:
+        skipped.append(Skipped(f"{len(typescript)} TypeScript files", f"not searched: {exc}"))
+    return _score_declarations(ours, declarations), skipped
+
+
+def _score_declarations(ours: _Fingerprints, declarations: list[Any]) -> list[Candidate]:
+    # A type's references are resolved by name: in its own file first, then anywhere.
+    shared: dict[tuple[str, str], dict[str, Any]] = {}
+    own: dict[tuple[str, str], dict[str, Any]] = {}
+    for declaration in declarations:
+        shared.setdefault((declaration.kind, ""), {}).setdefault(
+            declaration.name, declaration.shape
+        )
+        own.setdefault((declaration.kind, declaration.path), {})[declaration.name] = (
+            declaration.shape
+        )
+    targets = {
+        record: ours._target(schema, fragment("$defs", record))
+        for record, schema in ours.record_types.items()
+    }
+    found = []
+    for declaration in declarations:
+        if not declaration.exported:
+            continue
+        defs = {
+            **shared[declaration.kind, ""],
+            **own[declaration.kind, declaration.path],
+        }
+        document = {**declaration.shape, "$defs": defs}
+        features = _features(document, ("",), "#/$defs/-")
+        top = {feature[1] for feature in features if len(feature) == 2}
+        best: tuple[float, bool, str, tuple[str, ...]] | None = None
+        for record, target in targets.items():
+            wanted = {feature[1] for feature in target.features if len(feature) == 2}
+            reasons: list[str] = []
+            if declaration.name == record:
+                reasons.append("type name")
+            if wanted and len(top & wanted) >= _FIELD_SHARE * len(wanted):
+                reasons.append(f"field names {len(top & wanted)}/{len(wanted)}")
+            if not reasons:
+                continue
+            present = {(record, *feature[1:]) for feature in features} & target.features
+            score = len(present) / len(target.features) if target.features else 0.0
+            key = (score, declaration.name == record, record, tuple(reasons))
+            if best is None or key[:2] > best[:2]:
+                best = key
+        if best is None:
+            continue
+        score, _, record, matched = best
+        found.append(
+            Candidate(
+                declaration.path,
+                ours.record_types[record],
+                fragment("$defs", record),
+                matched,
+                score=score,
+                kind=declaration.kind,
+                declared=declaration.declared,
+                line=declaration.line,
+                python_path=declaration.python_path,
+            )
+        )
+    return found
 
 
 @dataclass(frozen=True)

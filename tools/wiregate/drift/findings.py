@@ -8,7 +8,7 @@ two documents); the reporters only render it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,13 +232,18 @@ def make_finding(
     contract_file: str | None,
     contract_index: PositionIndex | None,
     fingerprint: str,
+    copy_locate: Callable[[Change], Location | None] | None = None,
 ) -> DriftFinding:
-    """One finding; the position indexes are built once per file by the caller."""
+    """One finding; the position indexes are built once per file by the caller. A code
+    copy's positions come from ``copy_locate`` (its pointers name the extracted schema, whose
+    places are declared in the source, in the file that declares each type)."""
     record = split(canonical_at)
     default = record[1] if len(record) >= 2 and record[0] in ("$defs", "definitions") else schema
     subject = _subject(change, default)
     copy_location = contract_location = None
-    if copy_file is not None and copy_index is not None:
+    if copy_locate is not None:
+        copy_location = copy_locate(change)
+    elif copy_file is not None and copy_index is not None:
         at = copy_index.locate(change.new_pointer)
         if at is not None:
             copy_location = Location(copy_file, at.line, at.column)

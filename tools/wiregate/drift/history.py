@@ -47,6 +47,13 @@ def run_history(
     if isinstance(copies, str):
         copies = (copies,)  # one copy id
     ((repository, specs),) = config.select([repository_name], copies)
+    generated = [spec.id for spec in specs if spec.kind == "generated"]
+    if generated and copies is not None:
+        raise UserError(
+            f"copy {generated[0]!r} is generated: drift checks it for staleness, it has no "
+            "history to judge"
+        )
+    specs = tuple(spec for spec in specs if spec.kind != "generated")
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
     if not checkout.is_dir():
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")

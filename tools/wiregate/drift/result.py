@@ -98,7 +98,7 @@ class CopyResult:
     message: str | None = None  # why it was skipped, not found or unreadable
     reproduce: str | None = None  # the `wiregate diff` command that gives the same changes
     optional: bool = False  # mirrors.toml allows it to be absent
-    kind: str = "schema"  # schema, typescript or python
+    kind: str = "schema"  # schema, typescript, python or generated
     declared: str | None = None  # a code copy's TypeScript type or Python MODULE:CLASS
     triage: tuple[Triage, ...] = ()  # one per change, in the same order
     new_since_commit: str | None = None  # the commit --new-since compared with, if any
@@ -191,6 +191,8 @@ class CopyResult:
     @property
     def breaks(self) -> tuple[str, ...]:
         """Plain-language statements of which side breaks."""
+        if self.kind == "generated" and self.failed:
+            return ("the generated file is not what `wiregate codegen` writes from the contract",)
         return tuple(BREAKS[self.role, direction] for direction in self.failed)
 
 

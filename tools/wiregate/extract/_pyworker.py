@@ -43,13 +43,143 @@ def _schema(cls: type, mode: str) -> Any:
     return adapter.json_schema(mode="validation", schema_generator=Written)
 
 
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+class _Positions:
+    """Where the classes and fields of an extracted schema are declared, read with ``ast``
+    from the modules' source: ``{pointer: [file, line, column]}``, the file relative to the
+    checkout, the column in Unicode code points (1-based, as annotations count)."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.parsed: dict[str, Any] = {}
+
+    def _tree(self, real: str) -> Any:
+        import ast
+
+        if real not in self.parsed:
+            try:
+                with open(real, "rb") as handle:
+                    data = handle.read()
+                self.parsed[real] = (ast.parse(data), data.splitlines())
+            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+                self.parsed[real] = None
+        return self.parsed[real]
+
+    def _class(self, cls: type) -> Any:
+        import ast
+        import inspect
+
+        try:
+            source = inspect.getsourcefile(cls)
+        except (TypeError, OSError):
+            return None
+        real = os.path.realpath(source) if source else ""
+        if not real.startswith(self.root + os.sep):
+            return None  # declared outside the checkout (a library's base class)
+        parsed = self._tree(real)
+        if parsed is None:
+            return None
+        body, node = parsed[0].body, None
+        for part in cls.__qualname__.split("."):
+            # The last definition of the name is the one the module holds.
+            found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+            if not found:
+                return None
+            node = found[-1]
+            body = node.body
+        return real, node, parsed[1]
+
+    def _at(self, real: str, lines: list[bytes], node: Any) -> list[Any]:
+        line = node.lineno
+        # ast's column counts UTF-8 bytes; annotations count code points.
+        before = lines[line - 1][: node.col_offset].decode("utf-8", "replace")
+        return [os.path.relpath(real, self.root).replace(os.sep, "/"), line, len(before) + 1]
+
+    def _field(self, cls: type, name: str) -> list[Any] | None:
+        import ast
+
+        for owner in getattr(cls, "__mro__", (cls,)):
+            found = self._class(owner)
+            if found is None:
+                continue
+            real, node, lines = found
+            for statement in node.body:
+                if (
+                    isinstance(statement, ast.AnnAssign)
+                    and isinstance(statement.target, ast.Name)
+                    and statement.target.id == name
+                ):
+                    return self._at(real, lines, statement)
+        return None
+
+    def place(self, out: dict[str, Any], pointer: str, cls: type, schema: Any) -> None:
+        found = self._class(cls)
+        if found is not None:
+            out[pointer] = self._at(found[0], found[2], found[1])
+        properties = schema.get("properties") if isinstance(schema, dict) else None
+        if not isinstance(properties, dict):
+            return
+        # A Pydantic field's property is named by its alias.
+        names: dict[str, Any] = {}
+        for name, info in (getattr(cls, "model_fields", None) or {}).items():
+            for alias in (
+                getattr(info, "alias", None),
+                getattr(info, "serialization_alias", None),
+                getattr(info, "validation_alias", None),
+            ):
+                if isinstance(alias, str):
+                    names.setdefault(alias, name)
+        for prop in properties:
+            at = self._field(cls, str(names.get(prop, prop)))
+            if at is not None:
+                out[f"{pointer}/properties/{_escape(prop)}"] = at
+
+
+def _governed_classes(root: str, name: str, first: str) -> list[type]:
+    """Classes named ``name`` defined in the modules imported from the checkout, those of the
+    module ``first`` first."""
+    found = []
+    for module in list(sys.modules.values()):
+        filename = getattr(module, "__file__", None)
+        if not isinstance(filename, str):
+            continue
+        if not os.path.realpath(filename).startswith(root + os.sep):
+            continue
+        value = getattr(module, name, None)
+        if isinstance(value, type) and value.__module__ == module.__name__:
+            found.append((module.__name__ != first, module.__name__, value))
+    return [cls for _, _, cls in sorted(found, key=lambda item: item[:2])]
+
+
+def _positions(cls: type, schema: Any, root: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    try:
+        places = _Positions(root)
+        places.place(out, "#", cls, schema)
+        defs = schema.get("$defs") if isinstance(schema, dict) else None
+        for key, sub in (defs if isinstance(defs, dict) else {}).items():
+            title = sub.get("title") if isinstance(sub, dict) else None
+            for name in dict.fromkeys([title, key]):
+                if isinstance(name, str):
+                    matches = _governed_classes(root, name, cls.__module__)
+                    if matches:
+                        places.place(out, f"#/$defs/{_escape(key)}", matches[0], sub)
+                        break
+    except Exception:
+        return out  # no place to point at is no reason to lose the schema
+    return out
+
+
 def _kind_of(value: object) -> str:
     if callable(value):
         return "a function" if hasattr(value, "__code__") else "a callable"
     return f"a {type(value).__name__} value"
 
 
-def _one(spec: str, mode: str) -> dict[str, Any]:
+def _one(spec: str, mode: str, root: str) -> dict[str, Any]:
     module_name, _, attribute = spec.partition(":")
     try:
         module = __import__(module_name, fromlist=["_"])
@@ -79,7 +209,7 @@ def _one(spec: str, mode: str) -> dict[str, Any]:
     if not isinstance(cls, type):
         return {"kind": "not-class", "error": f"{spec} is {_kind_of(cls)}, not a class"}
     try:
-        return {"schema": _schema(cls, mode)}
+        schema = _schema(cls, mode)
     except Exception as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return {
@@ -87,6 +217,7 @@ def _one(spec: str, mode: str) -> dict[str, Any]:
             "error": f"{spec} is not a Pydantic model, dataclass, TypedDict or msgspec Struct "
             f"({type(exc).__name__}: {text})",
         }
+    return {"schema": schema, "positions": _positions(cls, schema, root)}
 
 
 def main() -> None:
@@ -100,8 +231,8 @@ def main() -> None:
     sys.dont_write_bytecode = True  # never write __pycache__ into the governed checkout
     base = os.path.realpath(os.path.join(request["root"], request["python_path"]))
     sys.path.insert(0, base)
-    results = {spec: _one(spec, request["mode"]) for spec in request["models"]}
     root = os.path.realpath(request["root"])
+    results = {spec: _one(spec, request["mode"], root) for spec in request["models"]}
     files = set()
     for module in list(sys.modules.values()):
         filename = getattr(module, "__file__", None)

@@ -27,7 +27,7 @@ __all__ = ["cache_dir", "cache_key", "file_digests", "load", "store"]
 
 #: Files hashed for an entry are read with the same bound as a copy.
 _MAX_BYTES = 50_000_000
-_FORMAT = 1  # bumped when the entry layout changes
+_FORMAT = 2  # bumped when the entry layout changes
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wiregate.extract import cache as extract_cache
-from wiregate.extract.typescript import Extracted, ExtractionError, timeout_seconds
+from wiregate.extract.typescript import Extracted, ExtractionError, _positions, timeout_seconds
 
 __all__ = ["extract_models"]
 
@@ -54,8 +54,9 @@ def extract_models(
     results: dict[str, Extracted | ExtractionError] = {}
     for model, key in keys.items():
         cached = extract_cache.load(key, root)
-        if cached is not None and isinstance(cached[0], dict):
-            results[model] = Extracted(cached[0], cached[1])
+        found = Extracted.from_cache(*cached) if cached is not None else None
+        if found is not None:
+            results[model] = found
     missing = [model for model in models if model not in results]
     if not missing:
         return results
@@ -96,8 +97,11 @@ def extract_models(
         if "error" in outcome:
             results[model] = ExtractionError(f"{where}: {model}: {_describe(outcome)}")
         else:
-            extract_cache.store(keys[model], root, files, outcome["schema"])
-            results[model] = Extracted(outcome["schema"], tuple(sorted(set(files))))
+            extracted = Extracted(
+                outcome["schema"], tuple(sorted(set(files))), _positions(outcome.get("positions"))
+            )
+            extract_cache.store(keys[model], root, files, extracted.cached())
+            results[model] = extracted
     return results
 
 

@@ -69,14 +69,14 @@ function main() {
   );
   const types = {};
   for (const name of request.types) {
-    types[name] = extract(ts, checker, generator, exported, name);
+    types[name] = extract(ts, checker, generator, exported, name, root);
   }
   reply({ types, files: files.map((name) => path.relative(root, name)).sort() });
 }
 
 const TYPE_KINDS = new Set(["InterfaceDeclaration", "TypeAliasDeclaration", "EnumDeclaration", "ClassDeclaration"]);
 
-function extract(ts, checker, generator, exported, name) {
+function extract(ts, checker, generator, exported, name, root) {
   let symbol = exported.get(name);
   if (!symbol) return { kind: "no-type", error: `${name} is not exported from the file` };
   if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
@@ -85,12 +85,113 @@ function extract(ts, checker, generator, exported, name) {
     const what = kinds.map((kind) => kind.replace(/Declaration$/, "").toLowerCase()).join(", ");
     return { kind: "not-type", error: `${name} is a ${what || "value"}, not an interface or type alias` };
   }
+  let schema;
   try {
-    return { schema: generator.createSchema(name) };
+    schema = generator.createSchema(name);
   } catch (error) {
     const kind = error && error.constructor && error.constructor.name === "RootlessError" ? "no-type" : "generator";
     return { kind, error: firstLine(error.message || error) };
   }
+  let positions = {};
+  try {
+    positions = locate(ts, checker, symbol, schema, root);
+  } catch (error) {
+    positions = {}; // no place to point at is no reason to lose the schema
+  }
+  return { schema, positions };
+}
+
+function escape(token) {
+  return String(token).replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+// Where each property of the schema is declared: {pointer: [file, line, column]}, walking the
+// schema and the type side by side (properties, items, tuple members, union members matched
+// by their property names, index signatures). Lines and columns are 1-based, columns in
+// Unicode code points, as annotations count them.
+function locate(ts, checker, symbol, schema, root) {
+  const out = {};
+  const place = (pointer, node) => {
+    if (!node) return;
+    const file = node.getSourceFile();
+    const name = path.resolve(file.fileName);
+    if (!name.startsWith(root + path.sep)) return; // a declaration outside the checkout
+    const start = node.getStart(file);
+    const { line, character } = file.getLineAndCharacterOfPosition(start);
+    const lineStart = file.getPositionOfLineAndCharacter(line, 0);
+    const column = Array.from(file.text.slice(lineStart, lineStart + character)).length + 1;
+    out[pointer] = [path.relative(root, name).split(path.sep).join("/"), line + 1, column];
+  };
+  const declaration = (symbol.declarations || [])[0];
+  place("#", declaration && (declaration.name || declaration));
+  const nonNull = (type) => (type && checker.getNonNullableType ? checker.getNonNullableType(type) : type);
+  const typeOf = (prop) => {
+    const decl = prop.valueDeclaration || (prop.declarations || [])[0];
+    if (checker.getTypeOfSymbol) return checker.getTypeOfSymbol(prop);
+    return decl ? checker.getTypeOfSymbolAtLocation(prop, decl) : undefined;
+  };
+  const names = (type) => new Set(checker.getPropertiesOfType(type).map((p) => p.name));
+  const walk = (node, type, pointer, depth) => {
+    if (!node || typeof node !== "object" || Array.isArray(node) || !type || depth > 64) return;
+    type = nonNull(type);
+    // A schema reached through a named type (an array's element, a union member) is placed
+    // at that type's declaration: its keywords (required ...) are written there.
+    const named = type.aliasSymbol || type.symbol;
+    const declared = named && (named.declarations || [])[0];
+    if (!(pointer in out) && declared && declared.name) place(pointer, declared.name);
+    if (node.properties && typeof node.properties === "object") {
+      for (const [name, sub] of Object.entries(node.properties)) {
+        const prop = checker.getPropertyOfType(type, name);
+        if (!prop) continue;
+        const decl = prop.valueDeclaration || (prop.declarations || [])[0];
+        const at = `${pointer}/properties/${escape(name)}`;
+        place(at, decl && (decl.name || decl));
+        walk(sub, typeOf(prop), at, depth + 1);
+      }
+    }
+    if (checker.isArrayType && checker.isArrayType(type)) {
+      const [element] = checker.getTypeArguments(type);
+      if (node.items && !Array.isArray(node.items)) walk(node.items, element, `${pointer}/items`, depth + 1);
+    } else if (checker.isTupleType && checker.isTupleType(type)) {
+      const members = checker.getTypeArguments(type);
+      const list = Array.isArray(node.prefixItems) ? ["prefixItems", node.prefixItems] : Array.isArray(node.items) ? ["items", node.items] : null;
+      if (list) list[1].forEach((sub, i) => walk(sub, members[i], `${pointer}/${list[0]}/${i}`, depth + 1));
+    }
+    if (node.additionalProperties && typeof node.additionalProperties === "object") {
+      const index = checker.getIndexTypeOfType(type, ts.IndexKind.String);
+      if (index) walk(node.additionalProperties, index, `${pointer}/additionalProperties`, depth + 1);
+    }
+    for (const keyword of ["anyOf", "oneOf", "allOf"]) {
+      if (!Array.isArray(node[keyword])) continue;
+      const members = type.isUnion() ? type.types : [type];
+      node[keyword].forEach((sub, i) => {
+        const wanted = sub && sub.properties ? Object.keys(sub.properties) : null;
+        if (!wanted) return;
+        // The member with the branch's property names whose literal types agree with the
+        // branch's constants most (a discriminated union repeats its names): a union's order
+        // is the checker's, not the source's.
+        let match = null;
+        let best = -1;
+        for (const member of members) {
+          const have = names(member);
+          if (!wanted.every((w) => have.has(w))) continue;
+          let score = have.size === wanted.length ? 1 : 0;
+          for (const w of wanted) {
+            const branch = sub.properties[w];
+            const constant = branch && ("const" in branch ? branch.const : Array.isArray(branch.enum) && branch.enum.length === 1 ? branch.enum[0] : undefined);
+            if (constant === undefined) continue;
+            const prop = checker.getPropertyOfType(member, w);
+            const literal = prop && nonNull(typeOf(prop));
+            if (literal && literal.isLiteral && literal.isLiteral() && literal.value === constant) score += 2;
+          }
+          if (score > best) [match, best] = [member, score];
+        }
+        if (match) walk(sub, match, `${pointer}/${keyword}/${i}`, depth + 1);
+      });
+    }
+  };
+  walk(schema, checker.getDeclaredTypeOfSymbol(symbol), "#", 0);
+  return out;
 }
 
 try {

@@ -16,18 +16,20 @@ import os
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from wiregate.errors import UserError
 from wiregate.extract import cache as extract_cache
+from wiregate.pointer import PointerError, join, split
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "Extracted",
     "ExtractionError",
+    "SourcePosition",
     "extract_types",
     "node_modules_dir",
     "tsconfig_for",
@@ -43,10 +45,58 @@ class ExtractionError(UserError):
     """A code copy whose schema cannot be extracted; one line naming the file and the type."""
 
 
+#: Where a place of an extracted schema is declared: (file relative to the checkout, 1-based
+#: line, 1-based column in Unicode code points).
+SourcePosition = tuple[str, int, int]
+
+
 @dataclass(frozen=True)
 class Extracted:
     schema: dict[str, Any]
     files: tuple[str, ...]  # every file it came from, relative to the checkout
+    # JSON pointer in ``schema`` -> where the property or type there is declared.
+    positions: Mapping[str, SourcePosition] = field(default_factory=dict)
+
+    def locate(self, pointer: str) -> SourcePosition | None:
+        """Where ``pointer`` is declared, or its nearest declared ancestor (a keyword such as
+        ``required`` is written where its object type is)."""
+        try:
+            tokens = split(pointer)
+        except PointerError:
+            return None
+        for length in range(len(tokens), -1, -1):
+            found = self.positions.get(join("#", *tokens[:length]))
+            if found is not None:
+                return found
+        return None
+
+    def cached(self) -> dict[str, Any]:
+        """What the cache keeps of it (the files are the cache's own)."""
+        return {"schema": self.schema, "positions": {k: list(v) for k, v in self.positions.items()}}
+
+    @classmethod
+    def from_cache(cls, value: Any, files: tuple[str, ...]) -> Extracted | None:
+        if not isinstance(value, dict) or not isinstance(value.get("schema"), dict):
+            return None
+        return cls(value["schema"], files, _positions(value.get("positions")))
+
+
+def _positions(value: Any) -> dict[str, SourcePosition]:
+    """The well-formed entries of an extraction's (or a cache entry's) positions."""
+    found: dict[str, SourcePosition] = {}
+    for pointer, at in value.items() if isinstance(value, dict) else ():
+        if (
+            isinstance(pointer, str)
+            and isinstance(at, list)
+            and len(at) == 3
+            and isinstance(at[0], str)
+            and all(isinstance(n, int) and n > 0 for n in at[1:])
+        ):
+            try:  # written as shown (escaped, not percent-encoded); looked up by its tokens
+                found[join("#", *split(pointer, percent_encoded=False))] = (at[0], at[1], at[2])
+            except PointerError:
+                continue
+    return found
 
 
 def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
@@ -133,8 +183,9 @@ def extract_types(
     results: dict[str, Extracted | ExtractionError] = {}
     for name, key in keys.items():
         cached = extract_cache.load(key, root)
-        if cached is not None and isinstance(cached[0], dict):
-            results[name] = Extracted(cached[0], cached[1])
+        found = Extracted.from_cache(*cached) if cached is not None else None
+        if found is not None:
+            results[name] = found
     missing = [name for name in types if name not in results]
     if not missing:
         return results
@@ -151,8 +202,11 @@ def extract_types(
             schema = outcome["schema"]
             if schema.get("definitions") == {}:
                 del schema["definitions"]  # expose none leaves an empty one behind
-            extract_cache.store(keys[name], root, files, schema)
-            results[name] = Extracted(schema, tuple(sorted(set(files))))
+            extracted = Extracted(
+                schema, tuple(sorted(set(files))), _positions(outcome.get("positions"))
+            )
+            extract_cache.store(keys[name], root, files, extracted.cached())
+            results[name] = extracted
     return results
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from typing import Any
 
 from wiregate.check.model import CheckReport, Problem, StepResult, StepStatus
 from wiregate.exactjson import dumps
 from wiregate.reporters.github import workflow_command
+from wiregate.reporters.junit import JUnitCase
+from wiregate.reporters.junit import render_junit as render_junit_log
+from wiregate.reporters.sarif import SarifLocation, SarifResult
+from wiregate.reporters.sarif import render_sarif as render_sarif_log
 
 __all__ = ["CHECK_REPORTERS"]
 
@@ -87,8 +92,71 @@ def render_json(report: CheckReport) -> str:
     return dumps(document, indent=True) + "\n"
 
 
+def _problem_results(step: StepResult) -> list[SarifResult]:
+    """A failed step other than drift: one result per problem, on its file (first line: the
+    step judges whole files), fingerprinted by the step, the file and the message."""
+    results = []
+    for problem in step.problems or (Problem(step.summary),):
+        key = "\x1f".join((step.name, problem.file or "", problem.message))
+        results.append(
+            SarifResult(
+                rule_id=f"check-{step.name}",
+                level="error",
+                message=problem.message,
+                location=SarifLocation(problem.file, 1, 1) if problem.file else None,
+                fingerprint=hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16],
+            )
+        )
+    return results
+
+
+def render_sarif(report: CheckReport) -> str:
+    """SARIF 2.1.0: the drift gate's results (one per root change, located in the copy) and,
+    for each other step that failed or could not run, one result per problem."""
+    from wiregate.reporters.drift import sarif_results
+
+    results: list[SarifResult] = []
+    for step in report.steps:
+        if step.drift is not None:
+            results += sarif_results(step.drift)
+        elif step.status in (StepStatus.FAILED, StepStatus.ERROR):
+            results += _problem_results(step)
+    return render_sarif_log(results, invocation_ok=report.exit_code != 2)
+
+
+_OUTCOME = {
+    StepStatus.PASSED: "passed",
+    StepStatus.FAILED: "failure",
+    StepStatus.ERROR: "error",
+    StepStatus.SKIPPED: "skipped",
+}
+
+
+def render_junit(report: CheckReport) -> str:
+    """JUnit XML: one test case per step, then the drift gate's, one per copy."""
+    from wiregate.reporters.drift import junit_cases
+
+    cases: list[JUnitCase] = []
+    for step in report.steps:
+        cases.append(
+            JUnitCase(
+                classname="wiregate.check",
+                name=step.name,
+                outcome=_OUTCOME[step.status],
+                message=step.summary,
+                text="\n".join(_details(step)),
+            )
+        )
+    for step in report.steps:
+        if step.drift is not None:
+            cases += junit_cases(step.drift)
+    return render_junit_log("wiregate check", cases)
+
+
 CHECK_REPORTERS: dict[str, Callable[[CheckReport], str]] = {
     "text": render_text,
     "json": render_json,
     "github": render_github,
+    "sarif": render_sarif,
+    "junit": render_junit,
 }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -206,10 +205,12 @@ def render_markdown(result: DiffResult) -> str:
 @dataclass(frozen=True)
 class SourceFile:
     """A compared document as reports place findings in it: ``file`` as the annotation or
-    SARIF location names it (None: stdin, no place) and its text."""
+    SARIF location names it (None: stdin, no place), its text and its parsed document (for
+    the changes' fingerprints)."""
 
     file: str | None
     text: str
+    document: Any = None
 
     @cached_property
     def index(self) -> PositionIndex | None:
@@ -247,23 +248,18 @@ def render_github_located(result: DiffResult, new: SourceFile | None = None) -> 
     return "\n".join(lines) + "\n"
 
 
-def change_fingerprint(change: Change) -> str:
-    """Stable across runs and line moves: the rule id, both pointers and the message."""
-    text = "\x1f".join((change.id, change.old_pointer, change.new_pointer, change.message))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
-def render_sarif_located(
-    result: DiffResult, old: SourceFile | None = None, new: SourceFile | None = None
-) -> str:
+def render_sarif_located(result: DiffResult, old: SourceFile, new: SourceFile) -> str:
     """SARIF 2.1.0: one result per change, located in NEW at its pointer (OLD at its own as a
-    related location)."""
+    related location), fingerprinted by its rule, pointers and values (never its wording or
+    line, so code scanning matches it across runs and line moves)."""
+    from wiregate.diff.fingerprint import change_fingerprints
     from wiregate.reporters.sarif import SarifLocation, SarifResult, render_sarif
 
     results = []
-    for change in result.changes:
-        at = new.locate(change.new_pointer) if new is not None else None
-        before = old.locate(change.old_pointer) if old is not None else None
+    fingerprints = change_fingerprints(result.changes, old.document, new.document)
+    for change, fingerprint in zip(result.changes, fingerprints, strict=True):
+        at = new.locate(change.new_pointer)
+        before = old.locate(change.old_pointer)
         text = change_to_text(change).split(": ", 1)[1]
         results.append(
             SarifResult(
@@ -271,7 +267,7 @@ def render_sarif_located(
                 level=change.level,
                 message=text,
                 location=SarifLocation(_uri(at[0]), at[1], at[2], "new") if at else None,
-                fingerprint=change_fingerprint(change),
+                fingerprint=fingerprint,
                 related=(SarifLocation(_uri(before[0]), before[1], before[2], "old"),)
                 if before
                 else (),
@@ -301,6 +297,8 @@ DIFF_REPORTERS: dict[str, Callable[[DiffResult], str]] = {
     "json": render_json,
     "github": render_github,
     "markdown": render_markdown,
-    "sarif": render_sarif_located,
     "junit": render_junit_diff,
 }
+#: Every ``--format`` of ``wiregate diff``: ``sarif`` needs the compared files
+#: (``render_sarif_located``), for its locations and fingerprints.
+DIFF_FORMATS = (*DIFF_REPORTERS, "sarif")

@@ -217,40 +217,48 @@ def _at(location: Location | None) -> str:
     return f"{location.line}:{location.column}" if location else "?"
 
 
-def _entry_line(entry: RootEntry) -> str:
+def _entry_line(entry: RootEntry, copy_file: str | None = None) -> str:
     """One root change: its level, what goes wrong, how many changes it causes and in which
-    record types, and where it is written in the copy and in the contract."""
+    record types, and where it is written in the copy and in the contract (the file too when
+    it is not ``copy_file``: a code copy's type may be declared in another file)."""
     head = entry.head
     count = len(entry.findings)
     changes = f"{count} change{'s' if count != 1 else ''}"
-    where = f"copy {_at(head.copy_location)}, contract {_at(head.contract_location)}"
+    at = head.copy_location
+    copy = f"{at.file}:{_at(at)}" if at and copy_file and at.file != copy_file else _at(at)
+    where = f"copy {copy}, contract {_at(head.contract_location)}"
     return (
         f"{head.change.level}: {head.message} "
         f"[{changes} in {', '.join(entry.record_types)}; {where}]"
     )
 
 
+def _info_count(result: CopyResult) -> int:
+    return sum(1 for change in result.changes if change.level == "info")
+
+
+def _copy_counts(result: CopyResult, report: DriftReport) -> str:
+    """``1 new, 33 accepted, 36 info-level``: what the copy's heading counts after its
+    verdict (the info-level changes are annotations; ``--format json`` lists them)."""
+    counts = _finding_counts([result], report) if result.verdict.drifted else ""
+    info = _info_count(result)
+    if info:
+        counts += (", " if counts else "") + f"{info} info-level"
+    return counts
+
+
 def _copy_summary(result: CopyResult) -> str | None:
-    """The root changes that are not waived and the changes they come from (the waived ones
-    are counted on the copy's heading); with none, only the info-level count, if any."""
+    """``3 root changes (2 breaking) from 9 changes``: said when a copy has more than one
+    root change shown (one is its own line)."""
     entries = result.entries
+    if len(entries) < 2:
+        return None
     breaking = sum(1 for entry in entries if entry.breaking)
     shown = sum(len(entry.findings) for entry in entries)
-    info = sum(1 for change in result.changes if change.level == "info")
-    if not entries:
-        return (
-            f"and {info} info-level changes (annotations; --format json lists them)"
-            if info
-            else None
-        )
-    text = (
-        f"{result.repository} {result.copy_id}: {len(entries)} root change"
-        f"{'s' if len(entries) != 1 else ''} ({breaking} breaking) from {shown} change"
-        f"{'s' if shown != 1 else ''}"
+    return (
+        f"{result.repository} {result.copy_id}: {len(entries)} root changes "
+        f"({breaking} breaking) from {shown} change{'s' if shown != 1 else ''}"
     )
-    if info:
-        text += f", and {info} info-level (annotations; --format json lists them)"
-    return text
 
 
 def _entry_lines(
@@ -258,7 +266,7 @@ def _entry_lines(
 ) -> list[str]:
     """A root change's line, marked with what the baseline or --new-since says of it, and
     (``verbose``) each change it causes."""
-    lines = [f"    {_entry_line(entry)}{_mark(result.triage_of(entry.head), report)}"]
+    lines = [f"    {_entry_line(entry, result.path)}{_mark(result.triage_of(entry.head), report)}"]
     if verbose:
         for finding in entry.findings:
             lines.extend(_finding_lines(finding, "        "))
@@ -287,16 +295,24 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
 
 
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
-    """The text report without its summary line (``wiregate check`` shows it as details)."""
+    """The text report without its summary line (``wiregate check`` shows it as details).
+
+    A copy with nothing to act on is one line; the reproducing command is shown where a
+    root change is (always with ``verbose``); copies skipped for the same reason in one
+    repository (its checkout is absent) share one line."""
     lines = []
+    skipped = _skipped_together(report.results)
     for result in report.results:
+        group = skipped.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                lines.append(_skipped_line(group))
+            continue
         heading = _copy_heading(result)
         if result.breaks:
             heading += ": " + "; ".join(result.breaks)
-        counts = _finding_counts([result], report) if result.verdict.drifted else ""
-        if counts:
-            heading += f" ({counts})"
-        lines.append(heading)
+        counts = _copy_counts(result, report)
+        lines.append(heading + (f" ({counts})" if counts else ""))
         if result.message:
             lines.append(f"    {result.message}")
         if result.verdict.drifted or result.verdict is Verdict.EQUIVALENT:
@@ -308,13 +324,28 @@ def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
             summary = _copy_summary(result)
             if summary is not None:
                 lines.append(f"    {summary}")
-        if result.reproduce:
+        if result.reproduce and (verbose or result.entries):
             lines.append(f"    reproduce: {result.reproduce}")
     for stale in report.stale:
         lines.append(f"stale baseline entry {_entry_text(stale)}: matches no finding")
     if report.stale:
         lines.append(f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}")
     return lines
+
+
+def _skipped_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResult]]:
+    """Skipped copies of one repository with the same message, when there are several."""
+    groups: dict[tuple[str, str], list[CopyResult]] = {}
+    for result in results:
+        if result.verdict is Verdict.SKIPPED:
+            groups.setdefault((result.repository, result.message or ""), []).append(result)
+    return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _skipped_line(group: list[CopyResult]) -> str:
+    first = group[0]
+    copies = ", ".join(result.copy_id for result in group)
+    return f"{first.repository} {copies} ({first.role}): skipped: {first.message}"
 
 
 def _identity_json(about: CopyResult | HistoryReport) -> dict[str, Any]:
@@ -438,10 +469,19 @@ def _entry_message(entry: RootEntry) -> str:
 def render_github(report: DriftReport) -> str:
     """Workflow annotations: one per root change, on the line of the copy where it is
     written (paths relative to the governed repository's checkout), and one per copy that
-    cannot be judged; the level is the result's (``DriftReport.annotation_level``)."""
+    cannot be judged (one for a repository's copies skipped together); the level is the
+    result's (``DriftReport.annotation_level``)."""
     lines = []
+    skipped = _skipped_together(report.results)
     for result in report.results:
         title = f"wiregate drift {result.repository} {result.copy_id}"
+        group = skipped.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                title = f"wiregate drift {result.repository} ({len(group)} copies)"
+                level = report.annotation_level(result)
+                lines.append(workflow_command(level, result.message or "", title=title))
+            continue
         if result.verdict in (Verdict.ERROR, Verdict.SKIPPED, Verdict.NOT_FOUND):
             level = report.annotation_level(result)
             lines.append(workflow_command(level, result.message or "", title=title))
@@ -510,6 +550,9 @@ def render_markdown(report: DriftReport) -> str:
                 )
             summary = _copy_summary(result)
             lines += ["", summary] if summary is not None else []
+            info = _info_count(result)
+            if info:
+                lines += ["", f"And {info} info-level changes (`--format json` lists them)."]
             waived = _finding_counts([result], report)
             if waived:
                 lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
@@ -564,6 +607,16 @@ def render_drift_sarif(report: DriftReport) -> str:
 
 def render_drift_junit(report: DriftReport) -> str:
     """JUnit XML: one test case per copy; a failure per copy that fails the gate."""
+    return render_junit("wiregate drift", junit_cases(report))
+
+
+def sarif_results(report: DriftReport) -> list[SarifResult]:
+    """The SARIF results of the gate (``wiregate check`` adds them to its own)."""
+    return _sarif_results(report)
+
+
+def junit_cases(report: DriftReport) -> list[JUnitCase]:
+    """One JUnit test case per copy (``wiregate check`` adds them to its own)."""
     cases = []
     for result in report.results:
         verdict = _verdict_text(result.verdict)
@@ -576,7 +629,7 @@ def render_drift_junit(report: DriftReport) -> str:
         else:
             outcome = "passed"
         details = [result.message] if result.message else []
-        details += [_entry_line(entry) for entry in result.entries]
+        details += [_entry_line(entry, result.path) for entry in result.entries]
         if result.reproduce:
             details.append(f"reproduce: {result.reproduce}")
         message = verdict + (": " + "; ".join(result.breaks) if result.breaks else "")
@@ -589,7 +642,7 @@ def render_drift_junit(report: DriftReport) -> str:
                 text="\n".join(details),
             )
         )
-    return render_junit("wiregate drift", cases)
+    return cases
 
 
 DRIFT_REPORTERS: dict[str, Callable[[DriftReport], str]] = {
@@ -763,8 +816,11 @@ def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
                     f"covers {_percent(candidate.score)}, below the "
                     f"{_percent(PROPOSE_THRESHOLD)} threshold: not proposed"
                 )
+            place = candidate.path
+            if candidate.kind != "schema":
+                place += f":{candidate.line} ({candidate.kind} {candidate.declared})"
             lines.append(
-                f"  {candidate.path}: {candidate.schema} {candidate.canonical_at}, {note} "
+                f"  {place}: {candidate.schema} {candidate.canonical_at}, {note} "
                 f"(matched: {'; '.join(candidate.reasons)})"
             )
             if candidate.error:
@@ -797,6 +853,9 @@ def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:
                     "candidates": [
                         {
                             "path": c.path,
+                            "kind": c.kind,
+                            "declared": c.declared,
+                            "line": c.line,
                             "schema": c.schema,
                             "canonical_at": c.canonical_at,
                             "score": round(c.score, 4),

@@ -1,0 +1,280 @@
+"""The contract's types for other languages: ``wiregate codegen --target typescript|pydantic``.
+
+A governed repository can replace its hand-written types with these files and keep them
+fresh: ``wiregate drift`` compares a copy declared ``kind = "generated"`` with what
+:func:`generate` writes now. Every record type of every schema is covered: the schemas are
+joined into one document (their ``$defs`` names are unique across the contract), each
+schema's root ``oneOf`` becomes a union named by its title (``RolloutWire``,
+``TrainingRecord``), and ``WireRecord`` is the union of those.
+
+The output is deterministic: the generators are pinned (npm ``package-lock.json``,
+``pyproject.toml``) and run with fixed options; line ends are LF; a header names the
+contract's versions and the sha256 of each schema file, and the generator's version.
+Outputs are cached by those (``wiregate.extract.cache``), so a warm run needs no generator.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from contracts import SCHEMA_FILES, Contract, ContractError
+from wiregate.errors import UserError
+
+__all__ = [
+    "ROOT_NAME",
+    "TARGETS",
+    "TargetError",
+    "combined_schema",
+    "generate",
+    "header_lines",
+    "is_fresh",
+    "regenerate_command",
+    "stale_diff",
+    "write_output",
+]
+
+#: Target name -> what the README calls it.
+TARGETS: dict[str, str] = {
+    "typescript": "TypeScript (json-schema-to-typescript)",
+    "pydantic": "Pydantic v2 models (datamodel-code-generator)",
+}
+
+#: The union of every record type of the contract.
+ROOT_NAME = "WireRecord"
+
+_HERE = Path(__file__).resolve().parent
+
+
+class TargetError(UserError):
+    """The target cannot be generated (no node, a generator missing or failing); one line."""
+
+
+def _lf(data: bytes) -> bytes:
+    """``data`` with CRLF (and lone CR) line ends made LF."""
+    return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def is_fresh(data: bytes, text: str) -> bool:
+    """Whether a file's bytes are ``text`` once line ends are normalised (a CRLF checkout of
+    a fresh file is fresh)."""
+    return _lf(data) == _lf(text.encode("utf-8"))
+
+
+def stale_diff(path: Path, text: str) -> str | None:
+    """None when the file at ``path`` holds ``text`` (after normalising line ends), else a
+    unified diff from what it holds (nothing, when it is missing) to ``text``."""
+    import difflib
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    except OSError as exc:
+        raise TargetError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if data and is_fresh(data, text):
+        return None
+    current = _lf(data).decode("utf-8", "replace")
+    lines = difflib.unified_diff(
+        current.splitlines(keepends=True),
+        text.splitlines(keepends=True),
+        fromfile=f"a/{path}",
+        tofile=f"b/{path}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def schema_digests(contract: Contract) -> list[tuple[str, str, str]]:
+    """(label, version, sha256 of the LF text) of each schema file, in contract order."""
+    out = []
+    for name in SCHEMA_FILES:
+        label = f"contracts/{SCHEMA_FILES[name]}"
+        try:
+            data = contract.schema_path(name).read_bytes()
+        except OSError as exc:
+            raise TargetError(f"{label}: cannot read: {exc.strerror or exc}") from None
+        out.append((label, _version(contract, name), hashlib.sha256(_lf(data)).hexdigest()))
+    return out
+
+
+def _version(contract: Contract, name: str) -> str:
+    """``rollout-wire/v1`` from the schema's ``$id`` (its last two path segments)."""
+    schema_id = _schemas(contract)[name].get("$id")
+    if isinstance(schema_id, str) and schema_id.count("/") >= 2:
+        return "/".join(schema_id.rstrip("/").split("/")[-2:])
+    return name
+
+
+def _schemas(contract: Contract) -> dict[str, dict[str, Any]]:
+    try:
+        return contract.schemas
+    except ContractError as exc:
+        raise TargetError(str(exc)) from None
+
+
+def _check(contract: Contract) -> None:
+    """Each schema is valid draft 2020-12 and its ``$ref``s name one of its definitions: a
+    generator would otherwise fail obscurely, or type what it cannot resolve as ``Any``."""
+    from wiregate.metaschema import violation
+
+    for name, schema in _schemas(contract).items():
+        label = f"contracts/{SCHEMA_FILES[name]}"
+        found = violation(schema, "2020-12")
+        if found is not None:
+            raise TargetError(
+                f"{label}: not a valid JSON Schema (draft 2020-12) at {found.pointer or '/'}: "
+                f"{shorten(found.message)}"
+            )
+        for at, ref in _refs(schema, ""):
+            target = ref.removeprefix("#/$defs/")
+            if not ref.startswith("#/$defs/") or target not in schema.get("$defs", {}):
+                raise TargetError(
+                    f"{label}: $ref {ref!r} at #{at} does not name a definition of the file"
+                )
+
+
+def _refs(node: Any, at: str) -> Iterable[tuple[str, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "$ref" and isinstance(value, str):
+                yield at, value
+            else:
+                yield from _refs(value, f"{at}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _refs(value, f"{at}/{index}")
+
+
+def shorten(message: str, limit: int = 200) -> str:
+    """One line of bounded length: a generator's message may repeat a large value."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def combined_schema(contract: Contract) -> dict[str, Any]:
+    """One draft 2020-12 document holding every definition of the contract, a union per
+    schema (named by its title) and :data:`ROOT_NAME`, the union of those."""
+    try:
+        contract.definitions  # noqa: B018  (a name defined twice is an error)
+    except ContractError as exc:
+        raise TargetError(str(exc)) from None
+    _check(contract)
+    definitions: dict[str, Any] = {}
+    members = []
+    for schema in _schemas(contract).values():
+        definitions.update(schema.get("$defs", {}))
+    for name, schema in _schemas(contract).items():
+        title = schema.get("title") or name
+        if title in definitions or title == ROOT_NAME:
+            label = f"contracts/{SCHEMA_FILES[name]}"
+            raise TargetError(f"{label}: title {title!r} is also the name of a definition")
+        union: dict[str, Any] = {"oneOf": schema.get("oneOf", [])}
+        if "description" in schema:
+            union = {"description": schema["description"], **union}
+        definitions[title] = union
+        members.append({"$ref": f"#/$defs/{title}"})
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": ROOT_NAME,
+        "description": "Any record of the contract, of any layer.",
+        "oneOf": members,
+        "$defs": definitions,
+    }
+
+
+def header_lines(contract: Contract, target: str, generator: str) -> list[str]:
+    """The header's lines (without comment markers): what made the file, from what."""
+    return [
+        f"Generated by `wiregate codegen --target {target}` from the contract. DO NOT EDIT:",
+        "regenerate it with that command; `wiregate drift` reports a stale copy.",
+        *(
+            f"contract: {version} {label} sha256={digest}"
+            for label, version, digest in schema_digests(contract)
+        ),
+        f"generator: {generator}",
+    ]
+
+
+def module_digest(*paths: Path) -> str:
+    """sha256 of our own generator files: a change to the options regenerates."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode())
+        digest.update(_lf(path.read_bytes()))
+    return digest.hexdigest()
+
+
+def generate(target: str, contract: Contract) -> str:
+    """The text of ``target``'s file for ``contract`` (LF line ends, ends with a newline).
+    A one-line :class:`TargetError` when it cannot be had."""
+    if target == "typescript":
+        from codegen.targets import typescript as module
+    elif target == "pydantic":
+        from codegen.targets import pydantic as module  # type: ignore[no-redef]
+    else:
+        raise TargetError(f"unknown target {target!r} (known: {', '.join(TARGETS)})")
+    return _cached(target, contract, module.fingerprint, module.render)
+
+
+def _cached(
+    target: str,
+    contract: Contract,
+    fingerprint: Callable[[], list[str]],
+    render: Callable[[Contract], str],
+) -> str:
+    from wiregate.extract import cache
+
+    tools = fingerprint()  # raises when the generator is missing, cached or not
+    key = cache.cache_key("generated", target, tools, schema_digests(contract))
+    found = cache.load(key, Path())
+    if found is not None and isinstance(found[0], str):
+        return found[0]
+    text = render(contract)
+    cache.store(key, Path(), (), text)
+    return text
+
+
+def comment_header(lines: Iterable[str], marker: str) -> str:
+    return "".join(f"{marker} {line}\n" for line in lines)
+
+
+def regenerate_command(target: str, out: str) -> str:
+    import shlex
+
+    return shlex.join(["wiregate", "codegen", "--target", target, "--out", out])
+
+
+def write_output(path: Path, text: str) -> bool:
+    """Write ``text`` to ``path`` unless it holds it already (after normalising line ends);
+    whether it was written. Atomic: a hidden temporary file renamed over it."""
+    import contextlib
+    import tempfile
+
+    data = text.encode("utf-8")
+    try:
+        if path.is_file() and is_fresh(path.read_bytes(), text):
+            return False
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # a file where a folder of the path should be
+            raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            os.fchmod(fd, 0o644)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temporary, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as exc:
+        raise TargetError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    return True
+
+
+def here() -> Path:
+    return _HERE

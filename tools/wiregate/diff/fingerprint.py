@@ -1,0 +1,88 @@
+"""Stable fingerprints of changes: a hash of the rule id, both pointers and the change's
+arguments (the value at each pointer), never of line numbers or message wording, so a
+finding keeps its fingerprint when the file is reformatted or the wording improves. The drift
+baseline and every SARIF report use them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from wiregate.diff.findings import Change
+from wiregate.diff.load import normalise_document
+from wiregate.diff.values import json_key
+from wiregate.pointer import PointerError, resolve
+
+#: Part of every fingerprint: bumped if what goes into one ever changes.
+DRIFT_SCHEME = "wiregate-drift-finding/1"
+DIFF_SCHEME = "wiregate-diff-change/1"
+_CHARS = 16
+
+
+def fingerprint(
+    scheme: str,
+    rule: str,
+    scope: Sequence[str],
+    old_pointer: str,
+    new_pointer: str,
+    old_value: Any,
+    new_value: Any,
+) -> str:
+    """The hash of a scheme, a rule id, what the change is scoped to (the drift gate: the
+    repository and copy ids), both pointers and the canonical JSON of the value at each
+    (None for an absent side)."""
+    text = json.dumps(
+        [scheme, rule, *scope, old_pointer, new_pointer, json_key(old_value), json_key(new_value)],
+        ensure_ascii=True,  # lone surrogates in a pointer hash as escapes
+    )
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:_CHARS]
+
+
+def change_fingerprints(
+    changes: Sequence[Change],
+    old: Mapping[str, Any],
+    new: Mapping[str, Any],
+    *,
+    scheme: str = DIFF_SCHEME,
+    scope: Sequence[str] = (),
+) -> tuple[str, ...]:
+    """The fingerprint of each of ``changes`` (found between ``old`` and ``new``), in order.
+    The arguments are read from the documents as the diff engine normalised them, so
+    ``type: "x"`` and ``type: ["x"]`` or a reordered ``required`` read the same."""
+    if not changes:
+        return ()
+    old_doc = normalise_document(old, origin="old schema")
+    new_doc = normalise_document(new, origin="new schema")
+    return tuple(
+        fingerprint(
+            scheme,
+            change.id,
+            scope,
+            change.old_pointer,
+            change.new_pointer,
+            *_arguments(change, old_doc, new_doc),
+        )
+        for change in changes
+    )
+
+
+def _arguments(change: Change, old: Any, new: Any) -> tuple[Any, Any]:
+    # A change about one item of a keyword's value (a name in ``required``) is that item's,
+    # whatever the rest of the value becomes.
+    if change.subject is not None:
+        return change.subject, change.subject
+    return _argument(old, change.old_pointer), _argument(new, change.new_pointer)
+
+
+def _argument(document: Any, pointer: str) -> Any:
+    """The keyword value at ``pointer``: None when it is absent, and None when the pointer
+    names a whole schema object (the schema that lacks the keyword, or the subschema a
+    change is about). Hashing a whole schema would make every unrelated edit inside it
+    (a description, another property) a new finding; the pointer already says which."""
+    try:
+        value = resolve(document, pointer)
+    except PointerError:
+        return None
+    return None if isinstance(value, dict) else value

@@ -1,0 +1,90 @@
+"""Generated copies (``kind = "generated"``): a file ``wiregate codegen --target TARGET`` writes
+into a governed repository is fresh when it holds, byte for byte once line ends are
+normalised, what that command would write from the contract now. A stale file is one
+breaking finding (rule ``generated-stale``) whose message names the command that regenerates
+it; it fails the gate like any breaking drift and goes through the same baseline, reporters
+and annotations (on the first line that differs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from contracts import Contract
+from wiregate.diff import Change
+from wiregate.drift.baseline import finding_fingerprints
+from wiregate.drift.config import CopySpec, RepositorySpec
+from wiregate.drift.copies import FoundCopy
+from wiregate.drift.findings import DriftFinding, Location
+from wiregate.drift.result import Triage, Verdict
+
+__all__ = ["STALE_RULE", "check_generated"]
+
+STALE_RULE = "generated-stale"
+
+#: The required directions a stale file fails, by role: whichever the copy must pass.
+_FAILS = {"forward": ("forward",), "backward": ("backward",), "full": ("forward", "backward")}
+
+
+def _first_difference(current: str, wanted: str) -> int:
+    """The 1-based line where ``current`` first differs from ``wanted``."""
+    old, new = current.split("\n"), wanted.split("\n")
+    for number, (a, b) in enumerate(zip(old, new, strict=False), start=1):
+        if a != b:
+            return number
+    return min(len(old), len(new))
+
+
+def check_generated(
+    contract: Contract,
+    repository: RepositorySpec,
+    spec: CopySpec,
+    found: FoundCopy,
+    checkout: Path,
+) -> dict[str, Any]:
+    """The fields of the copy's result: identical when fresh, else breaking drift with one
+    finding. A generator that cannot run raises a one-line UserError (an ``error`` result)."""
+    from codegen.targets import generate, is_fresh, regenerate_command
+    from wiregate.drift.check import _shown
+
+    target = spec.target or ""
+    wanted = generate(target, contract)
+    if is_fresh(found.data, wanted):
+        return {"verdict": Verdict.IDENTICAL, "path": found.path}
+    command = regenerate_command(target, _shown(checkout / found.path))
+    current = found.data.replace(b"\r\n", b"\n").decode("utf-8", "replace")
+    line = _first_difference(current, wanted) if current else 1
+    message = (
+        f"{found.path} is not what `wiregate codegen --target {target}` writes from the "
+        f"contract now (first difference: line {line}): regenerate it with `{command}`"
+    )
+    change = Change(
+        id=STALE_RULE,
+        level="error",
+        old_pointer="#",
+        new_pointer="#",
+        message=message,
+        backward=False,
+        forward=False,
+    )
+    # Both pointers name the whole (empty) document: one fingerprint per copy, whatever the
+    # file holds, so an accepted staleness stays accepted until the file is regenerated.
+    (key,) = finding_fingerprints((change,), {}, {}, repository.name, spec.id)
+    finding = DriftFinding(
+        change=change,
+        breaking=True,
+        message=message,
+        record_type=found.path,
+        copy_location=Location(found.path, line, 1),
+        contract_location=None,
+        fingerprint=key,
+    )
+    return {
+        "verdict": Verdict.BREAKING,
+        "path": found.path,
+        "changes": (change,),
+        "failed": _FAILS[spec.direction],
+        "reproduce": command,
+        "triage": (Triage(key),),
+        "judged": (finding,),
+    }
