@@ -108,7 +108,8 @@ _T = TypeVar("_T", bound=msgspec.Struct)
 # and writes no value nested 254 deep: such a line is the validating path's to judge. A run of
 # 19 digits (cheap to look for) is rare; only then is it read as a number: an integer of 19
 # digits or more, not a fraction's digits (anywhere, inside a string too: that only defers).
-_DIGITS_ONLY = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0"
+# One pass maps each digit to "0" and each opening bracket to "{", the rest to " ".
+_SHAPE = bytes(48 if 48 <= c <= 57 else 123 if c in b"{[" else 32 for c in range(256))
 _WIDE_RUN = b"0" * 19
 _WIDE_INTEGER = re.compile(rb"(?<![0-9.])[0-9]{19,}(?![0-9.eE])")
 _NESTING = 254
@@ -129,13 +130,12 @@ def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
     if cls.__name__ in INEXACT:
         return _never
     decoder = msgspec.json.Decoder(cls)
-    wide, digits = _WIDE_RUN, _DIGITS_ONLY
+    wide, shape = _WIDE_RUN, _SHAPE
     errors = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 
     def fast_decode(line: bytes) -> _T | None:
-        if wide in line.translate(digits) and _WIDE_INTEGER.search(line):
-            return None
-        if line.count(b"{") + line.count(b"[") >= _NESTING:
+        shaped = line.translate(shape)
+        if (wide in shaped and _WIDE_INTEGER.search(line)) or shaped.count(b"{") >= _NESTING:
             return None
         try:
             return decoder.decode(line)
