@@ -39,12 +39,12 @@ from wiregate.cli import fail, main
 def codegen_command(
     ctx: click.Context, check_only: bool, target: str | None, out: Path | None
 ) -> None:
-    """Generate the dataclasses, wire converters and TypedDict shapes in datafactory/wire/.
+    """Generate the msgspec Structs, their wire stubs and TypedDict shapes in datafactory/wire/.
 
     Exit 0 when written (or fresh with --check), 1 when --check finds stale or edited
     generated code, 2 on a broken schema (invalid JSON, not a valid draft 2020-12 schema, a
-    $ref that does not resolve, a construct codegen does not support) or an output path that
-    cannot be read or written.
+    $ref that does not resolve, a construct codegen does not support), an output path that
+    cannot be read or written, or the generator (the codegen extra) not installed.
 
     With --target: the types of every record type of the contract in one file (--out), with
     --check exit 1 when that file is not what would be written; exit 2 when the generator
