@@ -188,8 +188,9 @@ def test_a_stale_file_fails_the_gate_with_the_command_that_regenerates_it(
         1,
         [
             "gov wire-types (producer, must be forward compatible) src/wire.ts: breaking drift: "
-            "the generated file is not what `wiregate codegen` writes from the contract",
-            f"    error: {message} [1 change in src/wire.ts; copy {line}:1, contract ?]",
+            "the generated file is not what `wiregate codegen --target typescript` writes from "
+            "the contract",
+            f"    error: {message} [1 change in src/wire.ts; copy {line}:1]",
             "    reproduce: wiregate codegen --target typescript --out gov/src/wire.ts",
             "gov wire-models (producer, must be forward compatible) wire/models.py: identical",
             "2 copies: 1 identical, 1 breaking drift (strict)",
