@@ -13,6 +13,7 @@ from wiregate.diff import Change
 from wiregate.drift.baseline import PRUNE_COMMAND, BaselineEntry
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
 from wiregate.drift.findings import DriftFinding, Location, RootEntry
+from wiregate.drift.generated import STALE_RULE
 from wiregate.drift.result import (
     FIRST_VISIBLE,
     CopyResult,
@@ -228,6 +229,8 @@ def _entry_line(entry: RootEntry, copy_file: str | None = None) -> str:
     at = head.copy_location
     copy = f"{at.file}:{_at(at)}" if at and copy_file and at.file != copy_file else _at(at)
     where = f"copy {copy}, contract {_at(head.contract_location)}"
+    if head.change.id == STALE_RULE:  # a generated file has no place in the contract
+        where = f"copy {copy}"
     return (
         f"{head.change.level}: {head.message} "
         f"[{changes} in {', '.join(entry.record_types)}; {where}]"
