@@ -284,7 +284,7 @@ def test_datamodel_code_generator_not_installed(
     monkeypatch.setitem(sys.modules, "datamodel_code_generator", None)
     assert one_error(wg_root, "--target", "pydantic") == (
         "datamodel-code-generator is not installed: `--target pydantic` needs it "
-        "(pip install 'datamodel-code-generator')"
+        "(the codegen extra: pip install 'wiregate[codegen]')"
     )
 
 
