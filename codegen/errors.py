@@ -10,3 +10,13 @@ class CodegenError(Exception):
 class BrokenSchemaError(CodegenError):
     """A schema file is not valid JSON, not a valid draft 2020-12 schema, or a ``$ref`` in it
     does not resolve."""
+
+
+class GeneratorMissingError(CodegenError):
+    """The generator stack (the ``codegen`` extra) is not installed."""
+
+    def __init__(self, missing: str) -> None:
+        super().__init__(
+            f"the code generator needs the codegen extra ({missing} is not installed): "
+            "pip install 'wiregate[codegen]'"
+        )

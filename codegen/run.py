@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.errors import CodegenError
+from codegen.errors import CodegenError, GeneratorMissingError
 from codegen.freshness import is_fresh, lf, read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR
 
@@ -32,9 +32,7 @@ def check(root: Path) -> CheckResult:
     """Compare ``root/datafactory/wire`` with a fresh generation (in memory)."""
     if is_fresh(root, read_sources(schema_bytes(root))):
         return CheckResult(diff="", fast=True)
-    from codegen.generate import generate_package  # slow: imports the generator
-
-    expected = generate_package(root)
+    expected = _generate(root)
     out_dir = root / OUTPUT_DIR
     names = sorted(set(expected) | {p.name for p in out_dir.glob("*.py")})
     chunks: list[str] = []
@@ -65,9 +63,7 @@ def check(root: Path) -> CheckResult:
 
 def write(root: Path) -> list[str]:
     """Regenerate the package in place; the paths (relative to root) that changed."""
-    from codegen.generate import generate_package
-
-    expected = generate_package(root)
+    expected = _generate(root)
     out_dir = root / OUTPUT_DIR
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -94,6 +90,15 @@ def write(root: Path) -> list[str]:
             raise _io_error(label, "write", exc) from None
         changed.append(label)
     return changed
+
+
+def _generate(root: Path) -> dict[str, str]:
+    """The generated package; the generator is imported only now (slow, and an extra)."""
+    try:
+        from codegen.generate import generate_package
+    except ImportError as exc:
+        raise GeneratorMissingError(exc.name or str(exc)) from None
+    return generate_package(root)
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

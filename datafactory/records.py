@@ -3,12 +3,12 @@ generated from the contract (``datafactory.wire``, made by ``wiregate codegen``)
 
 Two generated views of each record type:
 
-* the dataclasses (``RolloutBranchRecord``, ...) with ``from_wire``/``to_wire``: the typed
-  Python API (``load_rollouts`` yields them, ``to_dpo``/``to_ppo`` take and return them);
-* the TypedDicts (``...Json`` below): the same records as the parsed JSON itself. The export
-  run's hot path works on these: building ~30 dataclass objects per record cost more than all
-  the rest of the run together, and a TypedDict costs nothing at run time while mypy still
-  checks every key and value type the exporter reads or writes.
+* the msgspec Structs (``RolloutBranchRecord``, ...) with ``from_wire``/``to_wire``: the typed
+  Python API (``load_rollouts`` yields them, ``to_dpo``/``to_ppo`` take and return them).
+  msgspec decodes them from JSON bytes in C: ``decode_branch`` and its siblings below are the
+  fast path of acceptance;
+* the TypedDicts (``...Json`` below): the same records as the parsed JSON itself, at no run-time
+  cost, while mypy still checks every key and value type the exporter reads or writes.
 
 Nothing else in the package names the generated modules, so a regenerated contract shows up
 here and, through mypy, wherever a field the exporter uses has changed.
@@ -16,9 +16,15 @@ here and, through mypy, wherever a field the exporter uses has changed.
 
 from __future__ import annotations
 
-from typing import TypeAlias
+import re
+from collections.abc import Callable
+from typing import TypeAlias, TypeVar
+
+import msgspec
 
 from datafactory.wire import (
+    INEXACT,
+    NO_EXTRA,
     BuildResult,
     DpoRecord,
     DpoTrainingRecord,
@@ -35,6 +41,9 @@ from datafactory.wire import (
     ToolEventData,
     TrainingRecord,
     WireError,
+    WireExtra,
+    decode,
+    encode,
     from_wire,
     to_wire,
 )
@@ -53,6 +62,7 @@ DpoTrainingJson: TypeAlias = _training_json.DpoTrainingRecord
 PpoTrainingJson: TypeAlias = _training_json.PpoTrainingRecord
 
 __all__ = [
+    "NO_EXTRA",
     "BranchJson",
     "BuildResult",
     "DpoRecord",
@@ -78,6 +88,70 @@ __all__ = [
     "ToolEventData",
     "TrainingRecord",
     "WireError",
+    "WireExtra",
+    "decode",
+    "decode_branch",
+    "decode_dpo_record",
+    "decode_dpo_training",
+    "decode_ppo_record",
+    "decode_ppo_training",
+    "decode_tree",
+    "encode",
+    "fast_decoder",
     "from_wire",
     "to_wire",
 ]
+
+_T = TypeVar("_T", bound=msgspec.Struct)
+
+# orjson, which the validating path parses with, reads an integer beyond 64 bits as a float
+# and writes no value nested 254 deep: such a line is the validating path's to judge. A run of
+# 19 digits (cheap to look for) is rare; only then is it read as a number: an integer of 19
+# digits or more, not a fraction's digits (anywhere, inside a string too: that only defers).
+# One pass maps each digit to "0" and each opening bracket to "{", the rest to " ".
+_SHAPE = bytes(48 if 48 <= c <= 57 else 123 if c in b"{[" else 32 for c in range(256))
+_WIDE_RUN = b"0" * 19
+_WIDE_INTEGER = re.compile(rb"(?<![0-9.])[0-9]{19,}(?![0-9.eE])")
+_NESTING = 254
+
+
+def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
+    """The fast path of acceptance for one record type: ``decode(line)`` is the record when
+    msgspec accepts the JSON line as ``cls`` (every constraint of the contract held, no key
+    the schema does not name), else None: not accepted here, ask the JSON Schema validator,
+    which judges every rejection. What it accepts, the validator accepts, as the same value
+    (``to_wire(record) == orjson.loads(line)``; tests/datafactory/test_fast_path.py).
+
+    It defers (None) on: an unknown key of an open object (kept by ``from_wire``), ``1.0``
+    where an integer is due, a key given twice whose first value does not fit, invalid JSON
+    or UTF-8, an integer of 19 digits or more (or 19 digits in a string), 254 brackets or
+    more, and every line of a record type whose Structs cannot carry each of its schema's
+    constraints (``INEXACT``)."""
+    if cls.__name__ in INEXACT:
+        return _never
+    decoder = msgspec.json.Decoder(cls)
+    wide, shape = _WIDE_RUN, _SHAPE
+    errors = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+    def fast_decode(line: bytes) -> _T | None:
+        shaped = line.translate(shape)
+        if (wide in shaped and _WIDE_INTEGER.search(line)) or shaped.count(b"{") >= _NESTING:
+            return None
+        try:
+            return decoder.decode(line)
+        except errors:  # ValidationError is a DecodeError
+            return None
+
+    return fast_decode
+
+
+def _never(_line: bytes) -> None:
+    return None
+
+
+decode_branch = fast_decoder(RolloutBranchRecord)
+decode_tree = fast_decoder(RolloutTreeRecord)
+decode_dpo_record = fast_decoder(DpoRecord)
+decode_ppo_record = fast_decoder(PpoRecord)
+decode_dpo_training = fast_decoder(DpoTrainingRecord)
+decode_ppo_training = fast_decoder(PpoTrainingRecord)

@@ -28,7 +28,7 @@ import pytest
 
 from contracts import Contract, locate
 from datafactory import export, load_rollouts
-from datafactory.wire import RolloutBranchRecord
+from datafactory.wire import BuildResult, RolloutBranchRecord
 from wiregate.drift import run_drift
 from wiregate.drift.config import load_mirrors
 from wiregate.drift.expected import expected_copy
@@ -95,7 +95,7 @@ def test_layer1_through_the_exporter(tmp_path: Path, contract: Contract) -> None
         0.2,
     )
     assert (first.objective_score, first.objective_status, first.rank) == (1, "pass", 1)
-    assert first.build_result is not None and first.build_result.status == "pass"
+    assert isinstance(first.build_result, BuildResult) and first.build_result.status == "pass"
     assert [event.event for event in first.tool_call_sequence] == ["tool_call", "tool_result"]
 
     dpo_path, ppo_path = tmp_path / "dpo.jsonl", tmp_path / "ppo.jsonl"

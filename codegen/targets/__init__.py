@@ -15,6 +15,7 @@ Outputs are cached by those (``wiregate.extract.cache``), so a warm run needs no
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from collections.abc import Callable, Iterable
@@ -28,6 +29,7 @@ __all__ = [
     "ROOT_NAME",
     "TARGETS",
     "TargetError",
+    "check_output",
     "combined_schema",
     "generate",
     "header_lines",
@@ -68,8 +70,12 @@ def stale_diff(path: Path, text: str) -> str | None:
     """None when the file at ``path`` holds ``text`` (after normalising line ends), else a
     unified diff from what it holds (nothing, when it is missing) to ``text``."""
     import difflib
+    import stat
 
     try:
+        # A FIFO would block the read, a device never end it.
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise TargetError(f"{path}: cannot read: not a regular file")
         data = path.read_bytes()
     except FileNotFoundError:
         data = b""
@@ -247,23 +253,65 @@ def regenerate_command(target: str, out: str) -> str:
     return shlex.join(["wiregate", "codegen", "--target", target, "--out", out])
 
 
-def write_output(path: Path, text: str) -> bool:
+def check_output(path: Path, contract: Contract | None = None) -> None:
+    """Raise a one-line :class:`TargetError` when ``--out`` may not be replaced: a path into
+    the contract being read (its schemas, fixtures, ``mirrors.toml``, baseline), or an
+    existing node that is not a regular file (a symbolic link, a directory, a device, a FIFO,
+    a socket: the rename would replace the node itself), or a read-only file."""
+    import stat
+
+    if contract is not None:
+        directory = Path(os.path.realpath(contract.directory))
+        if Path(os.path.realpath(path)).is_relative_to(directory):
+            raise TargetError(
+                f"{path}: cannot write: a file of the contract being read (under {directory})"
+            )
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:  # a loop or a file among the parents is reported on writing
+        if exc.errno == errno.ENOTDIR:
+            return
+        raise TargetError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise TargetError(f"{path}: cannot write: a symbolic link")
+    if not stat.S_ISREG(info.st_mode):
+        raise TargetError(f"{path}: cannot write: not a regular file")
+    # The rename would bypass a file's permissions: refuse one its owner made read-only as
+    # ``open`` refuses it (root included, whom ``open`` would let through).
+    if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(path, os.W_OK):
+        raise TargetError(f"{path}: cannot write: a read-only file")
+
+
+def write_output(path: Path, text: str, contract: Contract | None = None) -> bool:
     """Write ``text`` to ``path`` unless it holds it already (after normalising line ends);
-    whether it was written. Atomic: a hidden temporary file renamed over it."""
+    whether it was written. Atomic: a hidden temporary file renamed over it, with the
+    permission bits of the file it replaces (a new file: ``0666`` less the umask, as ``open``
+    gives). What :func:`check_output` refuses is never touched."""
     import contextlib
+    import stat
     import tempfile
 
+    from datafactory.outputs import current_umask
+
+    check_output(path, contract)
     data = text.encode("utf-8")
     try:
-        if path.is_file() and is_fresh(path.read_bytes(), text):
-            return False
+        try:
+            mode = stat.S_IMODE(path.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~current_umask()
+        else:
+            if is_fresh(path.read_bytes(), text):
+                return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except FileExistsError:  # a file where a folder of the path should be
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
         fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            os.fchmod(fd, 0o644)
+            os.fchmod(fd, mode)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
             os.replace(temporary, path)
@@ -272,6 +320,8 @@ def write_output(path: Path, text: str) -> bool:
                 os.unlink(temporary)
             raise
     except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
         raise TargetError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return True
 

@@ -66,7 +66,7 @@ def _version() -> str:
 def _missing() -> str:
     return (
         f"{_DISTRIBUTION} is not installed: `--target pydantic` needs it "
-        f"(pip install '{_DISTRIBUTION}')"
+        "(the codegen extra: pip install 'wiregate[codegen]')"
     )
 
 

@@ -3,23 +3,34 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=e4874af7bd90d42ad162fa0c8ff46df4ffc4518e489efbe81c31497a68bbc483
-# body: sha256=44b492a67bf08b676b733f8cbdcfe9eb0848f4dc3a858ae30a32bbf47e344bf9
+# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
+# body: sha256=68efce2d793e656fae44c9292d3a1011e932817ce947665154ad70fbf9812d59
 
-"""Typed models of the rollout-wire contract and their wire converters.
+"""Typed models of the rollout-wire contract and their wire stubs.
 
-One dataclass (or type alias) per ``$defs`` entry of the contract schemas, named as in the
-schema; ``from_wire(Model, data)`` and ``to_wire(model)`` convert to and from wire dicts.
+One ``msgspec.Struct`` (or type alias) per ``$defs`` entry of the contract schemas, named as in
+the schema; msgspec decodes and encodes them in C. ``from_wire(Model, data)`` and
+``to_wire(model)`` convert to and from wire dicts, ``decode(Model, line)`` and
+``encode(model)`` to and from JSON bytes, all losslessly (see ``_runtime``).
 
 TypedDict shapes of the same definitions, for code that works on plain wire dicts (checked
 statically, no run-time cost), are in ``rollout_wire_dicts`` and ``training_record_dicts``.
-They reuse the dataclasses' names, so they are not imported here: import the module, as in
+They reuse the Structs' names, so they are not imported here: import the module, as in
 ``from datafactory.wire import training_record_dicts``.
 """
 
 from __future__ import annotations
 
-from datafactory.wire._convert import WireError, from_wire, to_wire
+from datafactory.wire._runtime import (
+    NO_EXTRA,
+    WireError,
+    WireExtra,
+    WireStruct,
+    decode,
+    encode,
+    from_wire,
+    to_wire,
+)
 from datafactory.wire.rollout_wire import (
     BuildResult,
     DpoObjectiveScore,
@@ -51,6 +62,10 @@ from datafactory.wire.training_record import (
     TrainingRecord,
 )
 
+#: Record types whose Structs do not carry every constraint of their schema (-> the first
+#: schema pointer msgspec cannot express): msgspec accepting one proves nothing.
+INEXACT: dict[str, str] = {}
+
 __all__ = [
     "BuildResult",
     "DpoObjectiveScore",
@@ -59,10 +74,12 @@ __all__ = [
     "DpoTrainingRecord",
     "ForkBranch",
     "HexHash16",
+    "INEXACT",
     "LossWeightAnnotation",
     "LossWeightTokens",
     "Message",
     "NGramHash",
+    "NO_EXTRA",
     "ObjectiveScore",
     "ObjectiveStatus",
     "PpoProvenance",
@@ -79,6 +96,10 @@ __all__ = [
     "ToolEventData",
     "TrainingRecord",
     "WireError",
+    "WireExtra",
+    "WireStruct",
+    "decode",
+    "encode",
     "from_wire",
     "to_wire",
 ]

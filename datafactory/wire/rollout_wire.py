@@ -3,200 +3,238 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=e4874af7bd90d42ad162fa0c8ff46df4ffc4518e489efbe81c31497a68bbc483
-# body: sha256=34c462d9f1906e78d3d233a5908082b4dce459420059217a107caee49de5e3fd
+# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
+# body: sha256=9d5f21c2d294e277f4069eef5f362f78cfbcc5dd0bedad71584727c6491a4305
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Annotated, Any, Literal, TypeAlias
 
-ObjectiveScore: TypeAlias = Literal[0, 1]
+from msgspec import UNSET, Meta, UnsetType
+
+from datafactory.wire._runtime import NO_EXTRA, WireExtra, WireStruct
+
+ObjectiveScore: TypeAlias = Annotated[
+    Literal[0, 1],
+    Meta(description="Objective outcome of a branch: 1 = the build passes, 0 = it does not."),
+]
 """
 Objective outcome of a branch: 1 = the build passes, 0 = it does not.
 """
 
 
-ObjectiveStatus: TypeAlias = Literal["pass", "fail", "unknown"]
+ObjectiveStatus: TypeAlias = Annotated[
+    Literal["pass", "fail", "unknown"],
+    Meta(
+        description="Label for objective_score. unknown = the build was not triggered; such branches are never used in DPO pairs."
+    ),
+]
 """
 Label for objective_score. unknown = the build was not triggered; such branches are never used in DPO pairs.
 """
 
 
-NGramHash: TypeAlias = str
+NGramHash: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="sha256 of the task text, first 16 lowercase hex characters.",
+        pattern="^[0-9a-f]{16}\\Z",
+    ),
+]
 """
 sha256 of the task text, first 16 lowercase hex characters.
 """
 
 
-@dataclass(kw_only=True, slots=True)
-class ToolEventData:
+class ToolEventData(WireStruct, kw_only=True):
     """Payload of a tool event. tool_call: name, args, call_id; tool_result: output or error, call_id. Producers add their own keys."""
 
-    name: str | None = None
-    args: dict[str, Any] | None = None
-    call_id: str | None = None
-    output: Any | None = None
-    error: str | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    name: str | UnsetType = UNSET
+    args: dict[str, Any] | UnsetType = UNSET
+    call_id: str | UnsetType = UNSET
+    output: Any | UnsetType = UNSET
+    error: str | None | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
-    wire_nulls: frozenset[str] = frozenset()
-    """Optional fields that were an explicit null on the wire (None alone means absent)."""
 
 
-@dataclass(kw_only=True, slots=True)
-class ToolCallEvent:
+class ToolCallEvent(WireStruct, kw_only=True):
     """One entry of tool_call_sequence, in the event envelope RolloutForkRunner writes. The exporter also accepts (and counts as repairs) the legacy shapes listed in the README."""
 
     event: Literal["tool_call", "tool_result"]
     data: ToolEventData
-    channel: str | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    channel: str | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
 
 
-@dataclass(kw_only=True, slots=True)
-class BuildResult:
+class BuildResult(WireStruct, kw_only=True):
     """Outcome of the build that decides objective_score. Canonical form: snake_case keys and status pass/fail/skip. Producers that write camelCase keys or success/failed statuses are not valid on the wire; the exporter repairs and counts them."""
 
     status: Literal["pass", "fail", "skip"]
-    exit_code: int | None = None
-    stdout: str | None = None
-    stderr: str | None = None
-    ran_at_ms: int | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    exit_code: int | None | UnsetType = UNSET
+    stdout: str | UnsetType = UNSET
+    stderr: str | None | UnsetType = UNSET
+    ran_at_ms: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
-    wire_nulls: frozenset[str] = frozenset()
-    """Optional fields that were an explicit null on the wire (None alone means absent)."""
 
 
-@dataclass(kw_only=True, slots=True)
-class RolloutBranchRecord:
+Temperature: TypeAlias = Annotated[int, Meta(ge=0)]
+
+
+Temperature1: TypeAlias = Annotated[float, Meta(ge=0.0)]
+
+
+JudgeScore: TypeAlias = Annotated[int, Meta(ge=0, le=10)]
+
+
+JudgeScore1: TypeAlias = Annotated[float, Meta(ge=0.0, le=10.0)]
+
+
+class RolloutBranchRecord(WireStruct, kw_only=True):
     """Layer 1: one agent branch, as RolloutForkRunner writes it after RolloutRanker scored it."""
 
-    rollout_id: str
-    task: str
-    branch_index: int
-    temperature: float
+    rollout_id: Annotated[str, Meta(min_length=1)]
+    task: Annotated[str, Meta(min_length=1)]
+    branch_index: Annotated[int, Meta(ge=0)]
+    temperature: Temperature | Temperature1
     session_id: str
     tool_call_sequence: list[ToolCallEvent]
     final_answer: str
     objective_score: ObjectiveScore
-    rank: int
+    rank: Annotated[int, Meta(description="1 = best branch of the rollout.", ge=1)]
     """1 = best branch of the rollout."""
-    total_score: float
+    total_score: Annotated[
+        int | float,
+        Meta(
+            description="Raw RolloutRanker score: objective x 1.0 + (judge_score / 10) x 0.3. NOT normalised; the exporter normalises it to a reward in [0, 1]."
+        ),
+    ]
     """Raw RolloutRanker score: objective x 1.0 + (judge_score / 10) x 0.3. NOT normalised; the exporter normalises it to a reward in [0, 1]."""
-    schema_version: Literal["rollout-wire/v1"] | None = None
-    seed: int | None = None
-    build_result: BuildResult | None = None
-    objective_status: ObjectiveStatus | None = None
-    judge_score: float | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    schema_version: Literal["rollout-wire/v1"] | UnsetType = UNSET
+    seed: int | None | UnsetType = UNSET
+    build_result: BuildResult | None | UnsetType = UNSET
+    objective_status: ObjectiveStatus | UnsetType = UNSET
+    judge_score: JudgeScore | JudgeScore1 | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
-    wire_nulls: frozenset[str] = frozenset()
-    """Optional fields that were an explicit null on the wire (None alone means absent)."""
 
 
-@dataclass(kw_only=True, slots=True)
-class ForkBranch:
+Temperature2: TypeAlias = Annotated[int, Meta(ge=0)]
+
+
+Temperature3: TypeAlias = Annotated[float, Meta(ge=0.0)]
+
+
+class ForkBranch(WireStruct, kw_only=True):
     """One branch of a fork tree and where it diverged from its siblings."""
 
-    branch_index: int
-    forked_at_step: int
+    branch_index: Annotated[int, Meta(ge=0)]
+    forked_at_step: Annotated[int, Meta(ge=0)]
     forked_at_event_id: str
-    shared_prefix_steps: int
-    temperature: float | None = None
-    final_answer: str | None = None
-    objective_score: ObjectiveScore | None = None
-    total_score: float | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    shared_prefix_steps: Annotated[int, Meta(ge=0)]
+    temperature: Temperature2 | Temperature3 | UnsetType = UNSET
+    final_answer: str | UnsetType = UNSET
+    objective_score: ObjectiveScore | UnsetType = UNSET
+    total_score: int | float | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
 
 
-@dataclass(kw_only=True, slots=True)
-class RolloutTreeRecord:
+ForkMapItem: TypeAlias = Annotated[int, Meta(ge=0)]
+
+
+class RolloutTreeRecord(WireStruct, kw_only=True):
     """Layer 1.5: fork topology of one rollout, for step-level credit assignment."""
 
-    rollout_id: str
-    task: str
+    rollout_id: Annotated[str, Meta(min_length=1)]
+    task: Annotated[str, Meta(min_length=1)]
     branches: list[ForkBranch]
-    fork_map: dict[str, list[int]]
+    fork_map: Annotated[
+        dict[Annotated[str, Meta(pattern="^[0-9]+\\Z")], list[ForkMapItem]],
+        Meta(
+            description="Step number (as a string key) to the indices of the branches that fork there."
+        ),
+    ]
     """Step number (as a string key) to the indices of the branches that fork there."""
-    schema_version: Literal["rollout-wire/v1"] | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    schema_version: Literal["rollout-wire/v1"] | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
 
 
-@dataclass(kw_only=True, slots=True)
-class DpoObjectiveScore:
+class DpoObjectiveScore(WireStruct, kw_only=True):
     """Objective scores of the two branches of a DPO pair."""
 
     chosen: ObjectiveScore
     rejected: ObjectiveScore
 
 
-@dataclass(kw_only=True, slots=True)
-class DpoProvenance:
+class DpoProvenance(WireStruct, kw_only=True):
     """Provenance block written by toDpoRecord()."""
 
     source: Literal["wasmagent-rollout"]
-    rollout_id: str
-    chosen_branch: int
-    rejected_branch: int
+    rollout_id: Annotated[str, Meta(min_length=1)]
+    chosen_branch: Annotated[int, Meta(ge=0)]
+    rejected_branch: Annotated[int, Meta(ge=0)]
     objective_score: DpoObjectiveScore
-    exported_at_ms: int
+    exported_at_ms: Annotated[int, Meta(ge=0)]
     n_gram_hash: NGramHash
 
 
-@dataclass(kw_only=True, slots=True)
-class PpoProvenance:
+class PpoProvenance(WireStruct, kw_only=True):
     """Provenance block written by toPpoRecords()."""
 
     source: Literal["wasmagent-rollout"]
-    rollout_id: str
-    branch_index: int
+    rollout_id: Annotated[str, Meta(min_length=1)]
+    branch_index: Annotated[int, Meta(ge=0)]
     objective_score: ObjectiveScore
-    exported_at_ms: int
+    exported_at_ms: Annotated[int, Meta(ge=0)]
     n_gram_hash: NGramHash
 
 
-@dataclass(kw_only=True, slots=True)
-class LossWeightAnnotation:
+class LossWeightAnnotation(WireStruct, kw_only=True):
     """Loss weighting of one turn of the conversation."""
 
-    turn_index: int
+    turn_index: Annotated[int, Meta(ge=0)]
     loss_weight_tokens: Literal["default", "recovery", "state_summary"]
 
 
-@dataclass(kw_only=True, slots=True)
-class DpoRecord:
+class DpoRecord(WireStruct, kw_only=True):
     """Layer 2 DPO pair, as toDpoRecord() and the elizaOS plugin write it."""
 
-    prompt: str
-    chosen: str
-    rejected: str
+    prompt: Annotated[str, Meta(min_length=1)]
+    chosen: Annotated[str, Meta(min_length=1)]
+    rejected: Annotated[str, Meta(min_length=1)]
     tool_call_sequence: list[ToolCallEvent]
     provenance: DpoProvenance
-    loss_weight_annotations: list[LossWeightAnnotation] | None = None
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    loss_weight_annotations: list[LossWeightAnnotation] | UnsetType = UNSET
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
 
 
-@dataclass(kw_only=True, slots=True)
-class PpoRecord:
+class PpoRecord(WireStruct, kw_only=True):
     """Layer 2 PPO record, one per branch, as toPpoRecords() and the elizaOS plugin write it."""
 
-    prompt: str
+    prompt: Annotated[str, Meta(min_length=1)]
     completion: str
-    reward: float
+    reward: Annotated[
+        int | float, Meta(description="Raw total score of the branch, NOT normalised.")
+    ]
     """Raw total score of the branch, NOT normalised."""
     tool_call_sequence: list[ToolCallEvent]
     provenance: PpoProvenance
-    wire_extra: dict[str, Any] = field(default_factory=dict)
+    wire_extra: WireExtra = NO_EXTRA
     """Keys the schema does not name, kept as read so a round trip loses nothing."""
 
 
-RolloutWire: TypeAlias = RolloutBranchRecord | RolloutTreeRecord | DpoRecord | PpoRecord
+RolloutWire: TypeAlias = Annotated[
+    RolloutBranchRecord | RolloutTreeRecord | DpoRecord | PpoRecord,
+    Meta(
+        description="Rollout wire format, Layers 1 and 2: branch and fork-tree records written by RolloutForkRunner, and the DPO/PPO records written by toDpoRecord/toPpoRecords and the elizaOS rollout plugin. One JSON object per JSONL line; the root accepts exactly one of the four record types.",
+        title="RolloutWire",
+    ),
+]
 """
 Rollout wire format, Layers 1 and 2: branch and fork-tree records written by RolloutForkRunner, and the DPO/PPO records written by toDpoRecord/toPpoRecords and the elizaOS rollout plugin. One JSON object per JSONL line; the root accepts exactly one of the four record types.
 """

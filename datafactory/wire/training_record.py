@@ -3,92 +3,122 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=e4874af7bd90d42ad162fa0c8ff46df4ffc4518e489efbe81c31497a68bbc483
-# body: sha256=c491047b700425b79cdcab72fc81284c2773fdf269ef38e1bcf6adaf642d983c
+# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
+# body: sha256=0bf6ce79eb445c53ae6ac03e1cf21fc57445eecb72674a9d73dc35f24606e3b6
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
+
+from msgspec import UNSET, Meta, UnsetType
+
+from datafactory.wire._runtime import WireStruct
 
 SchemaVersion: TypeAlias = Literal["training-record/v1"]
 
 
-LossWeightTokens: TypeAlias = Literal["default", "recovery", "state_summary"]
+LossWeightTokens: TypeAlias = Annotated[
+    Literal["default", "recovery", "state_summary"],
+    Meta(
+        description="recovery: a tool result carried an error and the agent went on to a later assistant turn; state_summary: an assistant turn with content precedes a further tool call; default otherwise."
+    ),
+]
 """
 recovery: a tool result carried an error and the agent went on to a later assistant turn; state_summary: an assistant turn with content precedes a further tool call; default otherwise.
 """
 
 
-HexHash16: TypeAlias = str
+HexHash16: TypeAlias = Annotated[
+    str,
+    Meta(
+        description="First 16 lowercase hex characters of a sha256 digest.",
+        pattern="^[0-9a-f]{16}\\Z",
+    ),
+]
 """
 First 16 lowercase hex characters of a sha256 digest.
 """
 
 
-@dataclass(kw_only=True, slots=True)
-class ToolCallFunction:
-    name: str
-    arguments: str
+class ToolCallFunction(WireStruct, kw_only=True):
+    name: Annotated[str, Meta(min_length=1)]
+    arguments: Annotated[
+        str,
+        Meta(description="The call's arguments as a JSON-encoded string, as in the OpenAI format."),
+    ]
     """The call's arguments as a JSON-encoded string, as in the OpenAI format."""
 
 
-@dataclass(kw_only=True, slots=True)
-class ToolCall:
-    id: str
+class ToolCall(WireStruct, kw_only=True):
+    id: Annotated[str, Meta(min_length=1)]
     type: Literal["function"]
     function: ToolCallFunction
 
 
-@dataclass(kw_only=True, slots=True)
-class Message:
+class Message(WireStruct, kw_only=True):
     """One chat message in the OpenAI format. content is null only on an assistant message that carries tool_calls; tool messages name the call they answer in tool_call_id."""
 
     role: Literal["system", "user", "assistant", "tool"]
     content: str | None
-    name: str | None = None
-    tool_calls: list[ToolCall] | None = None
-    tool_call_id: str | None = None
+    name: Annotated[str, Meta(min_length=1)] | UnsetType = UNSET
+    tool_calls: Annotated[list[ToolCall], Meta(min_length=1)] | UnsetType = UNSET
+    tool_call_id: Annotated[str, Meta(min_length=1)] | UnsetType = UNSET
 
 
-@dataclass(kw_only=True, slots=True)
-class Provenance:
+class Provenance(WireStruct, kw_only=True):
     """Where a training record came from. DPO records carry chosen_branch and rejected_branch; PPO records carry branch_index."""
 
     source: Literal["wasmagent-rollout"]
-    rollout_id: str
+    rollout_id: Annotated[str, Meta(min_length=1)]
     task_hash: HexHash16
     n_gram_hash: HexHash16
-    chosen_branch: int | None = None
-    rejected_branch: int | None = None
-    branch_index: int | None = None
+    chosen_branch: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    rejected_branch: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    branch_index: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+
+    def __post_init__(self) -> None:
+        # dependentRequired: msgspec raises this as a ValidationError while decoding.
+        if self.chosen_branch is not UNSET and (self.rejected_branch is UNSET):
+            raise ValueError("rejected_branch required when chosen_branch is present")
+        if self.rejected_branch is not UNSET and (self.chosen_branch is UNSET):
+            raise ValueError("chosen_branch required when rejected_branch is present")
 
 
-@dataclass(kw_only=True, slots=True)
-class DpoTrainingRecord:
+class DpoTrainingRecord(WireStruct, kw_only=True):
     """A DPO preference pair. messages is the chosen branch's whole conversation; prompt_messages is messages up to, not including, the final assistant turn."""
 
     schema_version: SchemaVersion
-    messages: list[Message]
-    prompt_messages: list[Message]
-    chosen: str
-    rejected: str
+    messages: Annotated[list[Message], Meta(min_length=1)]
+    prompt_messages: Annotated[list[Message], Meta(min_length=1)]
+    chosen: Annotated[str, Meta(min_length=1)]
+    rejected: Annotated[str, Meta(min_length=1)]
     loss_weight_tokens: LossWeightTokens
     provenance: Provenance
 
 
-@dataclass(kw_only=True, slots=True)
-class PpoTrainingRecord:
+Reward: TypeAlias = Annotated[int, Meta(ge=0, le=1)]
+
+
+Reward1: TypeAlias = Annotated[float, Meta(ge=0.0, le=1.0)]
+
+
+class PpoTrainingRecord(WireStruct, kw_only=True):
     """A PPO sample: one branch's conversation and its reward normalised to [0, 1]."""
 
     schema_version: SchemaVersion
-    messages: list[Message]
-    reward: float
+    messages: Annotated[list[Message], Meta(min_length=1)]
+    reward: Reward | Reward1
     loss_weight_tokens: LossWeightTokens
     provenance: Provenance
 
 
-TrainingRecord: TypeAlias = DpoTrainingRecord | PpoTrainingRecord
+TrainingRecord: TypeAlias = Annotated[
+    DpoTrainingRecord | PpoTrainingRecord,
+    Meta(
+        description="Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template. One JSON object per JSONL line; the root accepts exactly one of the two record types.",
+        title="TrainingRecord",
+    ),
+]
 """
 Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template. One JSON object per JSONL line; the root accepts exactly one of the two record types.
 """

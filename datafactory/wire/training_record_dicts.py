@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
-# generator: sha256=e4874af7bd90d42ad162fa0c8ff46df4ffc4518e489efbe81c31497a68bbc483
+# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
 # body: sha256=e9e7693d8801860c748072c8eeed33c26913f389a7fa5d52ade99ce5e8dc1992
 
 from typing import Literal, TypeAlias

@@ -174,7 +174,7 @@ def test_a_boolean_def_is_a_schema_like_any_other(cli: Cli, contract_copy: Path)
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
     models = (contract_copy / OUTPUT_DIR / "rollout_wire.py").read_text(encoding="utf-8")
     assert "Anything: TypeAlias = Any\n" in models
-    assert "    meta: Anything | None = None\n" in models
+    assert "    meta: Anything | UnsetType = UNSET\n" in models
 
 
 @pytest.mark.parametrize("command", COMMANDS)

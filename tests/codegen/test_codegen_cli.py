@@ -108,7 +108,7 @@ def test_generation_is_byte_for_byte_deterministic(
 ) -> None:
     assert generated_files() == [
         "__init__.py",
-        "_convert.py",
+        "_runtime.py",
         "rollout_wire.py",
         "rollout_wire_dicts.py",
         "training_record.py",
@@ -153,10 +153,10 @@ def test_check_of_an_untouched_copy_is_fresh(cli: Cli, contract_copy: Path) -> N
     assert cli("--root", str(contract_copy), "codegen", "--check").exit_code == 0
 
 
-# Schema edits: --check fails, codegen brings the change into the dataclass and the stubs.
+# Schema edits: --check fails, codegen brings the change into the Struct and the TypedDict.
 
 
-def test_added_optional_property_fails_check_then_appears_in_dataclass_stubs_and_dict(
+def test_added_optional_property_fails_check_then_appears_in_struct_and_dict(
     cli: Cli,
     contract_copy: Path,
 ) -> None:
@@ -167,8 +167,7 @@ def test_added_optional_property_fails_check_then_appears_in_dataclass_stubs_and
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
     assert "+++ b/datafactory/wire/rollout_wire.py" in stale.stdout
-    assert "+    reviewer: str | None = None\n" in stale.stdout
-    assert '+    v = d.get("reviewer", _ABSENT)\n' in stale.stdout
+    assert "+    reviewer: str | UnsetType = UNSET\n" in stale.stdout
     assert "+++ b/datafactory/wire/rollout_wire_dicts.py" in stale.stdout
     assert "+    reviewer: NotRequired[str]\n" in stale.stdout
     assert stale.stderr == "wiregate: generated code is stale: run `wiregate codegen` and commit\n"
@@ -177,7 +176,7 @@ def test_added_optional_property_fails_check_then_appears_in_dataclass_stubs_and
     assert written.exit_code == 0
     assert written.stdout.splitlines() == [
         "wrote datafactory/wire/__init__.py",
-        "wrote datafactory/wire/_convert.py",
+        "wrote datafactory/wire/_runtime.py",
         "wrote datafactory/wire/rollout_wire.py",
         "wrote datafactory/wire/rollout_wire_dicts.py",
         "wrote datafactory/wire/training_record.py",
@@ -196,7 +195,7 @@ def test_added_optional_property_fails_check_then_appears_in_dataclass_stubs_and
         "model = from_wire(RolloutBranchRecord, record)\n"
         "print(model.reviewer, model.wire_extra, to_wire(model) == record)\n",
     )
-    assert out == "alice {} True\n"
+    assert out == "alice WireExtra({}) True\n"
     assert _dict_keys(contract_copy, "RolloutBranchRecord") == (
         BRANCH_REQUIRED,
         BRANCH_OPTIONAL | {"reviewer"},
@@ -217,8 +216,7 @@ def test_removed_property_fails_check_then_disappears(cli: Cli, contract_copy: P
     _edit_schema(contract_copy, remove)
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
-    assert "-    judge_score: float | None = None\n" in stale.stdout
-    assert '-    v = d.get("judge_score", _ABSENT)\n' in stale.stdout
+    assert "-    judge_score: JudgeScore | JudgeScore1 | UnsetType = UNSET\n" in stale.stdout
     assert "-    judge_score: NotRequired[float]\n" in stale.stdout
 
     assert cli("--root", str(contract_copy), "codegen").exit_code == 0
@@ -227,15 +225,15 @@ def test_removed_property_fails_check_then_disappears(cli: Cli, contract_copy: P
         BRANCH_REQUIRED,
         BRANCH_OPTIONAL - {"judge_score"},
     )
-    convert = (contract_copy / OUTPUT_DIR / "_convert.py").read_text(encoding="utf-8")
-    assert '"judge_score"' not in convert
+    models = (contract_copy / OUTPUT_DIR / "rollout_wire.py").read_text(encoding="utf-8")
+    assert "judge_score" not in models.replace("(judge_score / 10)", "")
     out = _run_in(
         contract_copy,
         "from datafactory.wire import RolloutBranchRecord, from_wire\n"
         f"record = {{**{MINIMAL_BRANCH!r}, 'judge_score': 7.5}}\n"
         "print(from_wire(RolloutBranchRecord, record).wire_extra)\n",
     )
-    assert out == "{'judge_score': 7.5}\n"
+    assert out == "WireExtra({'judge_score': 7.5})\n"
 
 
 def test_added_required_property_is_a_required_key_of_the_dict(
@@ -249,7 +247,7 @@ def test_added_required_property_is_a_required_key_of_the_dict(
     _edit_schema(contract_copy, add)
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
-    assert "+    reviewer: str\n" in stale.stdout  # in the dataclass and in the TypedDict
+    assert stale.stdout.count("+    reviewer: str\n") == 2  # in the Struct and the TypedDict
     assert "NotRequired[str]" not in "".join(
         line for line in stale.stdout.splitlines() if "reviewer" in line
     )
@@ -272,12 +270,11 @@ def test_renamed_def_fails_check_then_the_class_is_renamed(cli: Cli, contract_co
     _edit_schema(contract_copy, rename)
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
-    assert "-class ForkBranch:\n" in stale.stdout
-    assert "+class ForkedBranch:\n" in stale.stdout
+    assert "-class ForkBranch(WireStruct, kw_only=True):\n" in stale.stdout
+    assert "+class ForkedBranch(WireStruct, kw_only=True):\n" in stale.stdout
     assert "-class ForkBranch(TypedDict):\n" in stale.stdout
     assert "+class ForkedBranch(TypedDict):\n" in stale.stdout
     assert "-    branches: list[ForkBranch]\n+    branches: list[ForkedBranch]\n" in stale.stdout
-    assert "+def _from_ForkedBranch(d: Any, p: str) -> ForkedBranch:\n" in stale.stdout
 
     assert cli("--root", str(contract_copy), "codegen").exit_code == 0
     out = _run_in(
@@ -296,20 +293,21 @@ def test_renamed_def_fails_check_then_the_class_is_renamed(cli: Cli, contract_co
 
 
 @pytest.mark.parametrize(
-    ("name", "edited"),
+    ("name", "original", "edited"),
     [
-        ("rollout_wire.py", "    rank: int | None\n"),
-        ("rollout_wire_dicts.py", "    rank: NotRequired[int]\n"),
+        ("rollout_wire.py", "    session_id: str\n", "    session_id: str | None\n"),
+        ("rollout_wire_dicts.py", "    rank: int\n", "    rank: NotRequired[int]\n"),
+        ("_runtime.py", "        return int(value)", "        return value"),
     ],
-    ids=["dataclass", "typeddict"],
+    ids=["struct", "typeddict", "runtime"],
 )
 def test_hand_edit_of_a_generated_file_is_caught(
-    cli: Cli, contract_copy: Path, name: str, edited: str
+    cli: Cli, contract_copy: Path, name: str, original: str, edited: str
 ) -> None:
     path = contract_copy / OUTPUT_DIR / name
     text = path.read_text(encoding="utf-8")
-    assert text.count("    rank: int\n") == 1
-    path.write_text(text.replace("    rank: int\n", edited), encoding="utf-8")
+    assert text.count(original) == 1
+    path.write_text(text.replace(original, edited), encoding="utf-8")
 
     # The fast path (header hashes, no generator) sees the edit and falls back to generating.
     result = check(contract_copy)
@@ -317,7 +315,7 @@ def test_hand_edit_of_a_generated_file_is_caught(
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
     assert stale.stdout.startswith(f"--- a/datafactory/wire/{name}\n")
-    assert f"-{edited}+    rank: int\n" in stale.stdout
+    assert f"-{edited}" in stale.stdout and f"+{original}" in stale.stdout
     # One hunk: the edited line goes back; the header (which records the true body) stays.
     assert stale.stdout.count("\n@@ ") == 1
     assert cli("--root", str(contract_copy), "codegen").stdout == (
@@ -327,19 +325,19 @@ def test_hand_edit_of_a_generated_file_is_caught(
 
 
 def test_missing_and_stray_generated_files_are_caught(cli: Cli, contract_copy: Path) -> None:
-    (contract_copy / OUTPUT_DIR / "_convert.py").unlink()
+    (contract_copy / OUTPUT_DIR / "_runtime.py").unlink()
     (contract_copy / OUTPUT_DIR / "training_record_dicts.py").unlink()
     (contract_copy / OUTPUT_DIR / "old_models.py").write_text("x = 1\n", encoding="utf-8")
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
-    assert "--- a/datafactory/wire/_convert.py\n" in stale.stdout
+    assert "--- a/datafactory/wire/_runtime.py\n" in stale.stdout
     assert "--- a/datafactory/wire/training_record_dicts.py\n" in stale.stdout
     assert "+class PpoTrainingRecord(TypedDict, closed=True):\n" in stale.stdout
     assert "-x = 1\n" in stale.stdout
     written = cli("--root", str(contract_copy), "codegen")
     assert written.stdout.splitlines() == [
         "wrote datafactory/wire/old_models.py",
-        "wrote datafactory/wire/_convert.py",
+        "wrote datafactory/wire/_runtime.py",
         "wrote datafactory/wire/training_record_dicts.py",
     ]
     assert not (contract_copy / OUTPUT_DIR / "old_models.py").exists()
@@ -420,12 +418,18 @@ def test_required_fields_are_never_widened_to_none(generated: dict[str, str]) ->
         raise AssertionError(class_name)
 
     branch = annotations("rollout_wire", "RolloutBranchRecord")
-    assert branch["rank"] == "int"
+    assert (
+        branch["rank"]
+        == "Annotated[int, Meta(description='1 = best branch of the rollout.', ge=1)]"
+    )
+    assert branch["session_id"] == "str"
     assert branch["objective_score"] == "ObjectiveScore"
-    assert branch["judge_score"] == "float | None = None"
-    assert branch["build_result"] == "BuildResult | None = None"
-    assert branch["schema_version"] == "Literal['rollout-wire/v1'] | None = None"
-    assert branch["wire_extra"] == "dict[str, Any] = field(default_factory=dict)"
+    # Absent is UNSET, never None: None is an explicit null, where the schema allows one.
+    assert branch["judge_score"] == "JudgeScore | JudgeScore1 | UnsetType = UNSET"
+    assert branch["build_result"] == "BuildResult | None | UnsetType = UNSET"
+    assert branch["schema_version"] == "Literal['rollout-wire/v1'] | UnsetType = UNSET"
+    assert branch["temperature"] == "Temperature | Temperature1"  # int | float, both >= 0
+    assert branch["wire_extra"] == "WireExtra = NO_EXTRA"
     message = annotations("training_record", "Message")
     assert message["content"] == "str | None"
     assert message["role"] == "Literal['system', 'user', 'assistant', 'tool']"

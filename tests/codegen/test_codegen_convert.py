@@ -1,4 +1,4 @@
-"""from_wire / to_wire of the generated package: round trips and errors."""
+"""from_wire / to_wire (and decode / encode) of the generated package: round trips and errors."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 import pytest
+from msgspec import UNSET
 
 import datafactory.wire as wire
 from contracts import locate
@@ -21,6 +23,9 @@ from datafactory.wire import (
     RolloutTreeRecord,
     ToolCallEvent,
     WireError,
+    WireExtra,
+    decode,
+    encode,
     from_wire,
     to_wire,
 )
@@ -51,11 +56,19 @@ def test_every_defs_name_is_importable_under_its_own_name() -> None:
             *CONTRACT.definitions,
             "RolloutWire",
             "TrainingRecord",
+            "INEXACT",
+            "NO_EXTRA",
             "WireError",
+            "WireExtra",
+            "WireStruct",
+            "decode",
+            "encode",
             "from_wire",
             "to_wire",
         ]
     )
+    # Every record type's Structs carry each constraint of its schema: none defers for good.
+    assert wire.INEXACT == {}
 
 
 @pytest.mark.parametrize(
@@ -68,6 +81,9 @@ def test_round_trip_of_every_valid_fixture(definition: str, path: Path) -> None:
     assert type(model).__name__ == definition
     assert to_wire(model) == original
     assert record == original  # the input is not modified
+    line = path.read_bytes()
+    assert decode(getattr(wire, definition), line) == model
+    assert json.loads(encode(model)) == original
 
 
 def test_there_are_valid_fixtures_for_every_record_type() -> None:
@@ -105,13 +121,74 @@ def test_absent_null_and_extra_keys_survive_a_round_trip() -> None:
         "provenance": {"model": "m"},
     }
     model = from_wire(RolloutBranchRecord, record)
-    assert (model.seed, model.build_result, model.judge_score) == (None, None, None)
-    assert model.wire_nulls == frozenset({"seed", "build_result"})
+    # An explicit null is None; an absent field is UNSET (and stays absent).
+    assert (model.seed, model.build_result, model.judge_score) == (None, None, UNSET)
     assert model.wire_extra == {"provenance": {"model": "m"}}
+    assert isinstance(model.wire_extra, WireExtra)
     data = model.tool_call_sequence[0].data
-    assert (data.wire_nulls, data.wire_extra) == (frozenset({"output"}), {"x-extra": [1]})
+    assert (data.output, data.error, dict(data.wire_extra)) == (None, UNSET, {"x-extra": [1]})
+    # A JSON integer in a number field stays an integer: the round trip is exact as JSON too.
+    assert (type(model.temperature), type(model.total_score)) == (int, float)
     assert to_wire(model) == record
     assert "judge_score" not in to_wire(model)
+    assert json.loads(encode(model)) == record
+    assert encode(decode(RolloutBranchRecord, json.dumps(record))) == encode(model)
+
+
+def test_extra_keys_are_never_written_nested_by_msgspec() -> None:
+    """msgspec alone cannot put wire_extra back in its object: it refuses to encode one."""
+    model = from_wire(RolloutBranchRecord, {**_minimal_branch(), "x": 1})
+    with pytest.raises(TypeError, match="Encoding objects of type WireExtra is unsupported"):
+        msgspec.json.encode(model)
+    assert json.loads(encode(model)) == {**_minimal_branch(), "x": 1}
+    assert msgspec.json.encode(from_wire(RolloutBranchRecord, _minimal_branch())) == (
+        msgspec.json.encode(_minimal_branch())
+    )
+
+
+def test_a_wire_key_named_wire_extra_is_an_extra_key() -> None:
+    record = {**_minimal_branch(), "wire_extra": {"a": 1}}
+    model = from_wire(RolloutBranchRecord, record)
+    assert model.wire_extra == {"wire_extra": {"a": 1}}
+    assert to_wire(model) == record
+    with pytest.raises(
+        msgspec.ValidationError, match=r"^Expected `WireExtra`, got `dict` - at `\$.wire_extra`$"
+    ):
+        msgspec.json.decode(json.dumps(record), type=RolloutBranchRecord)
+
+
+def test_msgspec_alone_refuses_unknown_keys_rather_than_dropping_them() -> None:
+    line = json.dumps({**_minimal_branch(), "provenance": {"model": "m"}})
+    with pytest.raises(
+        msgspec.ValidationError, match=r"^Object contains unknown field `provenance`$"
+    ):
+        msgspec.json.decode(line, type=RolloutBranchRecord)
+    assert decode(RolloutBranchRecord, line).wire_extra == {"provenance": {"model": "m"}}
+
+
+def _minimal_branch() -> dict[str, Any]:
+    return dict(_fixture("rollout-wire", "RolloutBranchRecord", "valid", "minimal"))
+
+
+def test_the_structs_hold_what_the_generator_drops() -> None:
+    """propertyNames, dependentRequired and ECMA-262 `$` are checked by msgspec itself."""
+    tree = _fixture("rollout-wire", "RolloutTreeRecord", "valid", "two-branches")
+    with pytest.raises(WireError) as error:
+        from_wire(RolloutTreeRecord, {**tree, "fork_map": {"3a": [0]}})
+    assert str(error.value) == ("/fork_map: Expected `str` matching regex '^[0-9]+\\\\Z' (a key)")
+    record = _fixture("training-record", "PpoTrainingRecord", "valid", "reward-zero")
+    provenance = {**record["provenance"], "chosen_branch": 1}
+    with pytest.raises(WireError) as error:
+        from_wire(PpoTrainingRecord, {**record, "provenance": provenance})
+    assert str(error.value) == (
+        "/provenance: rejected_branch required when chosen_branch is present"
+    )
+    hashed = {**record["provenance"], "task_hash": record["provenance"]["task_hash"] + "\n"}
+    with pytest.raises(WireError) as error:
+        from_wire(PpoTrainingRecord, {**record, "provenance": hashed})
+    assert str(error.value) == (
+        "/provenance/task_hash: Expected `str` matching regex '^[0-9a-f]{16}\\\\Z'"
+    )
 
 
 def test_models_built_in_code_emit_plain_json() -> None:
@@ -149,12 +226,28 @@ def test_integral_float_is_an_integer_and_bool_is_not() -> None:
     record = _fixture("rollout-wire", "RolloutBranchRecord", "valid", "minimal")
     model = from_wire(RolloutBranchRecord, {**record, "rank": 2.0, "objective_score": 1.0})
     assert (model.rank, type(model.rank), model.objective_score) == (2, int, 1)
+    assert type(model.objective_score) is int
     with pytest.raises(WireError) as error:
         from_wire(RolloutBranchRecord, {**record, "rank": True})
     assert (error.value.pointer, str(error.value)) == (
         "/rank",
-        "/rank: 'rank' must be integer, not boolean",
+        "/rank: Expected `int`, got `bool`",
     )
+    with pytest.raises(WireError) as error:
+        from_wire(RolloutBranchRecord, {**record, "rank": 2.5})
+    assert str(error.value) == "/rank: Expected `int`, got `float`"
+    # Inside unions, lists and maps too; a number field keeps its float.
+    nested = from_wire(
+        RolloutBranchRecord,
+        {**record, "seed": 5.0, "build_result": {"status": "pass", "exit_code": 0.0}},
+    )
+    assert (nested.seed, type(nested.seed)) == (5, int)
+    assert isinstance(nested.build_result, BuildResult)
+    assert type(nested.build_result.exit_code) is int
+    assert type(from_wire(RolloutBranchRecord, {**record, "total_score": 1.0}).total_score) is float
+    tree = _fixture("rollout-wire", "RolloutTreeRecord", "valid", "two-branches")
+    model = from_wire(RolloutTreeRecord, {**tree, "fork_map": {"3": [0.0, 1]}})
+    assert [type(i) for i in model.fork_map["3"]] == [int, int]
 
 
 @pytest.mark.parametrize(
@@ -164,50 +257,50 @@ def test_integral_float_is_an_integer_and_bool_is_not() -> None:
             "DpoRecord",
             "provenance-extra-key",
             "/provenance/task_id",
-            "field 'task_id' is not allowed in DpoProvenance",
+            "Object contains unknown field `task_id`",
         ),
         (
             "DpoRecord",
             "missing-provenance",
             "/provenance",
-            "required field 'provenance' of DpoRecord is missing",
+            "Object missing required field `provenance`",
         ),
         (
             "DpoRecord",
             "objective-score-bad-enum",
             "/provenance/objective_score/rejected",
-            "'rejected' must be one of 0, 1, not 2",
+            "Invalid enum value 2",
         ),
-        ("PpoRecord", "reward-wrong-type", "/reward", "'reward' must be number, not string"),
+        ("PpoRecord", "reward-wrong-type", "/reward", "Expected `int | float`, got `str`"),
         (
             "RolloutTreeRecord",
             "forked-at-step-wrong-type",
             "/branches/1/forked_at_step",
-            "'forked_at_step' must be integer, not string",
+            "Expected `int`, got `str`",
         ),
         (
             "DpoTrainingRecord",
             "tool-call-arguments-object",
             "/messages/1/tool_calls/0/function/arguments",
-            "'arguments' must be string, not object",
+            "Expected `str`, got `object`",
         ),
         (
             "DpoTrainingRecord",
             "extra-top-level-key",
             "/prompt",
-            "field 'prompt' is not allowed in DpoTrainingRecord",
+            "Object contains unknown field `prompt`",
         ),
         (
             "PpoTrainingRecord",
             "message-extra-key",
             "/messages/0/is_error",
-            "field 'is_error' is not allowed in Message",
+            "Object contains unknown field `is_error`",
         ),
         (
             "RolloutBranchRecord",
             "build-status-success",
             "/build_result/status",
-            "'status' must be one of 'fail', 'pass', 'skip', not 'success'",
+            "Invalid enum value 'success'",
         ),
     ],
 )
@@ -224,24 +317,23 @@ def test_wire_error_names_the_field_at_its_pointer(
 
 
 def test_not_an_object_and_wrong_container_types() -> None:
-    with pytest.raises(
-        WireError, match=r"^/: the record must be an object \(DpoRecord\), not array$"
-    ):
+    with pytest.raises(WireError, match=r"^/: Expected `object`, got `array`$"):
         from_wire(DpoRecord, [])
     tree = _fixture("rollout-wire", "RolloutTreeRecord", "valid", "two-branches")
     with pytest.raises(WireError) as error:
         from_wire(RolloutTreeRecord, {**tree, "fork_map": {"3": [0, "x"]}})
-    assert str(error.value) == "/fork_map/3/1: '1' must be integer, not string"
+    # msgspec does not say which key of a map holds the bad value: the map is pointed at.
+    assert str(error.value) == "/fork_map: Expected `int`, got `str`"
     with pytest.raises(WireError) as error:
         from_wire(RolloutTreeRecord, {**tree, "branches": {}})
-    assert str(error.value) == "/branches: 'branches' must be array, not object"
+    assert str(error.value) == "/branches: Expected `array`, got `object`"
 
 
 def test_only_generated_models_are_converted() -> None:
     with pytest.raises(TypeError, match="is not a generated wire model"):
-        from_wire(dict, {})
+        from_wire(dict, {})  # type: ignore[type-var]
     with pytest.raises(TypeError, match="is not a generated wire model"):
-        to_wire({"a": 1})
+        to_wire({"a": 1})  # type: ignore[arg-type]
 
 
 def test_dpo_training_record_round_trip_keeps_tool_calls() -> None:
@@ -285,7 +377,7 @@ def test_round_trip_of_every_corpus_record_the_contract_accepts(corpus_dir: Path
 def test_corpus_records_that_convert_round_trip_even_when_constraints_fail(
     corpus_dir: Path,
 ) -> None:
-    """from_wire checks shapes, not constraints; whatever it accepts must come back unchanged."""
+    """Whatever from_wire accepts must come back unchanged."""
     converted = 0
     for relative, line, record in _corpus_records(corpus_dir):
         for name in CONTRACT.record_types:

@@ -69,13 +69,13 @@ def test_a_hand_edit_in_a_crlf_checkout_is_still_caught(cli: Cli, contract_copy:
         _to_crlf(path)
     model = contract_copy / OUTPUT_DIR / "rollout_wire.py"
     data = model.read_bytes()
-    assert data.count(b"    rank: int\r\n") == 1
-    model.write_bytes(data.replace(b"    rank: int\r\n", b"    rank: int | None\r\n"))
+    assert data.count(b"    session_id: str\r\n") == 1
+    model.write_bytes(data.replace(b"    session_id: str\r\n", b"    session_id: str | None\r\n"))
 
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
     assert stale.stdout.startswith("--- a/datafactory/wire/rollout_wire.py\n")
-    assert "-    rank: int | None\n+    rank: int\n" in stale.stdout
+    assert "-    session_id: str | None\n+    session_id: str\n" in stale.stdout
     assert stale.stdout.count("\n@@ ") == 1  # the edited line only: line ends are no change
     assert cli("--root", str(contract_copy), "codegen").stdout == (
         "wrote datafactory/wire/rollout_wire.py\n"
@@ -94,7 +94,7 @@ def test_a_schema_edit_in_a_crlf_checkout_is_still_caught(cli: Cli, contract_cop
 
     stale = cli("--root", str(contract_copy), "codegen", "--check")
     assert stale.exit_code == 1
-    assert "+    policy_digest: str | None = None\n" in stale.stdout
+    assert "+    policy_digest: str | UnsetType = UNSET\n" in stale.stdout
 
 
 def _commit(root: Path) -> git.Repo:
@@ -147,7 +147,7 @@ def test_gitattributes_keep_contract_fixtures_and_generated_code_lf(repo_root: P
     paths = [
         *SCHEMAS,
         "contracts/fixtures/rollout-wire/DpoRecord/valid/producer.json",
-        f"{OUTPUT_DIR}/_convert.py",
+        f"{OUTPUT_DIR}/_runtime.py",
     ]
     assert repo.git.check_attr("text", "eol", "--", *paths).splitlines() == [
         line for path in paths for line in (f"{path}: text: set", f"{path}: eol: lf")

@@ -48,12 +48,12 @@ def test_check_with_output_dir_a_file_exits_2_naming_the_unreadable_file(
 def test_generated_file_that_is_a_directory_exits_2_naming_it(
     cli: Cli, contract_copy: Path, command: list[str]
 ) -> None:
-    target = contract_copy / OUTPUT_DIR / "_convert.py"
+    target = contract_copy / OUTPUT_DIR / "_runtime.py"
     target.unlink()
     target.mkdir()
     result = cli("--root", str(contract_copy), *command)
     action = "read" if "--check" in command else "write"
     _assert_one_error_line(
-        result, f"wiregate: error: datafactory/wire/_convert.py: cannot {action}: Is a directory"
+        result, f"wiregate: error: datafactory/wire/_runtime.py: cannot {action}: Is a directory"
     )
     assert target.is_dir()

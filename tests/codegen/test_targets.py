@@ -7,6 +7,9 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
+import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -281,7 +284,7 @@ def test_datamodel_code_generator_not_installed(
     monkeypatch.setitem(sys.modules, "datamodel_code_generator", None)
     assert one_error(wg_root, "--target", "pydantic") == (
         "datamodel-code-generator is not installed: `--target pydantic` needs it "
-        "(pip install 'datamodel-code-generator')"
+        "(the codegen extra: pip install 'wiregate[codegen]')"
     )
 
 
@@ -336,4 +339,127 @@ def test_an_output_path_that_cannot_be_written(wg_root: Path, tmp_path: Path) ->
     out = blocker / "wire.ts"
     assert one_error(wg_root, "--target", "typescript", "--out", str(out)) == (
         f"{out}: cannot write: a parent is not a directory"
+    )
+
+
+def _node_kind(path: Path) -> str:
+    mode = path.lstat().st_mode
+    kinds = {
+        stat.S_ISLNK: "link",
+        stat.S_ISFIFO: "fifo",
+        stat.S_ISCHR: "char",
+        stat.S_ISSOCK: "socket",
+        stat.S_ISDIR: "dir",
+        stat.S_ISREG: "file",
+    }
+    return next(kind for test, kind in kinds.items() if test(mode))
+
+
+def test_out_refuses_what_is_not_a_regular_file(wg_root: Path, tmp_path: Path) -> None:
+    target = tmp_path / "target.ts"
+    target.write_text("mine\n", encoding="utf-8")
+    nodes = tmp_path / "nodes"
+    nodes.mkdir()
+    os.mkfifo(nodes / "fifo")
+    (nodes / "link").symlink_to(target)
+    (nodes / "dangling").symlink_to(tmp_path / "nowhere.ts")
+    (nodes / "dir").mkdir()
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(nodes / "socket"))
+        expected = {
+            "fifo": "not a regular file",
+            "link": "a symbolic link",
+            "dangling": "a symbolic link",
+            "dir": "not a regular file",
+            "socket": "not a regular file",
+        }
+        for name, reason in expected.items():
+            out = nodes / name
+            kind = _node_kind(out)
+            assert one_error(wg_root, "--target", "typescript", "--out", str(out)) == (
+                f"{out}: cannot write: {reason}"
+            )
+            assert _node_kind(out) == kind  # untouched
+    assert target.read_text(encoding="utf-8") == "mine\n"
+    assert not (tmp_path / "nowhere.ts").exists()
+    assert sorted(p.name for p in nodes.iterdir()) == sorted(expected)  # no temporary file
+    # --check does not read a FIFO (the read would block).
+    out = nodes / "fifo"
+    assert one_error(wg_root, "--target", "typescript", "--out", str(out), "--check") == (
+        f"{out}: cannot read: not a regular file"
+    )
+
+
+def test_out_refuses_a_device_node(wg_root: Path, tmp_path: Path) -> None:
+    device = tmp_path / "null"
+    try:  # a character device like /dev/null, made in the test's own directory
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("creating a device node is not permitted here")
+    assert one_error(wg_root, "--target", "pydantic", "--out", str(device)) == (
+        f"{device}: cannot write: not a regular file"
+    )
+    assert stat.S_ISCHR(device.lstat().st_mode)
+
+
+def test_out_keeps_the_mode_and_refuses_a_read_only_file(wg_root: Path, tmp_path: Path) -> None:
+    private = tmp_path / "private.ts"
+    private.write_text("old\n", encoding="utf-8")
+    private.chmod(0o600)
+    assert codegen(wg_root, "--target", "typescript", "--out", str(private)) == (
+        0,
+        f"wrote {private}\n",
+        [],
+    )
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    mask = os.umask(0o027)
+    try:
+        new = tmp_path / "new.ts"
+        assert codegen(wg_root, "--target", "typescript", "--out", str(new))[0] == 0
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o640  # 0666 less the umask, as open gives
+    read_only = tmp_path / "read-only.ts"
+    read_only.write_text("old\n", encoding="utf-8")
+    read_only.chmod(0o444)
+    assert one_error(wg_root, "--target", "typescript", "--out", str(read_only)) == (
+        f"{read_only}: cannot write: a read-only file"
+    )
+    assert read_only.read_text(encoding="utf-8") == "old\n"
+
+
+def test_out_refuses_a_file_of_the_contract(
+    wg_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    contracts = wg_root / "contracts"
+    schema = contracts / "training-record.schema.json"
+    before = schema.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for out in (
+        str(schema),
+        "wg/contracts/mirrors.toml",
+        "wg/contracts/drift-baseline.toml",
+        "wg/contracts/fixtures/x/valid/a.json",
+        "wg/src/../contracts/rollout-wire.schema.json",
+        "wg/contracts",
+    ):
+        assert one_error(wg_root, "--target", "typescript", "--out", out) == (
+            f"{out}: cannot write: a file of the contract being read (under {contracts})"
+        )
+    assert schema.read_bytes() == before
+    assert sorted(p.name for p in contracts.iterdir()) == [
+        "rollout-wire.schema.json",
+        "training-record.schema.json",
+    ]
+
+
+def test_out_dash_is_standard_output_and_empty_is_an_error(
+    wg_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = generate("typescript", locate(wg_root))
+    assert codegen(wg_root, "--target", "typescript", "--out", "-") == (0, text, [])
+    assert not (tmp_path / "-").exists()
+    assert one_error(wg_root, "--target", "typescript", "--out", "") == (
+        "--out: an empty path (use --out - for standard output)"
     )

@@ -406,7 +406,7 @@ def test_a_nul_byte_in_a_file_name_exits_2(files: tuple[str, str]) -> None:
     assert run("a\0b", files[1]) == (
         2,
         "",
-        "wiregate: error: a\0b: cannot read: embedded null byte\n",
+        "wiregate: error: a\\u0000b: cannot read: embedded null byte\n",  # shown, not sent
     )
 
 
@@ -606,3 +606,19 @@ def test_a_boolean_schema_document_is_compared_like_any_schema(
     (tmp_path / "old.json").write_text(old)
     (tmp_path / "new.json").write_text(new)
     assert run(str(tmp_path / "old.json"), str(tmp_path / "new.json")) == expected
+
+
+def test_a_name_with_a_newline_or_an_escape_sequence_is_shown_not_sent(tmp_path: Path) -> None:
+    """A property name cannot add a line of its own (a forged workflow command) or send a
+    terminal escape: text, github and error output show such characters as escapes."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text('{"type": "object"}', encoding="utf-8")
+    evil = "evil\n::error file=README.md,line=1::pwned\x1b[2J\u202e"
+    new.write_text(json.dumps({"type": "object", "required": [evil]}), encoding="utf-8")
+    for output_format in ("text", "github"):
+        result = CliRunner().invoke(main, ["diff", str(old), str(new), "--format", output_format])
+        lines = result.stdout.splitlines()
+        assert len(lines) == {"text": 4, "github": 2}[output_format], lines  # drafts in text
+        assert not any(line.startswith("::error file=README.md") for line in lines)
+        assert "\x1b" not in result.stdout and "\u202e" not in result.stdout
+        assert "pwned\\x1b[2J\\u202e" in lines[-2]

@@ -280,3 +280,28 @@ def test_the_protocol_copys_items_object_is_one_entry(
     ]
     lines = target.read_text(encoding="utf-8").splitlines()
     assert lines[444].strip() == '"items": {'
+
+
+def test_a_name_from_a_copy_is_shown_not_sent(
+    repo_root: Path, checkouts: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A property name in a copy with a newline, a forged workflow command and a terminal
+    escape stays inside its line, escaped, in text and github output."""
+    evil = "evil\n::error file=README.md,line=1::pwned\x1b[2J"
+
+    def add_evil(document: dict[str, Any]) -> None:
+        document["properties"][evil] = {"type": "string"}  # a single-record copy
+        document["required"].append(evil)
+
+    _edit(checkouts, "trace-pipeline", CONSUMER_COPY, add_evil)
+    monkeypatch.chdir(repo_root)
+    args = ["drift", "--repo", f"trace-pipeline={checkouts['trace-pipeline']}"]
+    args += ["--copy", "rollout-wire"]
+    for output_format in ("text", "github"):
+        result = CliRunner().invoke(main, [*args, "--format", output_format])
+        assert result.exit_code == 1
+        assert "\x1b" not in result.stdout
+        assert not any(
+            line.startswith("::error file=README.md") for line in result.stdout.splitlines()
+        )
+        assert "evil\\u000a::error" in result.stdout or "evil%0A::error" in result.stdout

@@ -5,6 +5,7 @@ regenerates it; every way the generator cannot run is one line with exit 2."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -188,8 +189,9 @@ def test_a_stale_file_fails_the_gate_with_the_command_that_regenerates_it(
         1,
         [
             "gov wire-types (producer, must be forward compatible) src/wire.ts: breaking drift: "
-            "the generated file is not what `wiregate codegen` writes from the contract",
-            f"    error: {message} [1 change in src/wire.ts; copy {line}:1, contract ?]",
+            "the generated file is not what `wiregate codegen --target typescript` writes from "
+            "the contract",
+            f"    error: {message} [1 change in src/wire.ts; copy {line}:1]",
             "    reproduce: wiregate codegen --target typescript --out gov/src/wire.ts",
             "gov wire-models (producer, must be forward compatible) wire/models.py: identical",
             "2 copies: 1 identical, 1 breaking drift (strict)",
@@ -349,3 +351,43 @@ def test_the_baseline_can_accept_a_stale_file_until_a_day(governed: Path) -> Non
         0,
         "2 copies: 1 identical, 1 breaking drift (strict); findings: 1 accepted",
     )
+
+
+def test_an_accepted_stale_file_stays_accepted_only_as_it_is(governed: Path) -> None:
+    _stale(governed)
+    path = governed / "gov/src/wire.ts"
+    stale = path.read_bytes()
+    result = CliRunner().invoke(
+        main, ["--root", str(governed), "drift", "baseline", "--reason", "next release"]
+    )
+    assert result.exit_code == 0, result.output
+    # The drift fingerprint, the canonical JSON of the hashes of what should be and what is
+    # as the values.
+    wanted = generate("typescript", locate(governed)).encode("utf-8")
+    values = [json.dumps(hashlib.sha256(data).hexdigest()) for data in (wanted, stale)]
+    text = json.dumps(
+        ["wiregate-drift-finding/1", "generated-stale", "gov", "wire-types", "#", "#", *values]
+    )
+    key = hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
+    baseline = (governed / "contracts/drift-baseline.toml").read_text(encoding="utf-8")
+    assert f'fingerprint = "{key}"\n' in baseline
+    accepted = "2 copies: 1 identical, 1 breaking drift (strict); findings: 1 accepted"
+    path.write_bytes(stale.replace(b"\n", b"\r\n"))  # the same content, checked out CRLF
+    code, stdout, _ = drift(governed)
+    assert (code, stdout[-1]) == (0, accepted)
+    # Another edit of the stale file is a new finding: the acceptance does not cover it.
+    path.write_bytes(stale.replace(b"  temperature: number;\n", b"  temperature: string;\n"))
+    code, stdout, _ = drift(governed, "--format", "json")
+    (types, _models) = json.loads("\n".join(stdout))["copies"]
+    ((change,),) = [types["changes"]]
+    assert (code, change["id"], change["accepted"], change["blocking"]) == (
+        1,
+        "generated-stale",
+        None,
+        True,
+    )
+    assert change["fingerprint"] != key
+    # Back as it was accepted: accepted again.
+    path.write_bytes(stale)
+    code, stdout, _ = drift(governed)
+    assert (code, stdout[-1]) == (0, accepted)

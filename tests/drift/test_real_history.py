@@ -420,7 +420,7 @@ def test_cli_formats_on_the_real_state(
         f"    warning: {widened} [1 change in RolloutBranchRecord; copy 110:7, contract 88:50]"
     )
     assert lines[10] == (
-        "    warning: trace-pipeline may omit objective_score, rank, total_score in "
+        "    warning: trace-pipeline reads records without objective_score, rank, total_score in "
         "`RolloutBranchRecord`; the contract requires them (required-removed); not breaking: "
         "trace-pipeline reads every record the contract allows "
         "[3 changes in RolloutBranchRecord; copy 181:3, contract 67:7]"

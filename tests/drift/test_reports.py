@@ -7,6 +7,7 @@ import json
 import os
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -298,3 +299,27 @@ def test_the_check_step_carries_the_drift_report(
     assert github[len(annotations) :] == check_text
     document = json.loads(CHECK_REPORTERS["json"](CheckReport((step,))))
     assert document["steps"][0]["drift"] == json.loads(json.dumps(report_to_json(step.drift)))
+
+
+def test_required_messages_name_the_names_of_their_own_rule() -> None:
+    """A name the copy added to `required` is said as added, even when the same array also
+    lost names the contract requires (another finding, with its own words)."""
+    contract = {"$defs": {"R": {"required": ["a", "b"]}}}
+    copy = {"$defs": {"R": {"required": ["a", "foo"]}}}
+    at = "#/$defs/R/required"
+    added = replace(Change("required-added", "error", at, at, "", False, True), subject="foo")
+    removed = replace(Change("required-removed", "error", at, at, "", True, False), subject="b")
+    assert _words(added, "consumer", contract, copy) == (
+        "trace-pipeline requires foo in `R`; the contract does not (required-added): "
+        "the contract allows records trace-pipeline rejects"
+    )
+    assert _words(added, "producer", contract, copy).startswith(
+        "wasmagent-js always writes foo in `R`; the contract does not require it"
+    )
+    assert _words(removed, "producer", contract, copy) == (
+        "wasmagent-js may omit b in `R`; the contract requires it (required-removed): "
+        "wasmagent-js may write records the contract rejects"
+    )
+    assert _words(removed, "consumer", contract, copy).startswith(
+        "trace-pipeline reads records without b in `R`; the contract requires it"
+    )

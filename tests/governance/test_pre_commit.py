@@ -67,7 +67,7 @@ def test_schema_edit_without_regenerating_is_refused_then_accepted(
     assert refused.returncode == 1
     assert "wiregate check" in refused.stdout and "Failed" in refused.stdout
     assert "codegen   failed   generated code is stale" in refused.stdout
-    assert "+    policy_digest: str | None = None" in refused.stdout
+    assert "+    policy_digest: str | UnsetType = UNSET" in refused.stdout
     assert hooked_repo.head.commit.hexsha == head
 
     regenerated = run(root_of(hooked_repo), str(BIN / "wiregate"), "codegen", home=home)

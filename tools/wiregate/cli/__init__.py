@@ -21,8 +21,11 @@ T = TypeVar("T")
 
 
 def fail(message: str, code: int = 2) -> None:
-    """Print one error line and exit: user mistakes never show a traceback."""
-    click.echo(f"wiregate: error: {message}", err=True)
+    """Print one error line and exit: user mistakes never show a traceback (and a name or
+    value in the message never adds a line of its own)."""
+    from wiregate.textlines import visible
+
+    click.echo(f"wiregate: error: {visible(message)}", err=True)
     sys.exit(code)
 
 

@@ -31,28 +31,31 @@ from wiregate.cli import fail, main
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="With --target: the file to write (default: standard output).",
+    help="With --target: the file to write (`-` or none: standard output). A path into the "
+    "contract, a symbolic link or anything but a regular file is refused.",
 )
 @click.pass_context
 def codegen_command(
-    ctx: click.Context, check_only: bool, target: str | None, out: Path | None
+    ctx: click.Context, check_only: bool, target: str | None, out: str | None
 ) -> None:
-    """Generate the dataclasses, wire converters and TypedDict shapes in datafactory/wire/.
+    """Generate the msgspec Structs, their wire stubs and TypedDict shapes in datafactory/wire/.
 
     Exit 0 when written (or fresh with --check), 1 when --check finds stale or edited
     generated code, 2 on a broken schema (invalid JSON, not a valid draft 2020-12 schema, a
-    $ref that does not resolve, a construct codegen does not support) or an output path that
-    cannot be read or written.
+    $ref that does not resolve, a construct codegen does not support), an output path that
+    cannot be read or written, or the generator (the codegen extra) not installed.
 
-    With --target: the types of every record type of the contract in one file (--out), with
-    --check exit 1 when that file is not what would be written; exit 2 when the generator
-    cannot run (node or the npm packages missing, datamodel-code-generator not installed, a
-    generator failure).
+    With --target: the types of every record type of the contract in one file (--out; none or
+    `-`: standard output), with --check exit 1 when that file is not what would be written;
+    exit 2 when the generator cannot run (node or the npm packages missing,
+    datamodel-code-generator not installed, a generator failure) or --out names a file of the
+    contract, a symbolic link, anything but a regular file, or a read-only file.
     """
+    if out == "":
+        fail("--out: an empty path (use --out - for standard output)")
     if target is not None:
-        _target(ctx, target, out, check_only)
+        _target(ctx, target, None if out == "-" else Path(out) if out else None, check_only)
         return
     if out is not None:
         fail("--out needs --target")
@@ -88,11 +91,19 @@ def codegen_command(
 
 def _target(ctx: click.Context, target: str, out: Path | None, check_only: bool) -> None:
     """``--target``: any contract will do, the bundled one too (a governed repository's hook)."""
-    from codegen.targets import generate, regenerate_command, stale_diff, write_output
+    from codegen.targets import (
+        check_output,
+        generate,
+        regenerate_command,
+        stale_diff,
+        write_output,
+    )
     from wiregate.errors import UserError
 
     try:
         contract = locate(ctx.find_root().obj)
+        if out is not None and not check_only:
+            check_output(out, contract)  # before the generator runs
         text = generate(target, contract)
         if check_only:
             if out is None:
@@ -107,6 +118,7 @@ def _target(ctx: click.Context, target: str, out: Path | None, check_only: bool)
         elif out is None:
             sys.stdout.write(text)
         else:
-            click.echo(f"wrote {out}" if write_output(out, text) else f"{out} is up to date")
+            written = write_output(out, text, contract)
+            click.echo(f"wrote {out}" if written else f"{out} is up to date")
     except (ContractError, UserError) as exc:
         fail(str(exc))

@@ -165,6 +165,33 @@ def _keyword_words(change: Change, contract: Any, copy: Any) -> tuple[str, str, 
     return keyword, _shown(keyword, old_value), _shown(keyword, new_value)
 
 
+REQUIRED_ADDED, REQUIRED_REMOVED = "required-added", "required-removed"
+
+
+def _required_words(
+    change: Change, writes: bool, who: str, where: str, contract: Any, copy: Any
+) -> str:
+    """The names one side requires and the other does not: all of them that this finding's
+    rule is about (a root change's line names every name its findings share)."""
+    _, required = _value(contract, change.old_pointer)
+    _, kept = _value(copy, change.new_pointer)
+    required = required if isinstance(required, list) else []
+    kept = kept if isinstance(kept, list) else []
+    if change.id == REQUIRED_REMOVED:
+        names = [p for p in required if p not in kept] or [change.subject]
+    else:
+        names = [p for p in kept if p not in required] or [change.subject]
+    shown = ", ".join(str(name) for name in names if name is not None)
+    them = "them" if len(names) > 1 else "it"
+    if change.id == REQUIRED_REMOVED:
+        if writes:
+            return f"{who} may omit {shown} in {where}; the contract requires {them}"
+        return f"{who} reads records without {shown} in {where}; the contract requires {them}"
+    if writes:
+        return f"{who} always writes {shown} in {where}; the contract does not require {them}"
+    return f"{who} requires {shown} in {where}; the contract does not"
+
+
 def _message(
     change: Change,
     breaking: bool,
@@ -182,17 +209,8 @@ def _message(
     writes = role == "producer" or (role == "mirror" and not change.forward)
     words = _keyword_words(change, contract, copy)
     rule = f" ({change.id})"
-    if words is not None and words[0] == "required":
-        has_old, required = _value(contract, change.old_pointer)
-        has_new, kept = _value(copy, change.new_pointer)
-        lost = [p for p in required if p not in kept] if has_old and has_new else []
-        gained = [p for p in kept if p not in required] if has_old and has_new else []
-        if lost and (writes or not gained):
-            said = f"{who} may omit {', '.join(lost)} in {where}; the contract requires them"
-        elif gained:
-            said = f"{who} requires {', '.join(gained)} in {where}; the contract does not"
-        else:
-            said = f"{who}'s copy differs from the contract at {where}"
+    if change.id in (REQUIRED_ADDED, REQUIRED_REMOVED):
+        said = _required_words(change, writes, who, where, contract, copy)
     elif words is not None and words[0] == "type":
         _, contract_types, copy_types = words
         if writes:

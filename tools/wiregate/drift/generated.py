@@ -7,12 +7,13 @@ and annotations (on the first line that differs)."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
 from contracts import Contract
 from wiregate.diff import Change
-from wiregate.drift.baseline import finding_fingerprints
+from wiregate.diff.fingerprint import DRIFT_SCHEME, fingerprint
 from wiregate.drift.config import CopySpec, RepositorySpec
 from wiregate.drift.copies import FoundCopy
 from wiregate.drift.findings import DriftFinding, Location
@@ -24,6 +25,11 @@ STALE_RULE = "generated-stale"
 
 #: The required directions a stale file fails, by role: whichever the copy must pass.
 _FAILS = {"forward": ("forward",), "backward": ("backward",), "full": ("forward", "backward")}
+
+
+def _sha256(data: bytes) -> str:
+    """The hash of a file's text once line ends are normalised (a CRLF checkout is the same)."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")).hexdigest()
 
 
 def _first_difference(current: str, wanted: str) -> int:
@@ -67,9 +73,17 @@ def check_generated(
         backward=False,
         forward=False,
     )
-    # Both pointers name the whole (empty) document: one fingerprint per copy, whatever the
-    # file holds, so an accepted staleness stays accepted until the file is regenerated.
-    (key,) = finding_fingerprints((change,), {}, {}, repository.name, spec.id)
+    # The finding is what the file holds against what it should: accepting a stale file
+    # accepts that content only, and a later edit of it (or of the contract) is a new finding.
+    key = fingerprint(
+        DRIFT_SCHEME,
+        STALE_RULE,
+        (repository.name, spec.id),
+        change.old_pointer,
+        change.new_pointer,
+        _sha256(wanted.encode("utf-8")),
+        _sha256(found.data),
+    )
     finding = DriftFinding(
         change=change,
         breaking=True,

@@ -197,7 +197,8 @@ class CopyResult:
     def breaks(self) -> tuple[str, ...]:
         """Plain-language statements of which side breaks."""
         if self.kind == "generated" and self.failed:
-            return ("the generated file is not what `wiregate codegen` writes from the contract",)
+            command = f"wiregate codegen --target {self.declared}"
+            return (f"the generated file is not what `{command}` writes from the contract",)
         return tuple(BREAKS[self.role, direction] for direction in self.failed)
 
 

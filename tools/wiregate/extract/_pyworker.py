@@ -22,7 +22,7 @@ def _schema(cls: type, mode: str) -> Any:
     try:
         import msgspec  # optional: only if the environment has it
     except ImportError:
-        msgspec = None
+        msgspec = None  # type: ignore[assignment]
     if msgspec is not None and isinstance(cls, type) and issubclass(cls, msgspec.Struct):
         return msgspec.json.schema(cls)
     from pydantic import TypeAdapter

@@ -13,6 +13,7 @@ from wiregate.reporters.junit import JUnitCase
 from wiregate.reporters.junit import render_junit as render_junit_log
 from wiregate.reporters.sarif import SarifBase, SarifLocation, SarifResult
 from wiregate.reporters.sarif import render_sarif as render_sarif_log
+from wiregate.textlines import render_lines
 
 __all__ = ["CHECK_REPORTERS"]
 
@@ -44,7 +45,7 @@ def render_text(report: CheckReport) -> str:
         lines.append(f"{step.name:<{width}}  {step.status.value:<7}  {step.summary}")
         lines.extend(f"    {detail}" for detail in _details(step))
     lines.append(_summary(report))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def render_github(report: CheckReport) -> str:
@@ -63,7 +64,7 @@ def render_github(report: CheckReport) -> str:
         title = f"wiregate check: {step.name}"
         for problem in step.problems or (Problem(step.summary),):
             lines.append(workflow_command("error", problem.message, title=title, file=problem.file))
-    return "".join(line + "\n" for line in lines) + render_text(report)
+    return render_lines(lines) + render_text(report)
 
 
 def _step_json(step: StepResult) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
 from wiregate.positions import PositionIndex
 from wiregate.reporters.github import workflow_command
+from wiregate.textlines import render_lines
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -164,7 +165,7 @@ def render_text(result: DiffResult, *, verbose: bool = False) -> str:
         if witness is not None:
             lines.append(witness)
     lines.append(summary(result))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def render_json(result: DiffResult) -> str:
@@ -183,7 +184,7 @@ def render_json(result: DiffResult) -> str:
 def render_github(result: DiffResult) -> str:
     lines = [github_annotation(change, file=None) for change in result.changes]
     lines.append(summary(result))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def _draft_to_markdown(side: str, choice: DraftChoice) -> str:
@@ -245,7 +246,7 @@ def render_github_located(result: DiffResult, new: SourceFile | None = None) -> 
             )
         )
     lines.append(summary(result))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def render_sarif_located(result: DiffResult, old: SourceFile, new: SourceFile) -> str:

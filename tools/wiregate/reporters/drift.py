@@ -17,6 +17,7 @@ from wiregate.diff import Change
 from wiregate.drift.baseline import PRUNE_COMMAND, BaselineEntry
 from wiregate.drift.discovery import PROPOSE_THRESHOLD, RepositoryCandidates
 from wiregate.drift.findings import DriftFinding, Location, RootEntry
+from wiregate.drift.generated import STALE_RULE
 from wiregate.drift.result import (
     FIRST_VISIBLE,
     CopyResult,
@@ -36,6 +37,7 @@ from wiregate.reporters.diff import (
 from wiregate.reporters.github import workflow_command
 from wiregate.reporters.junit import JUnitCase, render_junit
 from wiregate.reporters.sarif import SarifBase, SarifLocation, SarifResult, render_sarif
+from wiregate.textlines import render_lines
 
 __all__ = [
     "DISCOVERY_REPORTERS",
@@ -231,6 +233,8 @@ def _entry_line(entry: RootEntry, copy_file: str | None = None) -> str:
     at = head.copy_location
     copy = f"{at.file}:{_at(at)}" if at and copy_file and at.file != copy_file else _at(at)
     where = f"copy {copy}, contract {_at(head.contract_location)}"
+    if head.change.id == STALE_RULE:  # a generated file has no place in the contract
+        where = f"copy {copy}"
     return (
         f"{head.change.level}: {head.message} "
         f"[{changes} in {', '.join(entry.record_types)}; {where}]"
@@ -295,7 +299,7 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
     with its witness), a summary line and the reproducing command. Findings the baseline
     accepts or that were there at --new-since are counted on the copy's first line, listed
     only with ``verbose``."""
-    return "\n".join([*body_lines(report, verbose=verbose), _summary(report)]) + "\n"
+    return render_lines([*body_lines(report, verbose=verbose), _summary(report)])
 
 
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
@@ -517,7 +521,7 @@ def render_github(report: DriftReport) -> str:
     if report.stale:
         message = f"{_stale_count(len(report.stale))}: remove with {PRUNE_COMMAND}"
         lines.append(workflow_command("notice", message, title="wiregate drift baseline"))
-    return "".join(line + "\n" for line in lines)
+    return render_lines(lines)
 
 
 def _cell(text: str) -> str:
@@ -573,7 +577,7 @@ def render_markdown(report: DriftReport) -> str:
             if waived:
                 lines += ["", f"Findings: {waived} (accepted ones: `--format json` lists them)."]
     lines += ["", _summary(report)]
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 #: The SARIF base id of the contract's repository (its files: ``contract_file``).
@@ -877,7 +881,7 @@ def render_history_text(reports: Sequence[HistoryReport]) -> str:
         if lines:
             lines.append("")
         lines.extend(_history_text(report))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def _entry_json(entry: HistoryEntry) -> dict[str, Any]:
@@ -973,7 +977,7 @@ def render_discovery_text(found: Sequence[RepositoryCandidates]) -> str:
                 lines.append("")
                 lines.extend(block.toml().splitlines())
         lines.append("")
-    return "\n".join(lines[:-1]) + "\n" if lines else ""
+    return render_lines(lines[:-1])
 
 
 def render_discovery_json(found: Sequence[RepositoryCandidates]) -> str:

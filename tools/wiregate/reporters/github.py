@@ -6,12 +6,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from wiregate.textlines import visible
+
 __all__ = ["escape_data", "escape_property", "workflow_command", "write_step_summary"]
 
 
 def escape_data(text: str) -> str:
-    """A command's message: ``%``, CR and LF escaped."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message: ``%``, CR and LF escaped as GitHub reads them, any other control
+    or format character written visibly (``\\u001b``)."""
+    return visible(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import orjson
 
+from wiregate.textlines import render_lines
 from wiregate.validation import FileProblem, ValidationReport
 
 __all__ = ["STREAMING_REPORTERS", "VALIDATION_REPORTERS", "problem_line", "render_summary"]
@@ -40,7 +41,7 @@ def render_text(report: ValidationReport) -> str:
     lines = [problem_line(p) for p in report.problems]
     # File errors go to stderr, from the command, not here.
     lines.append(_summary(report))
-    return "\n".join(lines) + "\n"
+    return render_lines(lines)
 
 
 def render_json(report: ValidationReport) -> str:
