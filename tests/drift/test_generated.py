@@ -316,7 +316,7 @@ def test_datamodel_code_generator_not_installed(
     monkeypatch.setitem(sys.modules, "datamodel_code_generator", None)
     assert one_error(governed, "--copy", "wire-models") == [
         "datamodel-code-generator is not installed: `--target pydantic` needs it "
-        "(pip install 'datamodel-code-generator')"
+        "(the codegen extra: pip install 'wiregate[codegen]')"
     ]
 
 
