@@ -26,6 +26,7 @@ __all__ = [
     "Conversation",
     "build_messages",
     "loss_weight_tokens",
+    "prompt_text",
 ]
 
 DEFAULT: LossWeightTokens = "default"
@@ -143,6 +144,17 @@ def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversat
     messages.append({"role": "assistant", "content": final_answer})
     error_turns = frozenset(errors)
     return Conversation(messages, error_turns, loss_weight_tokens(messages, error_turns))
+
+
+def prompt_text(messages: Sequence[MessageJson]) -> str:
+    """The prompt as plain text: the content of the conversation's leading system and user
+    turns, joined with a blank line (the contract's ``Prompt``)."""
+    texts: list[str] = []
+    for message in messages:
+        if message["role"] not in ("system", "user"):
+            break
+        texts.append(message["content"] or "")
+    return "\n\n".join(texts)
 
 
 def loss_weight_tokens(

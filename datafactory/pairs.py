@@ -7,14 +7,17 @@ and ``to_ppo`` are the same rules for the typed records of the Python API.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
+
+import orjson
 
 from datafactory.contamination import DEFAULT_NGRAM, check_ngram, hash_grams, task_grams
-from datafactory.conversation import Conversation, build_messages
+from datafactory.conversation import Conversation, build_messages, prompt_text
 from datafactory.rank import BranchScore, Ranked, rank_branches, reward, total_score
 from datafactory.records import (
+    BranchFactsJson,
     BranchJson,
     DpoRecordJson,
     DpoTrainingJson,
@@ -39,6 +42,7 @@ __all__ = [
     "SKIP_NO_SCORE_DIFFERENCE",
     "SOURCE",
     "DpoSkip",
+    "branch_facts",
     "choose_pair",
     "conversation_of",
     "dpo_from_layer2",
@@ -52,7 +56,7 @@ __all__ = [
     "to_ppo",
 ]
 
-SCHEMA_VERSION: Final = "training-record/v1"
+SCHEMA_VERSION: Final = "training-record/v2"
 SOURCE: Final = "wasmagent-rollout"
 
 # Why a rollout yields no DPO pair (manifest keys), in the order they are checked.
@@ -79,18 +83,57 @@ def task_hash(task: str) -> str:
 
 
 def task_hashes(task: str, ngram: int, grams: Sequence[str] | None = None) -> tuple[str, str]:
-    """(task_hash, n_gram_hash) of a task; ``grams``: its ``task_grams`` when at hand."""
+    """(task_hash, task_ngram_fingerprint) of a task; ``grams``: its ``task_grams`` when at
+    hand."""
     return task_hash(task), hash_grams(task_grams(task, ngram) if grams is None else grams)
 
 
-def provenance(rollout_id: str, hashes: tuple[str, str]) -> ProvenanceJson:
-    """The provenance common to every training record; ``hashes`` from ``task_hashes``."""
-    return {
+def provenance(
+    rollout_id: str, hashes: tuple[str, str], branch: BranchJson | None = None
+) -> ProvenanceJson:
+    """The provenance common to every training record; ``hashes`` from ``task_hashes``.
+    ``branch``: the (chosen) branch record, whose upstream ``source`` and ``model_id`` win
+    over ``wasmagent-rollout`` and nothing."""
+    record: ProvenanceJson = {
         "source": SOURCE,
         "rollout_id": rollout_id,
         "task_hash": hashes[0],
-        "n_gram_hash": hashes[1],
+        "task_ngram_fingerprint": hashes[1],
     }
+    if branch is not None:
+        upstream = _upstream(branch)
+        source = upstream.get("source")
+        if isinstance(source, str) and source:
+            record["source"] = source
+        model_id = upstream.get("model_id", cast(Mapping[str, Any], branch).get("model_id"))
+        if isinstance(model_id, str) and model_id:
+            record["model_id"] = model_id
+    return record
+
+
+def _upstream(branch: BranchJson) -> Mapping[str, Any]:
+    """The branch record's own ``provenance`` object (a key the contract leaves open)."""
+    given = cast(Mapping[str, Any], branch).get("provenance")
+    return cast(Mapping[str, Any], given) if isinstance(given, Mapping) else {}
+
+
+def branch_facts(branch: BranchJson, total: float | None = None) -> BranchFactsJson:
+    """What the branch record says of itself, as the input gave it (``BranchFacts``);
+    ``total``: its total score when known (the load stage computes a missing one)."""
+    facts: BranchFactsJson = {"temperature": branch["temperature"]}
+    if "seed" in branch:
+        facts["seed"] = branch["seed"]
+    facts["objective_score"] = branch["objective_score"]
+    if "objective_status" in branch:
+        facts["objective_status"] = branch["objective_status"]
+    if "judge_score" in branch:
+        facts["judge_score"] = branch["judge_score"]
+    facts["total_score"] = total_score(branch) if total is None else total
+    upstream = _upstream(branch)
+    if upstream:
+        # JSON text: producers' objects differ in keys and value types (one Arrow type).
+        facts["upstream_provenance"] = orjson.dumps(upstream).decode("utf-8")
+    return facts
 
 
 def conversation_of(branch: BranchJson) -> Conversation:
@@ -126,16 +169,21 @@ def dpo_record(
     loss_weight: LossWeightTokens,
     chosen: Ranked,
     rejected: Ranked,
+    facts: tuple[BranchFactsJson, BranchFactsJson] | None = None,
 ) -> DpoTrainingJson:
     """The DPO record of a chosen pair: ``messages`` is the chosen branch's conversation,
-    ``base`` the provenance of its rollout (``provenance``)."""
+    ``base`` the provenance of its rollout (``provenance``), ``facts`` the chosen and the
+    rejected branch's (``branch_facts``)."""
     pair_provenance: ProvenanceJson = {
         **base,
         "chosen_branch": chosen.branch_index,
         "rejected_branch": rejected.branch_index,
     }
+    if facts is not None:
+        pair_provenance["chosen_facts"], pair_provenance["rejected_facts"] = facts
     return {
         "schema_version": SCHEMA_VERSION,
+        "prompt": prompt_text(messages),
         "messages": messages,
         "prompt_messages": messages[:-1],
         "chosen": chosen.final_answer,
@@ -150,10 +198,12 @@ def ppo_record(
 ) -> PpoTrainingJson:
     """The PPO record of one branch: reward = min(1, total_score / 1.3), clamped at 0;
     ``hashes`` are its task's (``task_hashes``)."""
-    base = provenance(branch["rollout_id"], hashes)
+    base = provenance(branch["rollout_id"], hashes, branch)
     base["branch_index"] = int(branch["branch_index"])  # JSON Schema lets 1.0 be an integer
+    base["branch_facts"] = branch_facts(branch)
     return {
         "schema_version": SCHEMA_VERSION,
+        "prompt": branch["task"],
         "messages": conversation.messages,
         "reward": reward(total_score(branch)),
         "loss_weight_tokens": conversation.loss_weight_tokens,
@@ -167,11 +217,16 @@ def dpo_from_layer2(record: DpoRecordJson, hashes: tuple[str, str]) -> DpoTraini
     conversation = build_messages(record["prompt"], record["tool_call_sequence"], record["chosen"])
     given = record["provenance"]
     record_provenance = provenance(given["rollout_id"], hashes)
+    record_provenance["exported_at_ms"] = int(given["exported_at_ms"])
     record_provenance["chosen_branch"] = int(given["chosen_branch"])
     record_provenance["rejected_branch"] = int(given["rejected_branch"])
+    scores = given["objective_score"]
+    record_provenance["chosen_facts"] = {"objective_score": scores["chosen"]}
+    record_provenance["rejected_facts"] = {"objective_score": scores["rejected"]}
     messages = conversation.messages
     return {
         "schema_version": SCHEMA_VERSION,
+        "prompt": record["prompt"],
         "messages": messages,
         "prompt_messages": messages[:-1],
         "chosen": record["chosen"],
@@ -189,9 +244,15 @@ def ppo_from_layer2(record: PpoRecordJson, hashes: tuple[str, str]) -> PpoTraini
     )
     given = record["provenance"]
     record_provenance = provenance(given["rollout_id"], hashes)
+    record_provenance["exported_at_ms"] = int(given["exported_at_ms"])
     record_provenance["branch_index"] = int(given["branch_index"])
+    record_provenance["branch_facts"] = {
+        "objective_score": given["objective_score"],
+        "total_score": record["reward"],
+    }
     return {
         "schema_version": SCHEMA_VERSION,
+        "prompt": record["prompt"],
         "messages": conversation.messages,
         "reward": reward(float(record["reward"])),
         "loss_weight_tokens": conversation.loss_weight_tokens,
@@ -212,7 +273,8 @@ def to_dpo(
 ) -> DpoTrainingRecord | DpoSkip:
     """The DPO pair of one rollout's typed branches, or a ``DpoSkip`` (see ``choose_pair``;
     no branches at all is ``fewer_than_two_usable_branches``, with an empty rollout id).
-    ``ngram`` (words per n-gram, at least 1) is for the provenance's ``n_gram_hash``."""
+    ``ngram`` (words per n-gram, at least 1) is for the provenance's
+    ``task_ngram_fingerprint``."""
     check_ngram(ngram, "ngram")
     scored = [(BranchScore.of(wire), wire) for wire in map(_branch_json, branches)]
     pair = choose_pair([score for score, _ in scored])
@@ -220,13 +282,15 @@ def to_dpo(
         return DpoSkip(branches[0].rollout_id if branches else "", pair)
     chosen, rejected = pair
     branch = next(wire for score, wire in scored if score is chosen)
+    other = next(wire for score, wire in scored if score is rejected)
     conversation = conversation_of(branch)
     record = dpo_record(
-        provenance(branch["rollout_id"], task_hashes(branch["task"], ngram)),
+        provenance(branch["rollout_id"], task_hashes(branch["task"], ngram), branch),
         conversation.messages,
         conversation.loss_weight_tokens,
         chosen,
         rejected,
+        (branch_facts(branch), branch_facts(other)),
     )
     return from_wire(DpoTrainingRecord, dict(record))
 

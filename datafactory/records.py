@@ -25,6 +25,7 @@ import msgspec
 from datafactory.wire import (
     INEXACT,
     NO_EXTRA,
+    BranchFacts,
     BuildResult,
     DpoRecord,
     DpoTrainingRecord,
@@ -35,6 +36,7 @@ from datafactory.wire import (
     Provenance,
     RolloutBranchRecord,
     RolloutTreeRecord,
+    SftTrainingRecord,
     ToolCall,
     ToolCallEvent,
     ToolCallFunction,
@@ -60,9 +62,12 @@ MessageJson: TypeAlias = _training_json.Message
 ProvenanceJson: TypeAlias = _training_json.Provenance
 DpoTrainingJson: TypeAlias = _training_json.DpoTrainingRecord
 PpoTrainingJson: TypeAlias = _training_json.PpoTrainingRecord
+BranchFactsJson: TypeAlias = _training_json.BranchFacts
 
 __all__ = [
     "NO_EXTRA",
+    "BranchFacts",
+    "BranchFactsJson",
     "BranchJson",
     "BuildResult",
     "DpoRecord",
@@ -82,6 +87,7 @@ __all__ = [
     "ProvenanceJson",
     "RolloutBranchRecord",
     "RolloutTreeRecord",
+    "SftTrainingRecord",
     "ToolCall",
     "ToolCallEvent",
     "ToolCallFunction",
@@ -95,6 +101,7 @@ __all__ = [
     "decode_dpo_training",
     "decode_ppo_record",
     "decode_ppo_training",
+    "decode_sft_training",
     "decode_tree",
     "encode",
     "fast_decoder",
@@ -155,3 +162,4 @@ decode_dpo_record = fast_decoder(DpoRecord)
 decode_ppo_record = fast_decoder(PpoRecord)
 decode_dpo_training = fast_decoder(DpoTrainingRecord)
 decode_ppo_training = fast_decoder(PpoTrainingRecord)
+decode_sft_training = fast_decoder(SftTrainingRecord)

@@ -16,7 +16,7 @@ import orjson
 
 from datafactory.contamination import Contamination, first_confirmed
 from datafactory.manifest import Accounting
-from datafactory.pairs import choose_pair, dpo_record, provenance
+from datafactory.pairs import branch_facts, choose_pair, dpo_record, provenance
 from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.stages import group
 from datafactory.stages.load import Worker
@@ -156,12 +156,21 @@ class _Rollout:
         messages = data[: mine.messages_len]
         answer = data[len(data) - mine.answer_len :].decode()
         other = self.read(rejected, theirs.at + theirs.answer_at, theirs.answer_len).decode()
+        # Provenance facts from the input lines (no repair touches them but a total score).
+        chosen_branch = orjson.loads(self.read(chosen, mine.at + mine.raw_at, mine.raw_len))
+        rejected_branch = orjson.loads(
+            self.read(rejected, theirs.at + theirs.raw_at, theirs.raw_len)
+        )
         record = dpo_record(
-            provenance(rollout_id, chosen.hashes),
+            provenance(rollout_id, chosen.hashes, chosen_branch),
             orjson.loads(messages),
             chosen.loss_weight,
             BranchScore(chosen.branch_index, chosen.total, True, answer, chosen.rank),
             BranchScore(rejected.branch_index, rejected.total, True, other, rejected.rank),
+            (
+                branch_facts(chosen_branch, chosen.total),
+                branch_facts(rejected_branch, rejected.total),
+            ),
         )
         check = self.worker.check
         return check.line(check.dpo, record, messages)

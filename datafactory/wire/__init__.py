@@ -2,9 +2,9 @@
 # run `wiregate codegen` and commit; `wiregate codegen --check` fails on a stale or
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
-# source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
+# source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
 # generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
-# body: sha256=68efce2d793e656fae44c9292d3a1011e932817ce947665154ad70fbf9812d59
+# body: sha256=f183e382ec1425f5ef5261d2e70a63fab895197cfe73fade8e0ab21b32a20d4f
 
 """Typed models of the rollout-wire contract and their wire stubs.
 
@@ -50,16 +50,23 @@ from datafactory.wire.rollout_wire import (
     ToolEventData,
 )
 from datafactory.wire.training_record import (
+    BranchFacts,
     DpoTrainingRecord,
     HexHash16,
     LossWeightTokens,
     Message,
     PpoTrainingRecord,
+    Prompt,
     Provenance,
     SchemaVersion,
+    SftLossWeightTokens,
+    SftMessage,
+    SftProvenance,
+    SftTrainingRecord,
     ToolCall,
     ToolCallFunction,
     TrainingRecord,
+    TurnAnnotation,
 )
 
 #: Record types whose Structs do not carry every constraint of their schema (-> the first
@@ -67,6 +74,7 @@ from datafactory.wire.training_record import (
 INEXACT: dict[str, str] = {}
 
 __all__ = [
+    "BranchFacts",
     "BuildResult",
     "DpoObjectiveScore",
     "DpoProvenance",
@@ -85,16 +93,22 @@ __all__ = [
     "PpoProvenance",
     "PpoRecord",
     "PpoTrainingRecord",
+    "Prompt",
     "Provenance",
     "RolloutBranchRecord",
     "RolloutTreeRecord",
     "RolloutWire",
     "SchemaVersion",
+    "SftLossWeightTokens",
+    "SftMessage",
+    "SftProvenance",
+    "SftTrainingRecord",
     "ToolCall",
     "ToolCallEvent",
     "ToolCallFunction",
     "ToolEventData",
     "TrainingRecord",
+    "TurnAnnotation",
     "WireError",
     "WireExtra",
     "WireStruct",

@@ -2,7 +2,7 @@
 # run `wiregate codegen` and commit; `wiregate codegen --check` fails on a stale or
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
-# source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
+# source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
 # generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
 # body: sha256=0bfbbd6f4bd18812d6b8dbb52a51d2e2ac73810943ba2ac7c2d0768bd06ae9be
 

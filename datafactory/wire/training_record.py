@@ -2,9 +2,9 @@
 # run `wiregate codegen` and commit; `wiregate codegen --check` fails on a stale or
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
-# source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
+# source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
 # generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
-# body: sha256=0bf6ce79eb445c53ae6ac03e1cf21fc57445eecb72674a9d73dc35f24606e3b6
+# body: sha256=ed8baa431f667ecc5d64261f53ef653f7d5656d4a382f0460ea9d313f8f26fae
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from msgspec import UNSET, Meta, UnsetType
 
 from datafactory.wire._runtime import WireStruct
 
-SchemaVersion: TypeAlias = Literal["training-record/v1"]
+SchemaVersion: TypeAlias = Literal["training-record/v2"]
 
 
 LossWeightTokens: TypeAlias = Annotated[
@@ -37,6 +37,18 @@ HexHash16: TypeAlias = Annotated[
 ]
 """
 First 16 lowercase hex characters of a sha256 digest.
+"""
+
+
+Prompt: TypeAlias = Annotated[
+    str,
+    Meta(
+        description='The prompt as plain text, for a trainer that reads prompt/chosen/rejected (or prompt/completion) strings: the content of the conversation\'s leading system and user turns, joined with a blank line ("\\n\\n"). The exporter writes the task.',
+        min_length=1,
+    ),
+]
+"""
+The prompt as plain text, for a trainer that reads prompt/chosen/rejected (or prompt/completion) strings: the content of the conversation's leading system and user turns, joined with a blank line ("\\n\\n"). The exporter writes the task.
 """
 
 
@@ -65,16 +77,103 @@ class Message(WireStruct, kw_only=True):
     tool_call_id: Annotated[str, Meta(min_length=1)] | UnsetType = UNSET
 
 
-class Provenance(WireStruct, kw_only=True):
-    """Where a training record came from. DPO records carry chosen_branch and rejected_branch; PPO records carry branch_index."""
+Temperature: TypeAlias = Annotated[int, Meta(ge=0)]
 
-    source: Literal["wasmagent-rollout"]
+
+Temperature1: TypeAlias = Annotated[float, Meta(ge=0.0)]
+
+
+JudgeScore: TypeAlias = Annotated[int, Meta(ge=0, le=10)]
+
+
+JudgeScore1: TypeAlias = Annotated[float, Meta(ge=0.0, le=10.0)]
+
+
+class BranchFacts(WireStruct, kw_only=True):
+    """What the input said of one branch a training record comes from. Each key is present when the input had it: a branch record gives all of them; a Layer 2 record gives objective_score (and total_score, its raw reward)."""
+
+    temperature: Temperature | Temperature1 | UnsetType = UNSET
+    seed: int | None | UnsetType = UNSET
+    objective_score: (
+        Annotated[Literal[0, 1], Meta(description="1 = the build passes, 0 = it does not.")]
+        | UnsetType
+    ) = UNSET
+    """1 = the build passes, 0 = it does not."""
+    objective_status: Literal["pass", "fail", "unknown"] | UnsetType = UNSET
+    judge_score: JudgeScore | JudgeScore1 | UnsetType = UNSET
+    total_score: (
+        Annotated[
+            int | float,
+            Meta(description="Raw RolloutRanker score, NOT normalised (the reward is)."),
+        ]
+        | UnsetType
+    ) = UNSET
+    """Raw RolloutRanker score, NOT normalised (the reward is)."""
+    upstream_provenance: (
+        Annotated[
+            str,
+            Meta(
+                description="The provenance object the input record carried (a branch record's provenance key: source, model_id, model_provider, policy digests, ...), as JSON text: producers' objects differ in keys and value types, and a string keeps one column type for Arrow.",
+                min_length=2,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """The provenance object the input record carried (a branch record's provenance key: source, model_id, model_provider, policy digests, ...), as JSON text: producers' objects differ in keys and value types, and a string keeps one column type for Arrow."""
+
+
+class Provenance(WireStruct, kw_only=True):
+    """Where a training record came from. DPO records carry chosen_branch and rejected_branch (and the facts of both branches); PPO records carry branch_index (and its branch's facts)."""
+
+    source: Annotated[
+        str,
+        Meta(
+            description="The upstream source (a branch's provenance.source, e.g. bscode-smoke) when the input names one, else wasmagent-rollout.",
+            min_length=1,
+        ),
+    ]
+    """The upstream source (a branch's provenance.source, e.g. bscode-smoke) when the input names one, else wasmagent-rollout."""
     rollout_id: Annotated[str, Meta(min_length=1)]
-    task_hash: HexHash16
-    n_gram_hash: HexHash16
+    task_hash: Annotated[
+        HexHash16,
+        Meta(description="sha256 of the task text, first 16 hex (Layer 2's n_gram_hash)."),
+    ]
+    """sha256 of the task text, first 16 hex (Layer 2's n_gram_hash)."""
+    task_ngram_fingerprint: Annotated[
+        HexHash16,
+        Meta(
+            description="sha256 of the task's distinct normalised word n-grams (sorted, joined with a newline), first 16 hex."
+        ),
+    ]
+    """sha256 of the task's distinct normalised word n-grams (sorted, joined with a newline), first 16 hex."""
+    model_id: (
+        Annotated[
+            str,
+            Meta(
+                description="The model that produced the (chosen) branch, when the input names it.",
+                min_length=1,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """The model that produced the (chosen) branch, when the input names it."""
+    exported_at_ms: (
+        Annotated[
+            int,
+            Meta(
+                description="When the producer exported the Layer 2 record this record comes from.",
+                ge=0,
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+    """When the producer exported the Layer 2 record this record comes from."""
     chosen_branch: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
     rejected_branch: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
     branch_index: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    chosen_facts: BranchFacts | UnsetType = UNSET
+    rejected_facts: BranchFacts | UnsetType = UNSET
+    branch_facts: BranchFacts | UnsetType = UNSET
 
     def __post_init__(self) -> None:
         # dependentRequired: msgspec raises this as a ValidationError while decoding.
@@ -82,12 +181,17 @@ class Provenance(WireStruct, kw_only=True):
             raise ValueError("rejected_branch required when chosen_branch is present")
         if self.rejected_branch is not UNSET and (self.chosen_branch is UNSET):
             raise ValueError("chosen_branch required when rejected_branch is present")
+        if self.chosen_facts is not UNSET and (self.rejected_facts is UNSET):
+            raise ValueError("rejected_facts required when chosen_facts is present")
+        if self.rejected_facts is not UNSET and (self.chosen_facts is UNSET):
+            raise ValueError("chosen_facts required when rejected_facts is present")
 
 
 class DpoTrainingRecord(WireStruct, kw_only=True):
-    """A DPO preference pair. messages is the chosen branch's whole conversation; prompt_messages is messages up to, not including, the final assistant turn."""
+    """A DPO preference pair. prompt is the task as text, chosen and rejected the two branches' final answers: a trainer reading prompt/chosen/rejected gets that split. messages is the chosen branch's whole conversation; prompt_messages is messages up to, not including, the final assistant turn."""
 
     schema_version: SchemaVersion
+    prompt: Prompt
     messages: Annotated[list[Message], Meta(min_length=1)]
     prompt_messages: Annotated[list[Message], Meta(min_length=1)]
     chosen: Annotated[str, Meta(min_length=1)]
@@ -103,22 +207,71 @@ Reward1: TypeAlias = Annotated[float, Meta(ge=0.0, le=1.0)]
 
 
 class PpoTrainingRecord(WireStruct, kw_only=True):
-    """A PPO sample: one branch's conversation and its reward normalised to [0, 1]."""
+    """A PPO sample: one branch's conversation and its reward normalised to [0, 1]; prompt is the task as text."""
 
     schema_version: SchemaVersion
+    prompt: Prompt
     messages: Annotated[list[Message], Meta(min_length=1)]
     reward: Reward | Reward1
     loss_weight_tokens: LossWeightTokens
     provenance: Provenance
 
 
-TrainingRecord: TypeAlias = Annotated[
-    DpoTrainingRecord | PpoTrainingRecord,
+SftLossWeightTokens: TypeAlias = Annotated[
+    Literal["default", "recovery", "state_summary", "high_value"],
     Meta(
-        description="Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template. One JSON object per JSONL line; the root accepts exactly one of the two record types.",
+        description="trace-pipeline's loss weighting of an SFT record or turn: LossWeightTokens and high_value."
+    ),
+]
+"""
+trace-pipeline's loss weighting of an SFT record or turn: LossWeightTokens and high_value.
+"""
+
+
+class SftMessage(WireStruct, kw_only=True):
+    """One chat message of an SFT record, as trace-pipeline writes it: content always a string, tool_calls and tool_call_id null when they do not apply."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: list[ToolCall] | None | UnsetType = UNSET
+    tool_call_id: str | None | UnsetType = UNSET
+
+
+class SftProvenance(WireStruct, kw_only=True):
+    """Where an SFT record came from, as trace-pipeline writes it (its own n_gram_hash, not checked here)."""
+
+    source: Annotated[str, Meta(min_length=1)]
+    rollout_id: str | None | UnsetType = UNSET
+    task_id: str | None | UnsetType = UNSET
+    n_gram_hash: str | None | UnsetType = UNSET
+    task_hash: str | None | UnsetType = UNSET
+
+
+class TurnAnnotation(WireStruct, kw_only=True):
+    """The loss weighting of one turn of an SFT record."""
+
+    turn_index: Annotated[int, Meta(ge=0)]
+    loss_weight_tokens: SftLossWeightTokens | UnsetType = UNSET
+
+
+class SftTrainingRecord(WireStruct, kw_only=True):
+    """A supervised fine-tuning record, as trace-pipeline writes it (schema_version sft/v1): the whole conversation, its last assistant turn the training target."""
+
+    messages: Annotated[list[SftMessage], Meta(min_length=1)]
+    output_type: Literal["final_answer", "repair_patch", "tool_call", "next_action", "escalation"]
+    provenance: SftProvenance
+    schema_version: Literal["sft/v1"] | UnsetType = UNSET
+    loss_weight_tokens: SftLossWeightTokens | UnsetType = UNSET
+    loss_weight_annotations: list[TurnAnnotation] | None | UnsetType = UNSET
+
+
+TrainingRecord: TypeAlias = Annotated[
+    DpoTrainingRecord | PpoTrainingRecord | SftTrainingRecord,
+    Meta(
+        description="Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template, and the SFT records trace-pipeline writes. One JSON object per JSONL line; the root accepts exactly one of the three record types.",
         title="TrainingRecord",
     ),
 ]
 """
-Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template. One JSON object per JSONL line; the root accepts exactly one of the two record types.
+Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template, and the SFT records trace-pipeline writes. One JSON object per JSONL line; the root accepts exactly one of the three record types.
 """

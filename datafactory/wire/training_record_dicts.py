@@ -2,15 +2,15 @@
 # run `wiregate codegen` and commit; `wiregate codegen --check` fails on a stale or
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
-# source: contracts/training-record.schema.json sha256=3b73a80516c3477643d72e5b467eaa40123a2dc7d3c082b98f6dd3e29c287b76
+# source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
 # generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
-# body: sha256=e9e7693d8801860c748072c8eeed33c26913f389a7fa5d52ade99ce5e8dc1992
+# body: sha256=568d8ef2ede4a8f67dd19be515dfe4ec70a48bd2a85d7c9307c2e9564baab5d0
 
 from typing import Literal, TypeAlias
 
 from typing_extensions import NotRequired, TypedDict
 
-SchemaVersion: TypeAlias = Literal["training-record/v1"]
+SchemaVersion: TypeAlias = Literal["training-record/v2"]
 
 
 LossWeightTokens: TypeAlias = Literal["default", "recovery", "state_summary"]
@@ -22,6 +22,12 @@ recovery: a tool result carried an error and the agent went on to a later assist
 HexHash16: TypeAlias = str
 """
 First 16 lowercase hex characters of a sha256 digest.
+"""
+
+
+Prompt: TypeAlias = str
+"""
+The prompt as plain text, for a trainer that reads prompt/chosen/rejected (or prompt/completion) strings: the content of the conversation's leading system and user turns, joined with a blank line ("\\n\\n"). The exporter writes the task.
 """
 
 
@@ -51,26 +57,70 @@ class Message(TypedDict, closed=True):
     tool_call_id: NotRequired[str]
 
 
-class Provenance(TypedDict, closed=True):
+class BranchFacts(TypedDict, closed=True):
     """
-    Where a training record came from. DPO records carry chosen_branch and rejected_branch; PPO records carry branch_index.
+    What the input said of one branch a training record comes from. Each key is present when the input had it: a branch record gives all of them; a Layer 2 record gives objective_score (and total_score, its raw reward).
     """
 
-    source: Literal["wasmagent-rollout"]
+    temperature: NotRequired[float]
+    seed: NotRequired[int | None]
+    objective_score: NotRequired[Literal[0, 1]]
+    """
+    1 = the build passes, 0 = it does not.
+    """
+    objective_status: NotRequired[Literal["pass", "fail", "unknown"]]
+    judge_score: NotRequired[float]
+    total_score: NotRequired[float]
+    """
+    Raw RolloutRanker score, NOT normalised (the reward is).
+    """
+    upstream_provenance: NotRequired[str]
+    """
+    The provenance object the input record carried (a branch record's provenance key: source, model_id, model_provider, policy digests, ...), as JSON text: producers' objects differ in keys and value types, and a string keeps one column type for Arrow.
+    """
+
+
+class Provenance(TypedDict, closed=True):
+    """
+    Where a training record came from. DPO records carry chosen_branch and rejected_branch (and the facts of both branches); PPO records carry branch_index (and its branch's facts).
+    """
+
+    source: str
+    """
+    The upstream source (a branch's provenance.source, e.g. bscode-smoke) when the input names one, else wasmagent-rollout.
+    """
     rollout_id: str
     task_hash: HexHash16
-    n_gram_hash: HexHash16
+    """
+    sha256 of the task text, first 16 hex (Layer 2's n_gram_hash).
+    """
+    task_ngram_fingerprint: HexHash16
+    """
+    sha256 of the task's distinct normalised word n-grams (sorted, joined with a newline), first 16 hex.
+    """
+    model_id: NotRequired[str]
+    """
+    The model that produced the (chosen) branch, when the input names it.
+    """
+    exported_at_ms: NotRequired[int]
+    """
+    When the producer exported the Layer 2 record this record comes from.
+    """
     chosen_branch: NotRequired[int]
     rejected_branch: NotRequired[int]
     branch_index: NotRequired[int]
+    chosen_facts: NotRequired[BranchFacts]
+    rejected_facts: NotRequired[BranchFacts]
+    branch_facts: NotRequired[BranchFacts]
 
 
 class DpoTrainingRecord(TypedDict, closed=True):
     """
-    A DPO preference pair. messages is the chosen branch's whole conversation; prompt_messages is messages up to, not including, the final assistant turn.
+    A DPO preference pair. prompt is the task as text, chosen and rejected the two branches' final answers: a trainer reading prompt/chosen/rejected gets that split. messages is the chosen branch's whole conversation; prompt_messages is messages up to, not including, the final assistant turn.
     """
 
     schema_version: SchemaVersion
+    prompt: Prompt
     messages: list[Message]
     prompt_messages: list[Message]
     chosen: str
@@ -81,17 +131,69 @@ class DpoTrainingRecord(TypedDict, closed=True):
 
 class PpoTrainingRecord(TypedDict, closed=True):
     """
-    A PPO sample: one branch's conversation and its reward normalised to [0, 1].
+    A PPO sample: one branch's conversation and its reward normalised to [0, 1]; prompt is the task as text.
     """
 
     schema_version: SchemaVersion
+    prompt: Prompt
     messages: list[Message]
     reward: float
     loss_weight_tokens: LossWeightTokens
     provenance: Provenance
 
 
-TrainingRecord: TypeAlias = DpoTrainingRecord | PpoTrainingRecord
+SftLossWeightTokens: TypeAlias = Literal["default", "recovery", "state_summary", "high_value"]
 """
-Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template. One JSON object per JSONL line; the root accepts exactly one of the two record types.
+trace-pipeline's loss weighting of an SFT record or turn: LossWeightTokens and high_value.
+"""
+
+
+class SftMessage(TypedDict, closed=True):
+    """
+    One chat message of an SFT record, as trace-pipeline writes it: content always a string, tool_calls and tool_call_id null when they do not apply.
+    """
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+    tool_calls: NotRequired[list[ToolCall] | None]
+    tool_call_id: NotRequired[str | None]
+
+
+class SftProvenance(TypedDict, closed=True):
+    """
+    Where an SFT record came from, as trace-pipeline writes it (its own n_gram_hash, not checked here).
+    """
+
+    source: str
+    rollout_id: NotRequired[str | None]
+    task_id: NotRequired[str | None]
+    n_gram_hash: NotRequired[str | None]
+    task_hash: NotRequired[str | None]
+
+
+class TurnAnnotation(TypedDict, closed=True):
+    """
+    The loss weighting of one turn of an SFT record.
+    """
+
+    turn_index: int
+    loss_weight_tokens: NotRequired[SftLossWeightTokens]
+
+
+class SftTrainingRecord(TypedDict, closed=True):
+    """
+    A supervised fine-tuning record, as trace-pipeline writes it (schema_version sft/v1): the whole conversation, its last assistant turn the training target.
+    """
+
+    schema_version: NotRequired[Literal["sft/v1"]]
+    messages: list[SftMessage]
+    output_type: Literal["final_answer", "repair_patch", "tool_call", "next_action", "escalation"]
+    loss_weight_tokens: NotRequired[SftLossWeightTokens]
+    loss_weight_annotations: NotRequired[list[TurnAnnotation] | None]
+    provenance: SftProvenance
+
+
+TrainingRecord: TypeAlias = DpoTrainingRecord | PpoTrainingRecord | SftTrainingRecord
+"""
+Layer 3 training records: what the datafactory exporter writes and a trainer loads with apply_chat_template, and the SFT records trace-pipeline writes. One JSON object per JSONL line; the root accepts exactly one of the three record types.
 """

@@ -32,6 +32,7 @@ DECODERS: dict[str, Callable[[bytes], Any]] = {
     "PpoRecord": records.decode_ppo_record,
     "DpoTrainingRecord": records.decode_dpo_training,
     "PpoTrainingRecord": records.decode_ppo_training,
+    "SftTrainingRecord": records.decode_sft_training,
 }
 INPUT_TYPES = ("RolloutBranchRecord", "RolloutTreeRecord", "DpoRecord", "PpoRecord")
 

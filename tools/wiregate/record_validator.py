@@ -360,13 +360,16 @@ def guess_record_type(record: Any) -> str | None:
     if not isinstance(record, dict):
         return None
     version = record.get("schema_version")
-    training = "messages" in record or (
-        isinstance(version, str) and version.startswith("training-record/")
-    )
-    if training:
+    layer3 = isinstance(version, str) and version.startswith("training-record/")
+    sft = isinstance(version, str) and version.startswith("sft/")
+    if layer3 or sft or "messages" in record:
         if "reward" in record and "chosen" not in record:
             return "PpoTrainingRecord"
-        return "DpoTrainingRecord"
+        if sft or "output_type" in record:
+            return "SftTrainingRecord"
+        if layer3 or "chosen" in record or "rejected" in record or "prompt_messages" in record:
+            return "DpoTrainingRecord"
+        return "SftTrainingRecord"  # a conversation and nothing to prefer or reward
     if "branches" in record or "fork_map" in record:
         return "RolloutTreeRecord"
     if "completion" in record or ("reward" in record and "chosen" not in record):
