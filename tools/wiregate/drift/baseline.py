@@ -27,6 +27,7 @@ from wiregate.diff import Change
 from wiregate.diff.fingerprint import DRIFT_SCHEME, change_fingerprints
 from wiregate.drift.config import load_config_toml
 from wiregate.errors import UserError
+from wiregate.files import not_a_regular_file
 
 if TYPE_CHECKING:
     from wiregate.drift.result import DriftReport
@@ -158,8 +159,9 @@ def load_baseline(
     """The baseline beside ``contract`` (or at ``path``), validated. A file that does not
     exist accepts nothing (``must_exist``: a file named by the user to read from must be
     there); every mistake in one that does is a one-line UserError."""
-    if must_exist and path is not None and not path.is_file():
-        raise UserError(f"{path}: file not found")
+    problem = not_a_regular_file(path) if must_exist and path is not None else None
+    if problem is not None:
+        raise UserError(f"{path}: {problem}")
     path = path or contract.directory / BASELINE_FILE
     if not path.exists():
         return Baseline(path)

@@ -31,6 +31,7 @@ from wiregate.drift.copies import CopySource, CopyUnreadable, FoundCopy, GitTree
 from wiregate.drift.findings import make_finding
 from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict, is_breaking
 from wiregate.errors import UserError
+from wiregate.files import not_a_directory
 from wiregate.positions import PositionIndex
 from wiregate.sources import DocumentError, parse_document
 
@@ -329,9 +330,10 @@ def _check_repository(
             **fields,
         )
 
-    if not checkout.is_dir():
+    problem = not_a_directory(checkout)
+    if problem is not None:
         if explicit:
-            message = f"{checkout}: checkout of {repository.name!r} not found: no such directory"
+            message = f"{checkout}: checkout of {repository.name!r} not found: {problem}"
             return [result(spec, Verdict.ERROR, message=message) for spec in specs]
         message = (
             f"{checkout}: no checkout of {repository.name!r} "

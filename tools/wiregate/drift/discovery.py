@@ -29,7 +29,14 @@ from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import CopySpec, load_mirrors
 from wiregate.drift.expected import expected_copy
 from wiregate.errors import UserError
-from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, Skipped, read_regular, walk_files
+from wiregate.files import (
+    DEFAULT_MAX_BYTES,
+    NotReadable,
+    Skipped,
+    not_a_directory,
+    read_regular,
+    walk_files,
+)
 from wiregate.pointer import fragment
 from wiregate.sources import parse_document
 
@@ -180,8 +187,9 @@ def scan(
     """The candidates under ``checkout`` (in its work tree, or committed at ``ref``), best
     coverage first, and what was skipped (a FIFO, a device, a file over ``max_bytes``, a
     folder too deep), each with its reason."""
-    if not checkout.is_dir():
-        raise UserError(f"{checkout}: no such directory")
+    problem = not_a_directory(checkout)
+    if problem is not None:
+        raise UserError(f"{checkout}: {problem}")
     ours = _Fingerprints(contract)
     found: list[Candidate] = []
     skipped: list[Skipped] = []
