@@ -214,7 +214,7 @@ def _mark_old(
         tree = GitTree(checkout, ref)
     except UserError as exc:
         if not _unborn(checkout):
-            return [replace(r, verdict=Verdict.ERROR, message=str(exc)) for r in results]
+            return [_not_judged(r, str(exc)) for r in results]
         return results
     known: dict[str, frozenset[str]] = {}
     try:
@@ -235,6 +235,21 @@ def _mark_old(
         )
         marked.append(replace(result, triage=triage, new_since_commit=tree.commit))
     return marked
+
+
+def _not_judged(result: CopyResult, message: str) -> CopyResult:
+    """A copy that could not be judged after all (its state at --new-since cannot be read):
+    an error, with nothing of the comparison that cannot count."""
+    return replace(
+        result,
+        verdict=Verdict.ERROR,
+        message=message,
+        changes=(),
+        failed=(),
+        triage=(),
+        judged=(),
+        reproduce=None,
+    )
 
 
 def _unborn(checkout: Path) -> bool:

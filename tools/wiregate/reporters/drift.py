@@ -155,7 +155,12 @@ def _summary(report: DriftReport) -> str:
         for verdict in Verdict
         if report.count(verdict)
     ]
-    line = f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    count = len(report.results)
+    line = (
+        f"{count} cop{'y' if count == 1 else 'ies'}: "
+        + ", ".join(counts)
+        + policy_note(report.results)
+    )
     findings = _finding_counts(report.results, report)
     if findings:
         line += f"; findings: {findings}"
