@@ -310,16 +310,23 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
     """The text report without its summary line (``wiregate check`` shows it as details).
 
-    A copy with nothing to act on is one line; the reproducing command is shown where a
-    root change is (always with ``verbose``); copies skipped for the same reason in one
-    repository (its checkout is absent) share one line."""
+    A copy with nothing to act on is one line, and a repository's copies with nothing to act
+    on share one (``verbose``: a line each); the reproducing command is shown where a root
+    change is (always with ``verbose``); copies skipped for the same reason in one repository
+    (its checkout is absent) share one line."""
     lines = []
     skipped = _skipped_together(report.results)
+    quiet = {} if verbose else _quiet_together(report.results)
     for result in report.results:
         group = skipped.get(id(result))
         if group is not None:
             if group[0] is result:
                 lines.append(_skipped_line(group))
+            continue
+        group = quiet.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                lines.append(_quiet_line(group, report))
             continue
         heading = _copy_heading(result)
         if result.breaks:
@@ -353,6 +360,32 @@ def _skipped_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResul
         if result.verdict is Verdict.SKIPPED:
             groups.setdefault((result.repository, result.message or ""), []).append(result)
     return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _quiet_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResult]]:
+    """A repository's drifted copies that list nothing (every finding accepted or there at
+    --new-since: no root change to act on), when there are several. Identical and equivalent
+    copies keep a line each, with the path that was read."""
+    groups: dict[str, list[CopyResult]] = {}
+    for result in results:
+        if result.verdict.drifted and not result.entries and not result.message:
+            groups.setdefault(result.repository, []).append(result)
+    return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _quiet_line(group: list[CopyResult], report: DriftReport) -> str:
+    """``trace-pipeline: 3 copies with nothing to act on: rollout-wire compatible drift (12
+    accepted, 34 info-level); ...``."""
+    parts = []
+    for result in group:
+        counts = _copy_counts(result, report)
+        parts.append(
+            f"{result.copy_id} {_verdict_text(result.verdict)}" + (f" ({counts})" if counts else "")
+        )
+    return (
+        f"{group[0].repository}: {len(group)} copies with nothing to act on "
+        f"(--verbose lists each): {'; '.join(parts)}"
+    )
 
 
 def _skipped_line(group: list[CopyResult]) -> str:
