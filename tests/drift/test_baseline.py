@@ -101,8 +101,7 @@ def _quiet(repository: str, copies: list[tuple[str, str, int, int]]) -> str:
         for copy, verdict, accepted, info in copies
     )
     return (
-        f"{repository}: {len(copies)} copies with nothing to act on (--verbose lists each): "
-        f"{parts}"
+        f"{repository}: {len(copies)} copies with nothing to act on (--verbose lists each): {parts}"
     )
 
 

@@ -32,6 +32,8 @@ from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
+    markdown_cell,
+    markdown_code,
     witness_line,
 )
 from wiregate.reporters.github import workflow_command
@@ -562,13 +564,12 @@ def render_github(report: DriftReport) -> str:
     return render_lines(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_MARKDOWN_HEAD = "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |"
 
 
 def _place(pointer: str, location: Location | None) -> str:
     line = f" (line {location.line})" if location else ""
-    return f"`{_cell(pointer)}`{line}"
+    return f"{markdown_code(pointer)}{line}"
 
 
 def render_markdown(report: DriftReport) -> str:
@@ -581,21 +582,28 @@ def render_markdown(report: DriftReport) -> str:
     for result in report.results:
         lines.append(
             f"| {result.repository} | {result.copy_id} | {result.role} | {result.direction} "
-            f"| {f'`{result.path}`' if result.path else '-'} | {_verdict_text(result.verdict)} |"
+            f"| {markdown_code(result.path) if result.path else '-'} "
+            f"| {_verdict_text(result.verdict)} |"
         )
     for result in report.results:
         if result.message:
-            lines += ["", f"**{result.repository} {result.copy_id}**: {result.message}"]
+            lines += [
+                "",
+                f"**{result.repository} {result.copy_id}**: {markdown_cell(result.message)}",
+            ]
         if result.verdict.drifted:
             breaks = f": {'; '.join(result.breaks)}" if result.breaks else ""
             lines += [
                 "",
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
-                "",
-                "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |",
-                "| --- | --- | --- | --- | --- | --- | --- |",
             ]
+            if result.entries:
+                lines += [
+                    "",
+                    _MARKDOWN_HEAD,
+                    "| --- | --- | --- | --- | --- | --- | --- |",
+                ]
             for entry in result.entries:
                 head = entry.head
                 rules = ", ".join(f"`{rule}`" for rule in entry.rule_ids)
@@ -603,7 +611,7 @@ def render_markdown(report: DriftReport) -> str:
                     f"| {entry.level} | {rules} "
                     f"| {_place(head.change.old_pointer, head.contract_location)} "
                     f"| {_place(head.change.new_pointer, head.copy_location)} "
-                    f"| {_cell(head.message)} | {len(entry.findings)} "
+                    f"| {markdown_cell(head.message)} | {len(entry.findings)} "
                     f"| {', '.join(entry.record_types)} |"
                 )
             summary = _copy_summary(result)
