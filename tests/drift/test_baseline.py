@@ -168,8 +168,8 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     assert red_again.exit_code == 1
     assert _lines(red_again, layout) == [
         f"{HEADINGS[0]} (1 new, 33 accepted, 36 info-level)",
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
         f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
@@ -204,8 +204,8 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
     assert expired.exit_code == 1
     assert _lines(expired, layout) == [
         f"{HEADINGS[0]} (33 accepted, 1 expired, 36 info-level)",
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]"
         "  [acceptance expired 2026-12-01: editor may send an empty task until v2]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "

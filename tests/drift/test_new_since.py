@@ -30,8 +30,8 @@ BIN = Path(sys.executable).parent
 def _new_finding(copy_at: str) -> str:
     """The root change dropping the task's minLength makes, where the copy writes it."""
     return (
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         f"[1 change in RolloutBranchRecord; copy {copy_at}, contract 83:37]"
     )
 

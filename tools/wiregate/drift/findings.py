@@ -192,6 +192,35 @@ def _required_words(
     return f"{who} requires {shown} in {where}; the contract does not"
 
 
+def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: Any) -> str | None:
+    """A keyword or a property that only one side has, when one pointer names it and the
+    other its parent: ``wasmagent-js has no minLength at `R.task`; the contract has minLength
+    1``, ``trace-pipeline does not declare `R.seed`; the contract does``."""
+    old_tokens, new_tokens = split(change.old_pointer), split(change.new_pointer)
+    if len(old_tokens) == len(new_tokens) + 1 and old_tokens[:-1] == new_tokens:
+        only, tokens, document = "contract", old_tokens, contract
+    elif len(new_tokens) == len(old_tokens) + 1 and new_tokens[:-1] == old_tokens:
+        only, tokens, document = "copy", new_tokens, copy
+    else:
+        return None
+    if len(tokens) >= 2 and tokens[-2] in ("properties", "patternProperties"):
+        if only == "contract":
+            return f"{who} does not declare {where}; the contract does"
+        return f"{who} declares {where}; the contract does not"
+    keyword = tokens[-1]
+    if keyword in _INTO or keyword in _STEP or keyword in _COMBINATORS or keyword.isdigit():
+        return None
+    found, value = _value(
+        document, change.old_pointer if only == "contract" else change.new_pointer
+    )
+    if not found or isinstance(value, dict):
+        return None
+    shown = _shown(keyword, value)
+    if only == "contract":
+        return f"{who} has no {keyword} at {where}; the contract has {keyword} {shown}"
+    return f"{who} has {keyword} {shown} at {where}; the contract has none"
+
+
 def _message(
     change: Change,
     breaking: bool,
@@ -225,7 +254,9 @@ def _message(
             f"the contract has {keyword} {contract_value}"
         )
     else:
-        said = f"{who}'s copy differs from the contract at {where}"
+        said = _one_sided_words(change, who, where, contract, copy) or (
+            f"{who}'s copy differs from the contract at {where}"
+        )
     if not breaking:
         if writes:
             return f"{said}{rule}; not breaking: every record {who} writes meets the contract"
