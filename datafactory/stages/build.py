@@ -184,8 +184,10 @@ class _Rollout:
         options = self.worker.ctx.trl
         assert options is not None
         data = [orjson.loads(self.output(branch)) for branch in branches]
-        records = rollout_records(data, options)
-        if self.dpo is not None:
+        wanted = {_KINDS[name] for name in self.outputs}
+        records = rollout_records(data, options, wanted)
+        self.checked: set[tuple[int, int]] = set()  # message lists checked (records share them)
+        if self.dpo is not None and records.dpo is not None:
             if isinstance(records.dpo, DpoSkip):
                 acc.dpo_skipped[records.dpo.reason] += 1
             else:
@@ -211,7 +213,7 @@ class _Rollout:
         that has not is a bug in the exporter, and stops the run."""
         options = self.worker.ctx.trl
         assert options is not None
-        problem = shape_problem(name, record, options.tool_arguments)
+        problem = shape_problem(name, record, options.tool_arguments, self.checked)
         if problem is not None:
             raise OutputInvalidError(
                 f"output trl {name} record for rollout {record.get('rollout_id')!r} is not "
@@ -221,6 +223,8 @@ class _Rollout:
 
 
 _LAYER2_TYPES = {group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
+#: Output name -> the ``rollout_records`` kind written to it.
+_KINDS = {"dpo": "dpo", "ppo": "prompt", "kto": "kto", "sft": "sft"}
 
 
 def _kto_skip(branch: BranchJson) -> str | None:

@@ -237,7 +237,8 @@ def _branch(
     worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
 ) -> group.Spilled:
     branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
-    conversation = conversation_of(branch)
+    # The trl target builds its own turns in the build stage: no conversation needed here.
+    conversation = None if worker.trl else conversation_of(branch)
     rollout_id = branch["rollout_id"]
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     output, messages = b"", b""
@@ -245,11 +246,13 @@ def _branch(
         output = orjson.dumps(branch)
         messages_at, messages_len = 0, 0
     elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+        assert conversation is not None
         check = worker.check
         output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
         messages_at = output.index(_MESSAGES) + len(_MESSAGES)
         messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
     else:
+        assert conversation is not None
         messages = orjson.dumps(conversation.messages)
         messages_at, messages_len = 0, len(messages)
     score = BranchScore.of(branch, record.rank_given)
@@ -258,7 +261,7 @@ def _branch(
         group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
         seq, source_index, g3_hit, hashes, score.total, score.usable,
         group.answer_key(score.final_answer), score.rank, score.rank_given,
-        conversation.loss_weight_tokens,
+        "default" if conversation is None else conversation.loss_weight_tokens,
     )  # fmt: skip
     separate = messages if worker.dpo else b""
     return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)

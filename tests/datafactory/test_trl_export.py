@@ -17,10 +17,10 @@ from datafactory import export
 from datafactory.card import features
 from datafactory.cli import main
 from datafactory.contract import exporter_contract
-from datafactory.pairs import DpoSkip
 from datafactory.records import BranchJson
 from datafactory.repair import normalise_value
 from datafactory.stages import build
+from datafactory.targets.shape import shape_problem
 from datafactory.targets.trl import TrlOptions, rollout_records
 from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
 from wiregate.record_validator import ValidatorSet
@@ -229,9 +229,9 @@ def test_trl_settings_errors(
 def test_a_record_its_trainer_would_misread_is_exit_3(
     run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(branches: Any, options: TrlOptions) -> Any:
-        records = rollout_records(branches, options)
-        assert not isinstance(records.dpo, DpoSkip)
+    def broken(branches: Any, options: TrlOptions, wanted: Any) -> Any:
+        records = rollout_records(branches, options, wanted)
+        assert isinstance(records.dpo, dict)
         bad = {**records.dpo, "rejected": [{"role": "user", "content": "x"}]}
         return records._replace(dpo=bad)
 
@@ -357,3 +357,68 @@ def _as_dict(columns: dict[str, Any]) -> dict[str, Any]:
         return {k: one(v) for k, v in feature.items()}
 
     return {k: one(v) for k, v in columns.items()}
+
+
+def test_rollout_records_builds_only_the_kinds_wanted() -> None:
+    validators = ValidatorSet(exporter_contract())
+    branches = [cast(BranchJson, normalise_value(b, validators).data) for b in _rollout()]
+    every = rollout_records(branches, TrlOptions())
+    only = rollout_records(branches, TrlOptions(), {"prompt"})
+    assert only == (None, every.prompt, [], [])
+    assert len(every.prompt) == 2 and len(every.sft) == 1
+
+
+_COMPLETION: list[dict[str, Any]] = [
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "content": "ok", "tool_call_id": "c"},
+    {"role": "assistant", "content": "done"},
+]
+_GOOD: dict[str, Any] = {
+    "prompt": [{"role": "user", "content": "t"}],
+    "completion": _COMPLETION,
+    "reward": 0.5,
+    **dict.fromkeys(("tools", "rollout_id", "task_hash", "source", "model_id")),
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({}, None),
+        ({"reward": 1.5}, ("/reward", "a number in [0, 1], got 1.5")),
+        ({"completion": []}, ("/completion", "a non-empty list of messages")),
+        (
+            {"prompt": [{"role": "assistant", "content": "x"}]},
+            ("/prompt/0/role", "one of system, user, got 'assistant'"),
+        ),
+        (
+            {"prompt": [{"role": "user", "content": "t"}, {"role": "system", "content": "s"}]},
+            ("/prompt/1/role", "the prompt ends with a user turn"),
+        ),
+        (
+            {"completion": _COMPLETION[:2]},
+            ("/completion/1/role", "a completion ends with an assistant turn"),
+        ),
+        (
+            {"completion": [{"role": "assistant", "content": None}]},
+            ("/completion/0/content", "a string"),
+        ),
+        (
+            {"completion": [_COMPLETION[0] | {"tool_calls": [{"type": "function"}]}]},
+            ("/completion/0/tool_calls/0", 'a tool call is {"id", "type": "function", "function"}'),
+        ),
+    ],
+)
+def test_shape_problem_names_the_first_misread(
+    change: dict[str, Any], problem: tuple[str, str] | None
+) -> None:
+    record = {**_GOOD, **change}
+    assert shape_problem("ppo", record, "string") == problem
+    missing = {k: v for k, v in _GOOD.items() if k != "tools"}
+    assert shape_problem("ppo", missing, "string") == ("/tools", "missing")
