@@ -183,7 +183,7 @@ class _Rollout:
             return
         options = self.worker.ctx.trl
         assert options is not None
-        data = [orjson.loads(self.output(branch)) for branch in branches]
+        data = [orjson.loads(self.branch_json(branch)) for branch in branches]
         wanted = {_KINDS[name] for name in self.outputs}
         records = rollout_records(data, options, wanted)
         self.checked: set[tuple[int, int]] = set()  # message lists checked (records share them)
@@ -207,6 +207,14 @@ class _Rollout:
             else:
                 acc.sft_records += len(written)
                 acc.trl_skipped.update(f"sft:{r}" for r in map(_sft_skip, data) if r)
+
+    def branch_json(self, entry: group.SpillEntry) -> bytes:
+        """A branch's JSON as the load stage repaired it: its output line, or when nothing
+        was repaired (no output line) its input line."""
+        ref = entry.where
+        if ref.output_len:
+            return self.read(entry, ref.at, ref.output_len)
+        return self.read(entry, ref.at + ref.raw_at, ref.raw_len)
 
     def trl_line(self, lines: _Lines, name: str, record: TrlRecord) -> None:
         """Write one record after checking it has the shape its trainer reads: a record

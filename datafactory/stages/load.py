@@ -243,7 +243,8 @@ def _branch(
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     output, messages = b"", b""
     if worker.trl:  # the build stage makes the records from the repaired branch itself
-        output = orjson.dumps(branch)
+        # (unrepaired, the branch is the input line, which the spill holds anyway)
+        output = orjson.dumps(branch) if record.repairs else b""
         messages_at, messages_len = 0, 0
     elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
         assert conversation is not None
