@@ -35,6 +35,7 @@ from datafactory.repair import (
 )
 from datafactory.sources import Chunk, InputSource, lines
 from datafactory.stages import group
+from datafactory.targets.trl import TrlOptions
 from wiregate.jsonl import too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
@@ -130,6 +131,7 @@ class LoadContext:
     max_line_bytes: int
     partitions: group.Partitioning
     spill_dir: str
+    trl: TrlOptions | None = None  # the trl target: branches are spilled as their JSON
 
 
 class Worker:
@@ -141,8 +143,9 @@ class Worker:
         self.check = OutputCheck(ctx.validators)
         self.tasks = RecentTasks(ctx.ngram, ctx.eval_index)
         self.spill = group.SpillWriter(ctx.spill_dir, ctx.partitions)
-        self.dpo = "dpo" in ctx.formats
-        self.ppo = "ppo" in ctx.formats
+        self.trl = ctx.trl is not None
+        self.dpo = "dpo" in ctx.formats and not self.trl
+        self.ppo = "ppo" in ctx.formats and not self.trl
 
     def close(self) -> None:
         self.spill.close()
@@ -181,6 +184,8 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
                 spilled.append(_spilled(worker, record, line, base | number, chunk.source_index))
         except Reject as exc:
             acc.rejected[exc.code] += 1
+            if exc.record_type is not None:
+                acc.unsupported[exc.record_type] += 1
             rejects.append((number, exc.code, exc.detail, line, length if over else 0))
             continue
         acc.valid += 1
@@ -232,16 +237,23 @@ def _branch(
     worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
 ) -> group.Spilled:
     branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
-    conversation = conversation_of(branch)
+    # The trl target builds its own turns in the build stage: no conversation needed here.
+    conversation = None if worker.trl else conversation_of(branch)
     rollout_id = branch["rollout_id"]
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     output, messages = b"", b""
-    if worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+    if worker.trl:  # the build stage makes the records from the repaired branch itself
+        # (unrepaired, the branch is the input line, which the spill holds anyway)
+        output = orjson.dumps(branch) if record.repairs else b""
+        messages_at, messages_len = 0, 0
+    elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+        assert conversation is not None
         check = worker.check
         output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
         messages_at = output.index(_MESSAGES) + len(_MESSAGES)
         messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
     else:
+        assert conversation is not None
         messages = orjson.dumps(conversation.messages)
         messages_at, messages_len = 0, len(messages)
     score = BranchScore.of(branch, record.rank_given)
@@ -250,7 +262,7 @@ def _branch(
         group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
         seq, source_index, g3_hit, hashes, score.total, score.usable,
         group.answer_key(score.final_answer), score.rank, score.rank_given,
-        conversation.loss_weight_tokens,
+        "default" if conversation is None else conversation.loss_weight_tokens,
     )  # fmt: skip
     separate = messages if worker.dpo else b""
     return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)
