@@ -57,8 +57,8 @@ __all__ = [
 
 
 # A PPO line is {"schema_version":...,"messages":[...],"reward":...}: keys in this order
-# (``ppo_record``), and inside a JSON string a quote is escaped, so the first ``,"reward":``
-# after the messages ends them.
+# (``ppo_record``), and inside a JSON string a quote is escaped, so ``,"reward":`` is a key
+# of the line itself: its last one (found from the short end) ends the messages.
 _MESSAGES = b'"messages":'
 _AFTER_MESSAGES = b',"reward":'
 _CLAMPED = ("reward:clamped",)
@@ -277,7 +277,7 @@ def _branch_entry(
         check = worker.check
         output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
         messages_at = output.index(_MESSAGES) + len(_MESSAGES)
-        messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
+        messages_len = output.rindex(_AFTER_MESSAGES, messages_at) - messages_at
     else:
         messages = orjson.dumps(conversation.messages)
         messages_at, messages_len = 0, len(messages)
