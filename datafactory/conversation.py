@@ -76,25 +76,54 @@ def build_typed_messages(
 ) -> Conversation:
     """``build_messages`` of typed events (the load stage's fast path): the same messages as
     of their JSON, read from the Structs without a dict in between."""
-    steps: list[_Step] = []
-    for event in events:
-        data = event.data
-        extra = data.wire_extra
-        name, args, call_id, output, error = (
-            data.name, data.args, data.call_id, data.output, data.error
-        )  # fmt: skip
-        steps.append(
-            (
-                event.event == "tool_call",
-                None if call_id is UNSET else call_id,
-                None if name is UNSET else name,
-                None if args is UNSET else args,
-                None if extra is NO_EXTRA else extra.get("content"),
-                None if output is UNSET else output,
-                None if error is UNSET else error,
-            )
+    pairs = _typed_alternating(events)
+    if pairs is not None:
+        return _conversation(task, pairs, final_answer)
+    return _built(task, [_typed_step(event) for event in events], final_answer)
+
+
+def _typed_step(event: ToolCallEvent) -> _Step:
+    data = event.data
+    extra = data.wire_extra
+    name, args, call_id, output, error = (
+        data.name, data.args, data.call_id, data.output, data.error
+    )  # fmt: skip
+    return (
+        event.event == "tool_call",
+        None if call_id is UNSET else call_id,
+        None if name is UNSET else name,
+        None if args is UNSET else args,
+        None if extra is NO_EXTRA else extra.get("content"),
+        None if output is UNSET else output,
+        None if error is UNSET else error,
+    )
+
+
+def _typed_alternating(events: Sequence[ToolCallEvent]) -> list[_Pair] | None:
+    """``_alternating`` of typed events, made in the same pass as their steps (the common
+    case, read with the fewest steps)."""
+    if len(events) % 2:
+        return None
+    pairs: list[_Pair] = []
+    for n in range(0, len(events), 2):
+        call, result = events[n], events[n + 1]
+        if call.event != "tool_call" or result.event == "tool_call":
+            return None
+        data, answer = call.data, result.data
+        extra, args, output = data.wire_extra, data.args, answer.output
+        # An id, a name or an error read only for its truth here: UNSET is false as None is.
+        step = (
+            True,
+            None,
+            data.name or None,
+            None if args is UNSET else args,
+            None if extra is NO_EXTRA else extra.get("content"),
+            None,
+            None,
         )
-    return _built(task, steps, final_answer)
+        outcome = (False, None, None, None, None, None if output is UNSET else output, answer.error)
+        pairs.append(((data.call_id or f"call_{n // 2}", step), outcome))
+    return pairs
 
 
 def _steps(events: Sequence[EventJson]) -> list[_Step]:

@@ -36,11 +36,21 @@ def _records(seed: int) -> list[Any]:
         for b in range(rng.randint(1, 4)):
             events: list[dict[str, Any]] = []
             for c in range(rng.randint(0, 3)):
-                call: dict[str, Any] = {"name": rng.choice(["run", ""]), "call_id": f"c{c}"}
+                call: dict[str, Any] = {"name": rng.choice(["run", ""])}
+                if rng.random() < 0.8:
+                    call["call_id"] = rng.choice([f"c{c}", ""])
                 if rng.random() < 0.7:
                     call["args"] = {"n": c, "x": [1.5, None, "é"]}
                 result: dict[str, Any] = rng.choice(
-                    [{"output": "ok"}, {"output": {"a": [1, 2e300]}}, {"error": "boom"}, {}]
+                    [
+                        {"output": "ok"},
+                        {"output": {"a": [1, 2e300]}},
+                        {"error": "boom"},
+                        {},
+                        {"output": None, "error": None},
+                        {"output": 0, "error": ""},
+                        {"output": ""},
+                    ]
                 )
                 if rng.random() < 0.5:
                     result["call_id"] = rng.choice([f"c{c}", "other"])
