@@ -90,7 +90,7 @@ class OutputCheck:
             )
         if messages:  # the same bytes, without serialising the messages again
             record = {**record, "messages": orjson.Fragment(messages)}
-        return orjson.dumps(record) + b"\n"
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class RecentTasks:
