@@ -536,8 +536,10 @@ def bench_stages(args: argparse.Namespace) -> None:
     this process (no workers, no output files): where the time goes."""
     from contracts import locate
     from datafactory.contamination import EvalIndex
+    from datafactory.conversation import build_typed_messages
     from datafactory.pairs import choose_pair, conversation_of, dpo_record, ppo_record, provenance
     from datafactory.rank import rank_disagreements, total_score
+    from datafactory.records import decode_branch
     from datafactory.repair import normalise_line
     from datafactory.stages import group
     from datafactory.stages.load import RecentTasks
@@ -567,7 +569,16 @@ def bench_stages(args: argparse.Namespace) -> None:
             "load: parse, repair, validate input",
             lambda: [normalise_line(x, validators).data for x in lines],
         )
+        typed = step("load: typed decode (fast path)", lambda: [decode_branch(x) for x in lines])
         conversations = step("conversation", lambda: [conversation_of(b) for b in loaded])
+        step(
+            "conversation from the typed record",
+            lambda: [
+                build_typed_messages(b.task, b.tool_call_sequence, b.final_answer)
+                for b in typed
+                if b is not None
+            ],
+        )
         step("loss weight", lambda: [c.loss_weight_tokens for c in conversations])
         tasks = RecentTasks(8, index)
         facts = step(
