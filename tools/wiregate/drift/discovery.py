@@ -215,8 +215,15 @@ def scan(
     return found, skipped
 
 
-def _work_tree_files(root: Path, max_bytes: int) -> Iterator[tuple[str, bytes] | Skipped]:
-    for item in walk_files(root, ".json", SKIPPED_DIRS):
+def _work_tree_files(
+    root: Path,
+    max_bytes: int,
+    suffixes: str | tuple[str, ...] = ".json",
+    skipped_dirs: frozenset[str] = SKIPPED_DIRS,
+) -> Iterator[tuple[str, bytes] | Skipped]:
+    """The work tree's files with those suffixes, read (a bounded number of bytes), or why
+    one was skipped."""
+    for item in walk_files(root, suffixes, skipped_dirs):
         if isinstance(item, Skipped):
             yield item
             continue
@@ -360,15 +367,7 @@ def _code_files(
     if ref is not None:
         yield from _git_files(checkout, ref, max_bytes, _CODE_SUFFIXES, CODE_SKIPPED_DIRS)
         return
-    for item in walk_files(checkout, _CODE_SUFFIXES, CODE_SKIPPED_DIRS):
-        if isinstance(item, Skipped):
-            yield item
-            continue
-        relative, path = item
-        try:
-            yield relative, read_regular(path, max_bytes)
-        except NotReadable as exc:
-            yield Skipped(relative, str(exc))
+    yield from _work_tree_files(checkout, max_bytes, _CODE_SUFFIXES, CODE_SKIPPED_DIRS)
 
 
 def _code_candidates(
