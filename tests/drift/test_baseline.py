@@ -285,6 +285,7 @@ def test_baseline_file_errors_are_one_line_naming_the_key(run: Run, layout: Path
             'accepted[0].expires: "2026-12-01T10:00:00" does not match '
         ),
         f'version = 1\n{entry}reason = " "\n': 'accepted[0].reason: " " does not match "\\S"',
+        f'version = 1\n{entry}reason = "\\u200b\\u3000"\n': "accepted[0].reason: holds no visible word",
         f'version = 1\n{entry}reason = "r"\n{entry}reason = "r"\n': (
             "accepted[1].fingerprint: 0123456789abcdef is accepted twice for wasmagent-js "
             "rollout-wire (also accepted[0])"
@@ -305,7 +306,10 @@ def test_baseline_file_errors_are_one_line_naming_the_key(run: Run, layout: Path
 def test_baseline_command_usage_errors(run: Run, layout: Path) -> None:
     cases = {
         (): "give --reason TEXT to accept the current findings, or --prune",
-        ("--reason", " "): "--reason: give the reason the findings are accepted",
+        ("--reason", " "): "--reason: give the reason the findings are accepted (in words)",
+        ("--reason", "\u200b\u00a0\u202e"): (
+            "--reason: give the reason the findings are accepted (in words)"
+        ),
         ("--expires", "2027-01-01", "--prune"): (
             "--expires dates the entries --reason adds: give --reason too"
         ),
