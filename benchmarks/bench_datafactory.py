@@ -8,6 +8,7 @@
     python benchmarks/bench_datafactory.py --g3-scale [--tasks 1000000 --eval-items 100000]
     python benchmarks/bench_datafactory.py --eval-memory [--eval-items 1000000]
     python benchmarks/bench_datafactory.py --stages --records 100000
+    python benchmarks/bench_datafactory.py --records 100000 --target trl --repeat 3
 
 Export mode generates seeded synthetic rollouts (4 branches per rollout, about 1.5 kB per
 branch record, the branches of a rollout scattered over the file; or, with
@@ -20,7 +21,9 @@ single process (``ru_maxrss``) and of the process tree (sampled from /proc), the
 idle during the run (from /proc/stat idle deltas: other jobs on a shared machine show as
 fewer free cores), this machine's sha256 speed and what hashing the inputs, outputs and eval
 file costs per record; with ``--evomerge PATH`` (a trace-pipeline checkout) the time
-evomerge's models take to read the same file. Then the medians over ``--repeat`` runs.
+evomerge's models take to read the same file; with ``--target trl``, the trl target's export
+of the same file right after, and its throughput as a share of layer3's. Then the medians
+over ``--repeat`` runs.
 
 G3 mode times ``validate_g3`` for N synthetic tasks against M eval items in a child process.
 
@@ -282,10 +285,15 @@ class TreeRss:
 
 
 def run_exporter(
-    data: Path, eval_path: Path, out: Path, workers: int | None, root: Path = ROOT
+    data: Path,
+    eval_path: Path,
+    out: Path,
+    workers: int | None,
+    root: Path = ROOT,
+    target: str = "layer3",
 ) -> tuple[float, float, int, int]:
     """(seconds, CPU seconds, max single-process RSS KiB, peak process-tree RSS KiB) of one
-    export by the checkout at ``root``."""
+    export by the checkout at ``root``, of ``target``'s records (both formats)."""
     command = [
         sys.executable,
         "-m",
@@ -307,6 +315,8 @@ def run_exporter(
     ]
     if workers:
         command += ["--workers", str(workers)]
+    if target != "layer3":
+        command += ["--target", target]
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
@@ -427,6 +437,16 @@ def bench_export(args: argparse.Namespace) -> None:
                     f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, CPU "
                     f"{base[1] / records * 1e6:.1f} us/record, peak RSS {base[2] / 1024:.0f} MiB"
                 )
+            if args.target == "trl":  # the same files, in turn: the ratio is of one moment
+                trl_out = work / "trl"
+                trl_out.mkdir(exist_ok=True)
+                trl = run_exporter(data, eval_path, trl_out, args.workers, target="trl")
+                keep(trl_rate=records / trl[0], trl_cpu_us=trl[1] / records * 1e6)
+                print(
+                    f"  run {attempt + 1}: --target trl: {records / trl[0]:,.0f} records/s "
+                    f"({trl[0]:.2f} s), CPU {trl[1] / records * 1e6:.1f} us/record, "
+                    f"{seconds / trl[0]:.0%} of layer3's throughput"
+                )
             keep(
                 rate=records / seconds, seconds=seconds, cpu_us=cpu / records * 1e6,
                 single=single / 1024, tree=tree / 1024, floor_us=floor_s / records * 1e6,
@@ -461,6 +481,12 @@ def bench_export(args: argparse.Namespace) -> None:
                 f"baseline {args.baseline}, median: {med['base_seconds']:.2f} s, CPU "
                 f"{med['base_cpu_us']:.1f} us/record: this checkout's CPU is "
                 f"{med['cpu_us'] / med['base_cpu_us']:.0%} of it"
+            )
+        if args.target == "trl":
+            print(
+                f"--target trl, median: {med['trl_rate']:,.0f} records/s, CPU "
+                f"{med['trl_cpu_us']:.1f} us/record: throughput "
+                f"{med['trl_rate'] / med['rate']:.0%} of --target layer3's in the same runs"
             )
         manifest = orjson.loads((work / "manifest.json").read_bytes())
         print(
@@ -510,8 +536,10 @@ def bench_stages(args: argparse.Namespace) -> None:
     this process (no workers, no output files): where the time goes."""
     from contracts import locate
     from datafactory.contamination import EvalIndex
+    from datafactory.conversation import build_typed_messages
     from datafactory.pairs import choose_pair, conversation_of, dpo_record, ppo_record, provenance
     from datafactory.rank import rank_disagreements, total_score
+    from datafactory.records import decode_branch
     from datafactory.repair import normalise_line
     from datafactory.stages import group
     from datafactory.stages.load import RecentTasks
@@ -541,7 +569,16 @@ def bench_stages(args: argparse.Namespace) -> None:
             "load: parse, repair, validate input",
             lambda: [normalise_line(x, validators).data for x in lines],
         )
+        typed = step("load: typed decode (fast path)", lambda: [decode_branch(x) for x in lines])
         conversations = step("conversation", lambda: [conversation_of(b) for b in loaded])
+        step(
+            "conversation from the typed record",
+            lambda: [
+                build_typed_messages(b.task, b.tool_call_sequence, b.final_answer)
+                for b in typed
+                if b is not None
+            ],
+        )
         step("loss weight", lambda: [c.loss_weight_tokens for c in conversations])
         tasks = RecentTasks(8, index)
         facts = step(
@@ -639,6 +676,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--realistic-eval", action="store_true", help="export against realistic eval items"
+    )
+    parser.add_argument(
+        "--target",
+        choices=("layer3", "trl"),
+        default="layer3",
+        help="trl: also export --target trl in each run, and print its throughput ratio",
     )
     args = parser.parse_args()
     if args.eval_memory:

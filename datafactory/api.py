@@ -86,14 +86,25 @@ def export(
 
     ``options`` are the fields of ``datafactory.settings.Settings`` (``eval_items``,
     ``allow_missing_g3``, ``drop_contaminated``, ``ngram``, ``rejects_path``,
-    ``manifest_path``, ``workers``, ...). As on the command line, G3 needs ``eval_items``
-    unless ``allow_missing_g3=True``. The manifest and the rejects file name the records
-    ``<records>``, line N being the Nth record. Raises ``UserError`` for bad arguments
-    (checked before any record is read) or input."""
-    if not dpo_path and not ppo_path:
+    ``manifest_path``, ``workers``, ...); ``target="trl"`` writes TRL's datasets instead
+    (``output_format`` ``kto`` or ``sft`` with ``kto_path`` / ``sft_path``;
+    ``tool_arguments``, ``tools_path``, ``card``, ``license``). As on the command line, G3
+    needs ``eval_items`` unless ``allow_missing_g3=True``. The manifest and the rejects
+    file name the records ``<records>``, line N being the Nth record. Raises ``UserError``
+    for bad arguments (checked before any record is read) or input."""
+    kto_path, sft_path = options.get("kto_path"), options.get("sft_path")
+    if not dpo_path and not ppo_path and not kto_path and not sft_path:
         raise UserError("export needs dpo_path, ppo_path or both")
     output_format = options.pop("output_format", None) or (
-        "both" if dpo_path and ppo_path else "dpo" if dpo_path else "ppo"
+        "both"
+        if dpo_path and ppo_path
+        else "dpo"
+        if dpo_path
+        else "ppo"
+        if ppo_path
+        else "kto"
+        if kto_path
+        else "sft"
     )
     settings = Settings(
         inputs=(),

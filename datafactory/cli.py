@@ -22,6 +22,8 @@ from datafactory.run import RunResult, run
 from datafactory.settings import (
     DEFAULT_MAX_LINE_BYTES,
     FORMATS,
+    TARGETS,
+    TOOL_ARGUMENTS,
     SettingError,
     SettingNames,
     Settings,
@@ -53,6 +55,13 @@ OPTION_NAMES = SettingNames(
         "workers": "--workers",
         "max_line_bytes": "--max-line-bytes",
         "contract": "--contract",
+        "target": "--target",
+        "kto_path": "--output-kto",
+        "sft_path": "--output-sft",
+        "tool_arguments": "--tool-arguments",
+        "tools_path": "--tools",
+        "card": "--no-card",
+        "license": "--license",
     }
 )
 
@@ -119,14 +128,52 @@ def _report(result: RunResult, settings: Settings) -> None:
 )
 @click.option("--eval-items", help="JSONL eval set for the G3 contamination gate.")
 @click.option("--output-dpo", help="Where to write the DPO training records (JSONL).")
-@click.option("--output-ppo", help="Where to write the PPO training records (JSONL).")
+@click.option(
+    "--output-ppo",
+    help="Where to write the PPO training records (JSONL; with --target trl: prompt-only "
+    "records with reward columns, for GRPO and RLOO).",
+)
+@click.option("--output-kto", help="--target trl --format kto: where to write the KTO records.")
+@click.option("--output-sft", help="--target trl --format sft: where to write the SFT records.")
+@click.option(
+    "--target",
+    type=click.Choice(TARGETS),
+    default="layer3",
+    show_default=True,
+    help="layer3: the contract's training records; trl: the dataset formats of TRL's trainers.",
+)
 @click.option(
     "--format",
     "output_format",
     type=click.Choice(sorted(FORMATS)),
     default="both",
     show_default=True,
-    help="Which training records to write.",
+    help="Which training records to write (kto and sft: --target trl only).",
+)
+@click.option(
+    "--tool-arguments",
+    type=click.Choice(TOOL_ARGUMENTS),
+    default="string",
+    show_default=True,
+    help="--target trl: tool-call arguments as a JSON string (OpenAI form) or an object.",
+)
+@click.option(
+    "--tools",
+    "tools_path",
+    metavar="FILE",
+    help="--target trl: JSON or JSONL tool specs by name, for the records' tools column.",
+)
+@click.option(
+    "--license",
+    "license_",
+    default="other",
+    show_default=True,
+    help="--target trl: the license the dataset card declares.",
+)
+@click.option(
+    "--no-card",
+    is_flag=True,
+    help="--target trl: write no dataset card (README.md next to the first output).",
 )
 @click.option("--rejects", help="Write each rejected line here, verbatim, with its reason.")
 @click.option("--manifest", help="Write the run's manifest (counts, sha256 of every file) here.")
@@ -185,7 +232,14 @@ def main(
     eval_items: str | None,
     output_dpo: str | None,
     output_ppo: str | None,
+    output_kto: str | None,
+    output_sft: str | None,
+    target: str,
     output_format: str,
+    tool_arguments: str,
+    tools_path: str | None,
+    license_: str,
+    no_card: bool,
     rejects: str | None,
     manifest: str | None,
     allow_missing_g3: bool,
@@ -200,7 +254,9 @@ def main(
     contract: str | None,
 ) -> None:
     """Export agent rollouts (Layer 1 branch records, Layer 2 DPO/PPO records) as DPO/PPO
-    training records (Layer 3), behind the G3 eval-contamination gate.
+    training records (Layer 3), or with --target trl as the datasets TRL's trainers read
+    (DPO, prompt-only with rewards, KTO, SFT, and a dataset card), behind the G3
+    eval-contamination gate.
 
     Exit 0 done, 1 G3 violation (nothing but the G3 report written), 2 usage or input
     error, 3 an output record failed the contract (a bug), 130 interrupted (SIGINT),
@@ -224,6 +280,13 @@ def main(
         max_line_bytes=max_line_bytes,
         temp_dir=temp_dir,
         contract=contract,
+        target=target,
+        kto_path=output_kto,
+        sft_path=output_sft,
+        tool_arguments=tool_arguments,
+        tools_path=tools_path,
+        card=not no_card,
+        license=license_,
     )
     with interrupts.handled():  # the whole command: a late signal is one line too
         _main(settings, rejects)

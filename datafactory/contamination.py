@@ -428,10 +428,10 @@ class _Fingerprints:
             entries = sorted({data[i : i + _ENTRY] for i in range(0, len(data), _ENTRY)})
             del data
             if len(entries) < _BUCKETS:  # count them (fewer steps than a search per bucket)
-                counts = [0] * _BUCKETS
+                counts = [0] * _BUCKETS  # in bytes: the running sums are the starts
                 for entry in entries:
-                    counts[int.from_bytes(entry, "big") >> _BUCKET_SHIFT] += 1
-                starts.extend(x * _ENTRY for x in accumulate(counts, initial=0))
+                    counts[int.from_bytes(entry, "big") >> _BUCKET_SHIFT] += _ENTRY
+                starts.extend(accumulate(counts, initial=0))
             else:
                 starts.extend(
                     bisect_left(entries, (b << _BUCKET_SHIFT).to_bytes(_ENTRY, "big")) * _ENTRY

@@ -16,8 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from msgspec import UNSET
 
-from datafactory.records import EventDataJson, EventJson, LossWeightTokens, MessageJson
+from datafactory.records import (
+    NO_EXTRA,
+    EventJson,
+    LossWeightTokens,
+    MessageJson,
+    ToolCallEvent,
+)
 
 __all__ = [
     "DEFAULT",
@@ -25,6 +32,7 @@ __all__ = [
     "STATE_SUMMARY",
     "Conversation",
     "build_messages",
+    "build_typed_messages",
     "loss_weight_tokens",
     "prompt_text",
 ]
@@ -43,8 +51,11 @@ def _text(value: Any) -> str:
     return orjson.dumps(value).decode("utf-8")
 
 
-#: A call (its id, the data of its tool_call event) and the data of its result (None: none).
-_Pair = tuple[tuple[str, EventDataJson], "EventDataJson | None"]
+#: One event as the conversation reads it, from a JSON event or a typed one (absent: None):
+#: (is a call, call_id, name, args, content, output, error).
+_Step = tuple[bool, Any, Any, Any, Any, Any, Any]
+#: A call (its id, its step) and the step of its result (None: none).
+_Pair = tuple[tuple[str, _Step], "_Step | None"]
 
 
 @dataclass
@@ -58,25 +69,101 @@ class Conversation:
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
     """The conversation of one branch or Layer 2 record; see the module docstring."""
-    pairs = _alternating(events)
-    return _conversation(task, _paired(events) if pairs is None else pairs, final_answer)
+    return _built(task, _steps(events), final_answer)
+
+
+def build_typed_messages(
+    task: str, events: Sequence[ToolCallEvent], final_answer: str
+) -> Conversation:
+    """``build_messages`` of typed events (the load stage's fast path): the same messages as
+    of their JSON, read from the Structs without a dict in between."""
+    pairs = _typed_alternating(events)
+    if pairs is not None:
+        return _conversation(task, pairs, final_answer)
+    return _built(task, [_typed_step(event) for event in events], final_answer)
+
+
+def _typed_step(event: ToolCallEvent) -> _Step:
+    data = event.data
+    extra = data.wire_extra
+    name, args, call_id, output, error = (
+        data.name, data.args, data.call_id, data.output, data.error
+    )  # fmt: skip
+    return (
+        event.event == "tool_call",
+        None if call_id is UNSET else call_id,
+        None if name is UNSET else name,
+        None if args is UNSET else args,
+        None if extra is NO_EXTRA else extra.get("content"),
+        None if output is UNSET else output,
+        None if error is UNSET else error,
+    )
+
+
+def _typed_alternating(events: Sequence[ToolCallEvent]) -> list[_Pair] | None:
+    """``_alternating`` of typed events, made in the same pass as their steps (the common
+    case, read with the fewest steps)."""
+    if len(events) % 2:
+        return None
+    pairs: list[_Pair] = []
+    for n in range(0, len(events), 2):
+        call, result = events[n], events[n + 1]
+        if call.event != "tool_call" or result.event == "tool_call":
+            return None
+        data, answer = call.data, result.data
+        extra, args, output = data.wire_extra, data.args, answer.output
+        # An id, a name or an error read only for its truth here: UNSET is false as None is.
+        step = (
+            True,
+            None,
+            data.name or None,
+            None if args is UNSET else args,
+            None if extra is NO_EXTRA else extra.get("content"),
+            None,
+            None,
+        )
+        outcome = (False, None, None, None, None, None if output is UNSET else output, answer.error)
+        pairs.append(((data.call_id or f"call_{n // 2}", step), outcome))
+    return pairs
+
+
+def _steps(events: Sequence[EventJson]) -> list[_Step]:
+    steps: list[_Step] = []
+    for event in events:
+        data = event["data"]
+        get = data.get
+        step = (event["event"] == "tool_call", get("call_id"), get("name"), get("args"))
+        steps.append((*step, get("content"), get("output"), get("error")))
+    return steps
+
+
+def _built(task: str, steps: list[_Step], final_answer: str) -> Conversation:
+    pairs = _alternating_steps(steps)
+    return _conversation(task, _paired_steps(steps) if pairs is None else pairs, final_answer)
 
 
 def _paired(events: Sequence[EventJson]) -> list[_Pair]:
+    return _paired_steps(_steps(events))
+
+
+def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
+    return _alternating_steps(_steps(events))
+
+
+def _paired_steps(steps: list[_Step]) -> list[_Pair]:
     """Any order of events: each result answers its call by id, else the oldest unanswered."""
     # Pair each call with its result first, then create the messages (never mutated).
-    pairs: list[tuple[str, EventDataJson]] = []  # (call id, data of the tool_call event)
-    results: list[EventDataJson | None] = []  # data of the answering tool_result, or None
+    pairs: list[tuple[str, _Step]] = []  # (call id, the tool_call event)
+    results: list[_Step | None] = []  # the answering tool_result, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
-    for event in events:
-        data = event["data"]
-        given_id = data.get("call_id")
-        if event["event"] == "tool_call":
+    for step in steps:
+        given_id = step[1]
+        if step[0]:
             call_id = given_id or f"call_{len(pairs)}"
             by_id.setdefault(call_id, len(pairs))
             unanswered.append(len(pairs))
-            pairs.append((call_id, data))
+            pairs.append((call_id, step))
             results.append(None)
             continue
         index = by_id.pop(given_id, None) if given_id else None
@@ -87,23 +174,22 @@ def _paired(events: Sequence[EventJson]) -> list[_Pair]:
             if by_id.get(pairs[index][0]) == index:
                 del by_id[pairs[index][0]]
         unanswered.remove(index)
-        results[index] = data
+        results[index] = step
     return list(zip(pairs, results, strict=True))
 
 
-def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
+def _alternating_steps(steps: list[_Step]) -> list[_Pair] | None:
     """The pairs of the common case, call, result, call, result...: each result answers the
     call just before it, whatever its id says (as the general rules pair them); None when
     the events are not in that order."""
-    if len(events) % 2:
+    if len(steps) % 2:
         return None
     pairs: list[_Pair] = []
-    for n in range(0, len(events), 2):
-        call, result = events[n], events[n + 1]
-        if call["event"] != "tool_call" or result["event"] == "tool_call":
+    for n in range(0, len(steps), 2):
+        call, result = steps[n], steps[n + 1]
+        if not call[0] or result[0]:
             return None
-        data = call["data"]
-        pairs.append(((data.get("call_id") or f"call_{n // 2}", data), result["data"]))
+        pairs.append(((call[1] or f"call_{n // 2}", call), result))
     return pairs
 
 
@@ -111,10 +197,15 @@ def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversat
     """The messages of the calls (with their ids) and their results (None: unanswered)."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
-    for (call_id, data), result in pairs:
+    dumps = orjson.dumps
+    for (call_id, (_, _, name, args, content, _, _)), result in pairs:
         # Producers may record the assistant's text with the call (an extra key of the data).
-        content = data.get("content")
-        args = data.get("args")
+        if args is None:
+            arguments = "{}"
+        elif type(args) is dict:  # the common case, without the call of ``_text``
+            arguments = dumps(args).decode("utf-8")
+        else:
+            arguments = _text(args)
         messages.append(
             {
                 "role": "assistant",
@@ -124,21 +215,21 @@ def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversat
                         "id": call_id,
                         "type": "function",
                         "function": {
-                            "name": data.get("name") or UNKNOWN_TOOL,
-                            "arguments": "{}" if args is None else _text(args),
+                            "name": name or UNKNOWN_TOOL,
+                            "arguments": arguments,
                         },
                     }
                 ],
             }
         )
-        error = result.get("error") if result is not None else None
+        error = result[6] if result is not None else None
         if error:
             errors.append(len(messages))
             text = error
         elif result is None:
             text = ""
         else:
-            output = result.get("output")
+            output = result[5]
             text = output if isinstance(output, str) else _text(output)
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})

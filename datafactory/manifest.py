@@ -46,6 +46,12 @@ class Accounting:
     layer2_dpo: int = 0
     layer2_ppo: int = 0
     contaminated_rollouts: int = 0
+    # unsupported-record-type rejections by what the line looked like ("unknown": nothing)
+    unsupported: Counter[str] = field(default_factory=Counter)
+    # trl target: records left out, by output and reason (Layer 2 records: by their type)
+    kto_records: int = 0
+    sft_records: int = 0
+    trl_skipped: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: Accounting) -> None:
         for name, value in vars(other).items():
@@ -83,14 +89,17 @@ def build_manifest(
     inputs: list[FileFacts],
     outputs: dict[str, FileFacts],
     g3: dict[str, Any],
+    target: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The manifest; ``target``: the trl target's facts (a Layer 3 run's manifest has no
+    ``target``, its records being the contract's)."""
     rejected = acc.rejected_total
     if acc.read != acc.accepted + rejected + acc.blank:
         raise AssertionError(
             f"line accounting broken: read {acc.read} != accepted {acc.accepted} "
             f"+ rejected {rejected} + blank {acc.blank}"
         )
-    return {
+    manifest: dict[str, Any] = {
         "schema_version": MANIFEST_VERSION,
         "inputs": [f.as_dict("lines") for f in inputs],
         "lines": {
@@ -113,6 +122,16 @@ def build_manifest(
         "g3": g3,
         "outputs": {name: f.as_dict("records") for name, f in sorted(outputs.items())},
     }
+    if target is not None:
+        # Not contract records: each was checked for the shape its trainer reads instead.
+        manifest["target"] = target["name"]
+        manifest["trl"] = {
+            **{k: v for k, v in target.items() if k != "name"},
+            "kto": {"records": acc.kto_records},
+            "sft": {"records": acc.sft_records},
+            "skipped": dict(sorted(acc.trl_skipped.items())),
+        }
+    return manifest
 
 
 def g3_facts(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from datafactory.settings import Settings
 
 __all__ = [
+    "CARD",
     "G3_REPORT",
     "MANIFEST",
     "AtomicOutput",
@@ -55,6 +56,7 @@ __all__ = [
 ]
 
 MANIFEST = "manifest"
+CARD = "card"  # the dataset card (README.md) of the trl target
 G3_REPORT = "g3_report"
 
 
@@ -196,11 +198,16 @@ def _reason(exc: OSError) -> str:
 
 
 def open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
-    """Each output's temporary file, by name (``dpo``, ``ppo``, ``rejects``, ``G3_REPORT``,
-    ``MANIFEST``); those made are discarded when one fails. The rejects file, which holds
-    raw input lines, is created readable by its owner only."""
+    """Each output's temporary file, by name (``dpo``, ``ppo``, ``kto``, ``sft``, ``rejects``,
+    ``G3_REPORT``, ``MANIFEST``, ``CARD``); those made are discarded when one fails. The
+    rejects file, which holds raw input lines, is created readable by its owner only."""
     outputs: dict[str, AtomicOutput] = {}
-    wanted = {"dpo": settings.dpo_path, "ppo": settings.ppo_path}
+    wanted = {
+        "dpo": settings.dpo_path,
+        "ppo": settings.ppo_path,
+        "kto": settings.kto_path,
+        "sft": settings.sft_path,
+    }
     try:
         for name in sorted(settings.formats):
             path = wanted[name]
@@ -212,6 +219,8 @@ def open_outputs(settings: Settings) -> dict[str, AtomicOutput]:
             outputs[G3_REPORT] = AtomicOutput(settings.g3_report_path)
         if settings.manifest_path:
             outputs[MANIFEST] = AtomicOutput(settings.manifest_path)
+        if settings.card_path:
+            outputs[CARD] = AtomicOutput(settings.card_path)
     except BaseException:
         for output in outputs.values():
             output.discard()

@@ -82,10 +82,11 @@ def formula_total(objective: float, judge: float | None) -> float:
 class Reject(Exception):
     """A line that cannot be used: ``code`` is stable (manifest key), ``detail`` explains."""
 
-    def __init__(self, code: str, detail: str) -> None:
+    def __init__(self, code: str, detail: str, record_type: str | None = None) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code
         self.detail = detail
+        self.record_type = record_type  # unsupported-record-type: what the line looks like
 
 
 @dataclass
@@ -173,7 +174,11 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
     record_type = guess_record_type(value)
     if record_type not in _INPUT_TYPES:
         what = f"a Layer 3 {record_type}" if record_type else "not a rollout-wire record"
-        raise Reject("unsupported-record-type", f"{what}; expected a Layer 1 or Layer 2 record")
+        raise Reject(
+            "unsupported-record-type",
+            f"{what}; expected a Layer 1 or Layer 2 record",
+            record_type or "unknown",
+        )
     repairs: list[str] = []
     data = dict(value)
     if "tool_call_sequence" in data:

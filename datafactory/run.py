@@ -11,18 +11,27 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from datafactory import interrupts
+from datafactory.card import contract_version, dataset_card
 from datafactory.contamination import Contamination, EvalIndex
 from datafactory.contract import exporter_contract
 from datafactory.gcpause import no_cyclic_gc
-from datafactory.manifest import Accounting, FileFacts, build_manifest, file_facts, g3_facts
+from datafactory.manifest import (
+    Accounting,
+    FileFacts,
+    build_manifest,
+    file_facts,
+    g3_facts,
+)
 from datafactory.outputs import (
+    CARD,
     G3_REPORT,
     MANIFEST,
     AtomicOutput,
@@ -33,11 +42,15 @@ from datafactory.outputs import (
     workspace,
 )
 from datafactory.parallel import WorkerPool, ordered
+from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
 from datafactory.settings import Settings, check_settings, worker_count
 from datafactory.sources import InputHashes, Watched, expand_inputs, iter_chunks, records_source
 from datafactory.stages import group
 from datafactory.stages.build import build_partition
 from datafactory.stages.load import LoadContext, Worker, load_chunk
+from datafactory.targets.catalogue import read_tools
+from datafactory.targets.trl import ToolArguments, TrlOptions
+from wiregate.errors import UserError
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["RECORDS_NAME", "RunResult", "run"]
@@ -78,10 +91,17 @@ def run(settings: Settings, records: Iterable[Any] | None = None) -> RunResult:
         for source in sources:
             if not source.is_stream:
                 watched.add(source.display, source.path)
+        trl = None
+        if settings.target == "trl":
+            tools = read_tools(settings.tools_path) if settings.tools_path else None
+            trl = TrlOptions(
+                tool_arguments=cast(ToolArguments, settings.tool_arguments), tools=tools
+            )
         with workspace(settings) as (outputs, spill_dir):
             ctx = LoadContext(
                 sources, validators, eval_index, settings.ngram, settings.formats,
                 settings.max_line_bytes, group.Partitioning.for_inputs(sources), spill_dir,
+                trl,
             )  # fmt: skip
             return _export(settings, ctx, outputs, watched, eval_digest.hexdigest())
 
@@ -114,6 +134,7 @@ def _export(
             pool = WorkerPool(workers, Worker, (ctx,)) if workers > 1 else None
         hashes = InputHashes(ctx.sources, watched)
         loaded = _load(settings, ctx, pool, local, outputs)
+        _check_rollouts(settings, loaded.acc)
         local.close()
         built = _build(settings, ctx, pool, local, loaded, outputs)
         group.reject_duplicates(
@@ -165,6 +186,30 @@ def _load(
         if settings.progress:
             settings.progress("load", done, max(done, total))
     return loaded
+
+
+#: The input record types each target makes its records from.
+_USED_TYPES = {"layer3": (BRANCH, LAYER2_DPO, LAYER2_PPO), "trl": (BRANCH,)}
+
+
+def _check_rollouts(settings: Settings, acc: Accounting) -> None:
+    """A run whose every line (blank ones aside) is a record of a type the target does not
+    use, or of no rollout type at all, writes nothing: it stops with what the lines were
+    (exit 2), not with empty outputs. A line rejected for another reason (bad JSON, a broken
+    contract) may have been a rollout: it goes to the rejects file as usual."""
+    if any(acc.by_type[name] for name in _USED_TYPES[settings.target]):
+        return
+    kinds: Counter[str] = Counter({k: n for k, n in acc.by_type.items() if n})
+    kinds.update(acc.unsupported)
+    if not kinds or sum(kinds.values()) != acc.read - acc.blank:
+        return
+    found = ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items(), key=_most_first))
+    wanted = "rollout branch records" if settings.target == "trl" else "rollout records"
+    raise UserError(f"no {wanted} in the inputs: {found}")
+
+
+def _most_first(item: tuple[str, int]) -> tuple[int, str]:
+    return -item[1], item[0]
 
 
 @dataclass
@@ -229,13 +274,30 @@ def _finish(
     inputs = [s.display for s in ctx.sources]
     written = {n: FileFacts(o.path, o.sha256, o.records) for n, o in outputs.items()}
     written.pop(MANIFEST, None)
-    manifest = build_manifest(loaded.acc, file_facts(inputs, digests, loaded.lines), written, g3)
+    written.pop(CARD, None)
+    input_facts = file_facts(inputs, digests, loaded.lines)
+    target = _target_facts(settings) if settings.target == "trl" else None
+    manifest = build_manifest(loaded.acc, input_facts, written, g3, target)
+    card = outputs.get(CARD)
+    if card is not None:
+        contract = exporter_contract(settings.contract)
+        card.write(dataset_card(settings, manifest, card.path, contract_version(contract)), 0)
     manifest_out = outputs.get(MANIFEST)
     if manifest_out is not None:
         manifest_out.write(orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n", 1)
     # The manifest last: it vouches for the others.
     _commit(sorted(outputs.values(), key=lambda output: output is manifest_out))
     return RunResult(0, manifest, named)
+
+
+def _target_facts(settings: Settings) -> dict[str, Any]:
+    """The manifest's ``target`` facts of a trl run."""
+    return {
+        "name": settings.target,
+        "format": settings.output_format,
+        "tool_arguments": settings.tool_arguments,
+        "tools": settings.tools_path,
+    }
 
 
 def _commit(outputs: list[AtomicOutput]) -> None:

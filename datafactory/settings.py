@@ -23,6 +23,9 @@ __all__ = [
     "FORMATS",
     "MAX_LINE_BYTES",
     "MAX_NGRAM",
+    "TARGETS",
+    "TOOL_ARGUMENTS",
+    "TRL_ONLY_FORMATS",
     "Given",
     "ProgressCallback",
     "SettingError",
@@ -38,7 +41,18 @@ MAX_NGRAM = 10_000
 MAX_LINE_BYTES = 1 << 30
 # Below this much input, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024
-FORMATS = {"dpo": frozenset({"dpo"}), "ppo": frozenset({"ppo"}), "both": frozenset({"dpo", "ppo"})}
+FORMATS = {
+    "dpo": frozenset({"dpo"}),
+    "ppo": frozenset({"ppo"}),
+    "both": frozenset({"dpo", "ppo"}),
+    "kto": frozenset({"kto"}),
+    "sft": frozenset({"sft"}),
+}
+#: The record families a run writes: the contract's Layer 3 records, or TRL's datasets.
+TARGETS = ("layer3", "trl")
+#: The formats only the trl target has (Layer 3 has no KTO or SFT record).
+TRL_ONLY_FORMATS = frozenset({"kto", "sft"})
+TOOL_ARGUMENTS = ("string", "object")
 
 #: progress(phase, done, total): phase is "load" (bytes) or "build" (partitions).
 ProgressCallback = Callable[[str, int, int], None]
@@ -67,10 +81,30 @@ class Settings:
     chunk_bytes: int | None = None  # load-stage unit size; None: the default
     progress: ProgressCallback | None = None
     contract: str | None = None  # a contract directory; None: the bundled one
+    target: str = "layer3"  # "trl": TRL's dataset formats (datafactory.targets.trl)
+    kto_path: str | None = None  # trl target, format kto
+    sft_path: str | None = None  # trl target, format sft
+    tool_arguments: str = "string"  # trl target: tool-call arguments as JSON text or objects
+    tools_path: str | None = None  # trl target: JSON or JSONL tool specs for the tools column
+    card: bool = True  # trl target: a dataset card (README.md) next to the outputs
+    license: str = "other"  # the dataset card's license
+
+    @property
+    def card_path(self) -> str | None:
+        """The dataset card's path: ``README.md`` in the directory of the first output."""
+        if self.target != "trl" or not self.card:
+            return None
+        first = next(
+            getattr(self, f"{name}_path") for name in _OUTPUT_ORDER if name in self.formats
+        )
+        return os.path.join(os.path.dirname(first) or ".", "README.md")
 
     @property
     def formats(self) -> frozenset[str]:
         return FORMATS[self.output_format]
+
+
+_OUTPUT_ORDER = ("dpo", "ppo", "kto", "sft")
 
 
 @dataclass(frozen=True)
@@ -163,6 +197,7 @@ def check_settings(settings: Settings, records: bool = False) -> None:
             Given("output_format"),
             f" must be one of {', '.join(FORMATS)}, got {settings.output_format!r}",
         )
+    _check_target(settings)
     for name in sorted(settings.formats):
         if not getattr(settings, f"{name}_path"):
             setting = f"{name}_path"
@@ -186,6 +221,35 @@ def check_settings(settings: Settings, records: bool = False) -> None:
             "temp_dir", Given("temp_dir"), f" {settings.temp_dir}: no such directory"
         )
     _check_distinct_files(settings)
+
+
+def _check_target(settings: Settings) -> None:
+    if settings.target not in TARGETS:
+        raise SettingError(
+            "target",
+            Given("target"),
+            f" must be one of {', '.join(TARGETS)}, got {settings.target!r}",
+        )
+    if settings.output_format in TRL_ONLY_FORMATS and settings.target != "trl":
+        raise SettingError(
+            "output_format",
+            Given("output_format", settings.output_format),
+            " needs ",
+            Given("target", "trl"),
+            " (Layer 3 has no such record)",
+        )
+    if settings.tool_arguments not in TOOL_ARGUMENTS:
+        raise SettingError(
+            "tool_arguments",
+            Given("tool_arguments"),
+            f" must be one of {', '.join(TOOL_ARGUMENTS)}, got {settings.tool_arguments!r}",
+        )
+    if settings.target != "trl":
+        for setting, default in (("tool_arguments", "string"), ("tools_path", None)):
+            if getattr(settings, setting) != default:
+                raise SettingError(
+                    setting, Given(setting), " applies only to ", Given("target", "trl")
+                )
 
 
 def _check_numbers(settings: Settings) -> None:
@@ -235,16 +299,30 @@ def _check_distinct_files(settings: Settings) -> None:
         ]
     if settings.eval_items:
         reads.append(("eval_items", settings.eval_items, settings.eval_items))
+    if settings.tools_path:
+        reads.append(("tools_path", settings.tools_path, settings.tools_path))
     writes = [f"{name}_path" for name in sorted(settings.formats)]
-    writes += ["rejects_path", "manifest_path", "g3_report_path"]
+    writes += ["rejects_path", "manifest_path", "g3_report_path", "card_path"]
     seen: dict[tuple[int, int] | str, tuple[str, str]] = {}
     for setting, shown, path in reads:
         seen.setdefault(identity(path), (setting, shown))
     for setting in writes:
         path = getattr(settings, setting)
+        if setting == "card_path":
+            setting = "card"  # not a field: the card goes where the first output is
         if not path:
             continue  # not written
         key = identity(path)
+        if key in seen and setting == "card":
+            first, first_path = seen[key]
+            raise SettingError(
+                "card",
+                f"the dataset card {path} is the same file as ",
+                Given(first),
+                f" {first_path} (turn the card off: ",
+                Given("card"),
+                ")",
+            )
         if key in seen:
             first, first_path = seen[key]
             raise SettingError(

@@ -354,12 +354,25 @@ def _stripped(line: RawLine) -> RawLine:
     return RawLine(line.offset, data, line.length, False)
 
 
+#: A plain file's chunk up to this size is read in one piece and split in place (a larger
+#: one, a long line in it, in blocks: never held whole).
+WHOLE_CHUNK_BYTES = 2 * CHUNK_BYTES
+
+
 def _file_lines(chunk: Chunk, source: InputSource, max_line_bytes: int) -> Iterator[RawLine]:
-    """``lines`` of a byte range of a plain file, read in blocks."""
+    """``lines`` of a byte range of a plain file."""
     try:
         with open(source.path, "rb") as handle:
             handle.seek(chunk.offset)
             remaining = chunk.end - chunk.offset
+            if remaining <= WHOLE_CHUNK_BYTES:
+                data = handle.read(remaining)
+                yield from lines(
+                    Chunk(chunk.index, chunk.source_index, chunk.offset, chunk.end, data),
+                    source,
+                    max_line_bytes,
+                )
+                return
 
             def read(size: int) -> bytes:
                 nonlocal remaining

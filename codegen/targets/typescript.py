@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -35,34 +34,27 @@ _PACKAGES = ("json-schema-to-typescript", "prettier")
 
 
 def _modules() -> Path:
-    from wiregate.extract.typescript import node_modules_dir
+    from wiregate.node import node_modules_dir
 
     return node_modules_dir()
 
 
 def _node() -> str:
-    node = os.environ.get("WIREGATE_NODE") or shutil.which("node")
-    if not node or not os.access(node, os.X_OK) or os.path.isdir(node):
-        where = f" ({node})" if node else ""
-        raise TargetError(
-            f"node not found{where}: `--target typescript` needs Node.js 20 or newer on PATH "
-            "(or WIREGATE_NODE)"
-        )
-    return node
+    from wiregate.node import NodeToolMissing, find_node
+
+    try:
+        return find_node("`--target typescript` needs")
+    except NodeToolMissing as exc:
+        raise TargetError(str(exc)) from None
 
 
 def _versions(modules: Path) -> list[str]:
-    versions = []
-    for package in _PACKAGES:
-        try:
-            manifest = json.loads((modules / package / "package.json").read_bytes())
-            versions.append(f"{package} {manifest['version']}")
-        except (OSError, ValueError, KeyError, TypeError):
-            raise TargetError(
-                f"{package} is not installed in {modules}: run `make venv` "
-                "(or `npm ci` in the wiregate checkout)"
-            ) from None
-    return versions
+    from wiregate.node import NodeToolMissing, package_versions
+
+    try:
+        return package_versions(modules, _PACKAGES, " ")
+    except NodeToolMissing as exc:
+        raise TargetError(str(exc)) from None
 
 
 def fingerprint() -> list[str]:

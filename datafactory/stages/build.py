@@ -16,10 +16,14 @@ import orjson
 
 from datafactory.contamination import Contamination, first_confirmed
 from datafactory.manifest import Accounting
-from datafactory.pairs import branch_facts, choose_pair, dpo_record, provenance
+from datafactory.pairs import DpoSkip, branch_facts, choose_pair, dpo_record, provenance
 from datafactory.rank import BranchScore, rank_disagreements
+from datafactory.records import BranchJson
+from datafactory.repair import LAYER2_DPO, LAYER2_PPO
 from datafactory.stages import group
-from datafactory.stages.load import Worker
+from datafactory.stages.load import OutputInvalidError, Worker
+from datafactory.targets.shape import shape_problem
+from datafactory.targets.trl import TrlRecord, passed, rollout_records
 
 __all__ = ["Confirmed", "PartitionResult", "build_partition"]
 
@@ -74,9 +78,11 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
             if shared is not None:  # the load stage checked each task against the eval items
                 result.contaminated.append(Contamination(rollout_id, *shared))
                 continue  # never exported: the run stops, or the rollout is dropped
-            _Rollout(worker, files, partition, outputs, result.acc).build(
-                rollout_id, branches, layer2, result
-            )
+            rollout = _Rollout(worker, files, partition, outputs, result.acc)
+            if worker.trl:
+                rollout.build_trl(branches, layer2)
+            else:
+                rollout.build(rollout_id, branches, layer2, result)
     finally:
         files.close()
         for lines in outputs.values():
@@ -97,6 +103,7 @@ class _Rollout:
         self.worker = worker
         self.files = files
         self.partition = partition
+        self.outputs = outputs
         self.dpo = outputs.get("dpo")
         self.ppo = outputs.get("ppo")
         self.acc = acc
@@ -174,3 +181,78 @@ class _Rollout:
         )
         check = self.worker.check
         return check.line(check.dpo, record, messages)
+
+    def build_trl(self, branches: list[group.SpillEntry], layer2: list[group.SpillEntry]) -> None:
+        """The rollout's records of the trl target, from its repaired branches (spilled as
+        their JSON); Layer 2 records give none (they hold no trajectory), and are counted."""
+        acc = self.acc
+        for entry in layer2:
+            acc.trl_skipped[f"{_LAYER2_TYPES[entry.kind]}-input"] += 1
+        if not branches:
+            return
+        options = self.worker.ctx.trl
+        assert options is not None
+        data = [orjson.loads(self.branch_json(branch)) for branch in branches]
+        wanted = {_KINDS[name] for name in self.outputs}
+        records = rollout_records(data, options, wanted)
+        self.checked: set[tuple[int, int]] = set()  # message lists checked (records share them)
+        if self.dpo is not None and records.dpo is not None:
+            if isinstance(records.dpo, DpoSkip):
+                acc.dpo_skipped[records.dpo.reason] += 1
+            else:
+                self.trl_line(self.dpo, "dpo", records.dpo)
+                acc.dpo_pairs += 1
+        for name, written in (("ppo", records.prompt), ("kto", records.kto), ("sft", records.sft)):
+            lines = self.outputs.get(name)
+            if lines is None:
+                continue
+            for record in written:
+                self.trl_line(lines, name, record)
+            if name == "ppo":
+                acc.ppo_records += len(written)
+            elif name == "kto":
+                acc.kto_records += len(written)
+                acc.trl_skipped.update(f"kto:{r}" for r in map(_kto_skip, data) if r)
+            else:
+                acc.sft_records += len(written)
+                acc.trl_skipped.update(f"sft:{r}" for r in map(_sft_skip, data) if r)
+
+    def branch_json(self, entry: group.SpillEntry) -> bytes:
+        """A branch's JSON as the load stage repaired it: its output line, or when nothing
+        was repaired (no output line) its input line."""
+        ref = entry.where
+        if ref.output_len:
+            return self.read(entry, ref.at, ref.output_len)
+        return self.read(entry, ref.at + ref.raw_at, ref.raw_len)
+
+    def trl_line(self, lines: _Lines, name: str, record: TrlRecord) -> None:
+        """Write one record after checking it has the shape its trainer reads: a record
+        that has not is a bug in the exporter, and stops the run."""
+        options = self.worker.ctx.trl
+        assert options is not None
+        problem = shape_problem(name, record, options.tool_arguments, self.checked)
+        if problem is not None:
+            raise OutputInvalidError(
+                f"output trl {name} record for rollout {record.get('rollout_id')!r} is not "
+                f"what its trainer reads at {problem[0]}: {problem[1]}"
+            )
+        lines.add(orjson.dumps(record) + b"\n")
+
+
+_LAYER2_TYPES = {group.KIND_DPO: LAYER2_DPO, group.KIND_PPO: LAYER2_PPO}
+#: Output name -> the ``rollout_records`` kind written to it.
+_KINDS = {"dpo": "dpo", "ppo": "prompt", "kto": "kto", "sft": "sft"}
+
+
+def _kto_skip(branch: BranchJson) -> str | None:
+    """Why ``targets.trl.kto_records`` leaves the branch out, or None."""
+    if branch.get("objective_status") == "unknown":
+        return "objective-unknown"
+    return None if branch["final_answer"].strip() else "blank-answer"
+
+
+def _sft_skip(branch: BranchJson) -> str | None:
+    """Why ``targets.trl.sft_records`` leaves the branch out, or None."""
+    if not passed(branch):
+        return "not-passed"
+    return None if branch["final_answer"].strip() else "blank-answer"

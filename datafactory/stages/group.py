@@ -279,32 +279,55 @@ def _rollout(entry: SpillEntry) -> tuple[int, str]:
 
 
 class SpillFiles:
-    """Reads an entry's bytes back from the spill files (``os.pread``: no file position,
-    one system call per range)."""
+    """Reads an entry's bytes back from the spill files: a small file is read once, whole
+    (the build stage reads nearly all of a partition's bytes, one range per record), while
+    at most ``WHOLE_BYTES`` are held; a larger one by range (``os.pread``: no file
+    position, one system call per range), so memory stays bounded whatever the partition's
+    size (one rollout of 300,000 branches)."""
+
+    WHOLE_BYTES = 32 * 1024 * 1024
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
         self._fds: dict[tuple[int, int], int] = {}
+        self._whole: dict[tuple[int, int], bytes] = {}
+        self._held = 0
 
     def read(self, partition: int, writer: int, at: int, length: int) -> bytes:
         key = (partition, writer)
+        whole = self._whole.get(key)
+        if whole is not None:
+            if at + length > len(whole):
+                raise OSError(f"spill file of partition {partition} is short")
+            return whole[at : at + length]
         fd = self._fds.get(key)
         if fd is None:
             fd = self._fds[key] = os.open(
                 spill_path(self.directory, partition, writer), os.O_RDONLY
             )
-        data = os.pread(fd, length, at)
-        while len(data) < length:  # a short read: go on from where it stopped
-            more = os.pread(fd, length - len(data), at + len(data))
-            if not more:
-                raise OSError(f"spill file of partition {partition} is short")
-            data += more
-        return data
+            size = os.fstat(fd).st_size
+            if self._held + size <= self.WHOLE_BYTES:
+                self._whole[key] = _pread_all(fd, size, 0, partition)
+                self._held += size
+                return self.read(partition, writer, at, length)
+        return _pread_all(fd, length, at, partition)
 
     def close(self) -> None:
         for fd in self._fds.values():
             os.close(fd)
         self._fds.clear()
+        self._whole.clear()
+        self._held = 0
+
+
+def _pread_all(fd: int, length: int, at: int, partition: int) -> bytes:
+    data = os.pread(fd, length, at)
+    while len(data) < length:  # a short read: go on from where it stopped
+        more = os.pread(fd, length - len(data), at + len(data))
+        if not more:
+            raise OSError(f"spill file of partition {partition} is short")
+        data += more
+    return data
 
 
 def split_rollout(

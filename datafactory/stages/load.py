@@ -14,6 +14,7 @@ from typing import Any, cast
 import orjson
 
 from datafactory.contamination import EvalIndex, task_words, word_grams
+from datafactory.conversation import Conversation, build_typed_messages
 from datafactory.manifest import Accounting
 from datafactory.pairs import (
     conversation_of,
@@ -22,8 +23,14 @@ from datafactory.pairs import (
     ppo_record,
     task_hashes,
 )
-from datafactory.rank import BranchScore
-from datafactory.records import BranchJson, DpoRecordJson, PpoRecordJson
+from datafactory.rank import MAX_TOTAL, BranchScore
+from datafactory.records import (
+    BranchJson,
+    DpoRecordJson,
+    PpoRecordJson,
+    RolloutBranchRecord,
+    decode_branch,
+)
 from datafactory.repair import (
     BRANCH,
     INT64_RANGE,
@@ -35,6 +42,7 @@ from datafactory.repair import (
 )
 from datafactory.sources import Chunk, InputSource, lines
 from datafactory.stages import group
+from datafactory.targets.trl import TrlOptions
 from wiregate.jsonl import too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
@@ -50,10 +58,11 @@ __all__ = [
 
 
 # A PPO line is {"schema_version":...,"messages":[...],"reward":...}: keys in this order
-# (``ppo_record``), and inside a JSON string a quote is escaped, so the first ``,"reward":``
-# after the messages ends them.
+# (``ppo_record``), and inside a JSON string a quote is escaped, so ``,"reward":`` is a key
+# of the line itself: its last one (found from the short end) ends the messages.
 _MESSAGES = b'"messages":'
 _AFTER_MESSAGES = b',"reward":'
+_CLAMPED = ("reward:clamped",)
 
 
 class OutputInvalidError(Exception):
@@ -82,7 +91,7 @@ class OutputCheck:
             )
         if messages:  # the same bytes, without serialising the messages again
             record = {**record, "messages": orjson.Fragment(messages)}
-        return orjson.dumps(record) + b"\n"
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
 class RecentTasks:
@@ -130,6 +139,7 @@ class LoadContext:
     max_line_bytes: int
     partitions: group.Partitioning
     spill_dir: str
+    trl: TrlOptions | None = None  # the trl target: branches are spilled as their JSON
 
 
 class Worker:
@@ -141,8 +151,12 @@ class Worker:
         self.check = OutputCheck(ctx.validators)
         self.tasks = RecentTasks(ctx.ngram, ctx.eval_index)
         self.spill = group.SpillWriter(ctx.spill_dir, ctx.partitions)
-        self.dpo = "dpo" in ctx.formats
-        self.ppo = "ppo" in ctx.formats
+        self.trl = ctx.trl is not None
+        self.dpo = "dpo" in ctx.formats and not self.trl
+        self.ppo = "ppo" in ctx.formats and not self.trl
+        # The typed decoder is the bundled contract's: another contract's validator judges all.
+        # The trl target reads the branch itself in the build stage: no fast path needed.
+        self.typed = ctx.validators.contract.bundled and not self.trl
 
     def close(self) -> None:
         self.spill.close()
@@ -173,6 +187,16 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
         try:
             if over:  # only its head was read: the rejects file gets that and its length
                 raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
+            # The fast path: a valid branch that needs no repair (``records.fast_decoder``).
+            typed = decode_branch(line) if worker.typed else None
+            if typed is not None:
+                item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
+                spilled.append(item)
+                acc.valid += 1
+                acc.by_type[BRANCH] += 1
+                if not 0 <= typed.total_score <= MAX_TOTAL:  # counted as the normaliser does
+                    acc.repaired.update(_CLAMPED)
+                continue
             if not line.strip():
                 acc.blank += 1
                 continue
@@ -181,6 +205,8 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
                 spilled.append(_spilled(worker, record, line, base | number, chunk.source_index))
         except Reject as exc:
             acc.rejected[exc.code] += 1
+            if exc.record_type is not None:
+                acc.unsupported[exc.record_type] += 1
             rejects.append((number, exc.code, exc.detail, line, length if over else 0))
             continue
         acc.valid += 1
@@ -232,28 +258,77 @@ def _branch(
     worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
 ) -> group.Spilled:
     branch = cast(BranchJson, record.data)  # contract-valid: the normaliser validated it
-    conversation = conversation_of(branch)
-    rollout_id = branch["rollout_id"]
+    # The trl target builds its own turns in the build stage: no conversation needed here.
+    conversation = None if worker.trl else conversation_of(branch)
     hashes, g3_hit = worker.tasks.facts(branch["task"])
+    score = BranchScore.of(branch, record.rank_given)
+    return _branch_entry(
+        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index,
+        repaired=bool(record.repairs),
+    )  # fmt: skip
+
+
+def _branch_entry(
+    worker: Worker,
+    branch: BranchJson,
+    conversation: Conversation | None,
+    hashes: tuple[str, str],
+    g3_hit: str,
+    score: BranchScore,
+    raw: bytes,
+    seq: int,
+    source_index: int,
+    *,
+    repaired: bool = False,
+) -> group.Spilled:
+    rollout_id = branch["rollout_id"]
     output, messages = b"", b""
-    if worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+    if worker.trl:  # the build stage makes the records from the repaired branch itself
+        # (unrepaired, the branch is the input line, which the spill holds anyway)
+        output = orjson.dumps(branch) if repaired else b""
+        messages_at, messages_len = 0, 0
+    elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
+        assert conversation is not None
         check = worker.check
         output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
         messages_at = output.index(_MESSAGES) + len(_MESSAGES)
-        messages_len = output.index(_AFTER_MESSAGES, messages_at) - messages_at
+        messages_len = output.rindex(_AFTER_MESSAGES, messages_at) - messages_at
     else:
+        assert conversation is not None
         messages = orjson.dumps(conversation.messages)
         messages_at, messages_len = 0, len(messages)
-    score = BranchScore.of(branch, record.rank_given)
-    answer = branch["final_answer"].encode("utf-8") if worker.dpo else b""
+    answer = score.final_answer.encode("utf-8") if worker.dpo else b""
     facts = (
         group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
         seq, source_index, g3_hit, hashes, score.total, score.usable,
         group.answer_key(score.final_answer), score.rank, score.rank_given,
-        conversation.loss_weight_tokens,
+        "default" if conversation is None else conversation.loss_weight_tokens,
     )  # fmt: skip
     separate = messages if worker.dpo else b""
     return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)
+
+
+def _typed_branch(
+    worker: Worker, branch: RolloutBranchRecord, raw: bytes, seq: int, source_index: int
+) -> group.Spilled:
+    """``_branch`` of a record the typed decoder accepted: read from its Struct, no dict made
+    of it; the same spill entry, to the byte."""
+    task, rollout_id, answer_text = branch.task, branch.rollout_id, branch.final_answer
+    conversation = build_typed_messages(task, branch.tool_call_sequence, answer_text)
+    hashes, g3_hit = worker.tasks.facts(task)
+    total = float(branch.total_score)
+    score = BranchScore(
+        branch.branch_index, total, branch.objective_status != "unknown", answer_text, branch.rank
+    )
+    # ``ppo_record`` reads these three fields of a branch.
+    fields = {"rollout_id": rollout_id, "branch_index": score.branch_index, "total_score": total}
+    try:
+        return _branch_entry(
+            worker, cast(BranchJson, fields), conversation, hashes, g3_hit, score, raw, seq,
+            source_index,
+        )  # fmt: skip
+    except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
+        raise Reject("unsupported-value", f"{BRANCH}: cannot be written: {exc}") from None
 
 
 def _layer2(

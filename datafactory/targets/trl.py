@@ -34,7 +34,7 @@ characters, which Mistral's template requires) or the producer's (``"given"``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast
 
@@ -48,6 +48,7 @@ from datafactory.records import BranchJson
 __all__ = [
     "CALL_ID_LENGTH",
     "MESSAGE_COLUMNS",
+    "RECORD_KINDS",
     "RolloutRecords",
     "TrlOptions",
     "TrlRecord",
@@ -252,9 +253,33 @@ def _branch_columns(branch: BranchJson, prefix: str = "") -> TrlRecord:
 TurnsOf: TypeAlias = Callable[[BranchJson], Turns]
 
 
-def _dpo(
-    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
-) -> TrlRecord | DpoSkip:
+class _Built:
+    """Each branch's turns and columns, built once per call (by ``id``: the branches outlive
+    the call), so the records of a rollout share them."""
+
+    def __init__(self, options: TrlOptions) -> None:
+        self.options = options
+        self._turns: dict[int, Turns] = {}
+        self._columns: dict[int, TrlRecord] = {}
+
+    def turns(self, branch: BranchJson) -> Turns:
+        turns = self._turns.get(id(branch))
+        if turns is None:
+            turns = self._turns[id(branch)] = branch_turns(branch, self.options)
+        return turns
+
+    def columns(self, branch: BranchJson) -> TrlRecord:
+        """The rollout's and the branch's columns (unprefixed) of a per-branch record."""
+        columns = self._columns.get(id(branch))
+        if columns is None:
+            columns = self._columns[id(branch)] = {
+                **_rollout_columns(branch),
+                **_branch_columns(branch),
+            }
+        return columns
+
+
+def _dpo(branches: Sequence[BranchJson], built: _Built) -> TrlRecord | DpoSkip:
     scored = [(BranchScore.of(branch), branch) for branch in branches]
     pair = choose_pair([score for score, _ in scored])
     if isinstance(pair, str):
@@ -262,8 +287,9 @@ def _dpo(
     chosen_score, rejected_score = pair
     chosen = next(branch for score, branch in scored if score is chosen_score)
     rejected = next(branch for score, branch in scored if score is rejected_score)
-    chosen_turns = turns_of(chosen)
-    rejected_turns = turns_of(rejected)
+    options = built.options
+    chosen_turns = built.turns(chosen)
+    rejected_turns = built.turns(rejected)
     return {
         "prompt": chosen_turns.prompt,
         "chosen": chosen_turns.completion,
@@ -279,63 +305,54 @@ def _in_order(branches: Sequence[BranchJson]) -> list[BranchJson]:
     return sorted(branches, key=lambda branch: int(branch["branch_index"]))
 
 
-def _prompt(
-    branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions
-) -> list[TrlRecord]:
+def _prompt(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
     records = []
     for branch in _in_order(branches):
-        turns = turns_of(branch)
+        turns = built.turns(branch)
         records.append(
             {
                 "prompt": turns.prompt,
                 "completion": turns.completion,
                 "reward": reward(total_score(branch)),
-                "tools": _tools_column(turns.tool_names, options),
-                **_rollout_columns(branch),
-                **_branch_columns(branch),
+                "tools": _tools_column(turns.tool_names, built.options),
+                **built.columns(branch),
             }
         )
     return records
 
 
-def _kto(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
+def _kto(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
     records = []
     for branch in _in_order(branches):
         if not _usable(branch) or not branch["final_answer"].strip():
             continue
-        turns = turns_of(branch)
+        turns = built.turns(branch)
         records.append(
             {
                 "prompt": turns.prompt,
                 "completion": turns.completion,
                 "label": passed(branch),
-                "tools": _tools_column(turns.tool_names, options),
-                **_rollout_columns(branch),
-                **_branch_columns(branch),
+                "tools": _tools_column(turns.tool_names, built.options),
+                **built.columns(branch),
             }
         )
     return records
 
 
-def _sft(branches: Sequence[BranchJson], turns_of: TurnsOf, options: TrlOptions) -> list[TrlRecord]:
+def _sft(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
     records = []
     for branch in _in_order(branches):
         if not passed(branch) or not branch["final_answer"].strip():
             continue
-        turns = turns_of(branch)
+        turns = built.turns(branch)
         records.append(
             {
                 "messages": turns.prompt + turns.completion,
-                "tools": _tools_column(turns.tool_names, options),
-                **_rollout_columns(branch),
-                **_branch_columns(branch),
+                "tools": _tools_column(turns.tool_names, built.options),
+                **built.columns(branch),
             }
         )
     return records
-
-
-def _turns_of(options: TrlOptions) -> TurnsOf:
-    return lambda branch: branch_turns(branch, options)
 
 
 def dpo_record(
@@ -344,7 +361,7 @@ def dpo_record(
     """The preference record of one rollout, or a ``DpoSkip`` saying why it has none (the
     reasons of ``pairs.choose_pair``; an empty rollout is ``fewer_than_two_usable_branches``
     with an empty rollout id)."""
-    return _dpo(branches, _turns_of(options), options)
+    return _dpo(branches, _Built(options))
 
 
 def prompt_records(
@@ -352,48 +369,48 @@ def prompt_records(
 ) -> list[TrlRecord]:
     """One prompt-completion record per branch, in ``branch_index`` order, with ``reward``
     (``rank.reward``: the total score normalised to [0, 1]) and the branch's scores."""
-    return _prompt(branches, _turns_of(options), options)
+    return _prompt(branches, _Built(options))
 
 
 def kto_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
     """One unpaired record per usable branch (``objective_status`` not ``unknown``) with a
     non-blank final answer, in ``branch_index`` order; ``label`` is ``passed(branch)``."""
-    return _kto(branches, _turns_of(options), options)
+    return _kto(branches, _Built(options))
 
 
 def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) -> list[TrlRecord]:
     """The whole conversation of each passing branch with a non-blank final answer, in
     ``branch_index`` order, as ``messages``."""
-    return _sft(branches, _turns_of(options), options)
+    return _sft(branches, _Built(options))
+
+
+#: The record kinds of ``rollout_records``, by the name of its field.
+RECORD_KINDS: Final = frozenset({"dpo", "prompt", "kto", "sft"})
 
 
 class RolloutRecords(NamedTuple):
     """Every TRL record of one rollout (``rollout_records``)."""
 
-    dpo: TrlRecord | DpoSkip
+    dpo: TrlRecord | DpoSkip | None  # None: not wanted
     prompt: list[TrlRecord]
     kto: list[TrlRecord]
     sft: list[TrlRecord]
 
 
 def rollout_records(
-    branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT
+    branches: Sequence[BranchJson],
+    options: TrlOptions = _DEFAULT,
+    wanted: Collection[str] = RECORD_KINDS,
 ) -> RolloutRecords:
-    """The records of all four builders for one rollout, each branch's turns built once
-    (so records share message lists: write them, do not mutate them)."""
-    built: dict[int, Turns] = {}  # by id(): the branches outlive this call
-
-    def turns_of(branch: BranchJson) -> Turns:
-        turns = built.get(id(branch))
-        if turns is None:
-            turns = built[id(branch)] = branch_turns(branch, options)
-        return turns
-
+    """The records of the builders of ``wanted`` (of ``RECORD_KINDS``) for one rollout, each
+    branch's turns and columns built once (so records share them: write them, do not
+    mutate them); a kind not wanted gives None (``dpo``) or no record."""
+    built = _Built(options)
     return RolloutRecords(
-        _dpo(branches, turns_of, options),
-        _prompt(branches, turns_of, options),
-        _kto(branches, turns_of, options),
-        _sft(branches, turns_of, options),
+        _dpo(branches, built) if "dpo" in wanted else None,
+        _prompt(branches, built) if "prompt" in wanted else [],
+        _kto(branches, built) if "kto" in wanted else [],
+        _sft(branches, built) if "sft" in wanted else [],
     )
 
 

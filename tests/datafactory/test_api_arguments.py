@@ -118,7 +118,7 @@ def test_export_names_its_records_in_the_manifest_and_rejects(tmp_path: Path) ->
         (
             ("d", "p"),
             {"allow_missing_g3": True, "output_format": "xml"},
-            "output_format must be one of dpo, ppo, both, got 'xml'",
+            "output_format must be one of dpo, ppo, both, kto, sft, got 'xml'",
         ),
         (
             ("d", "p"),

@@ -71,7 +71,8 @@ def test_consumer_data_loop_fixture_yields_its_manifest_counts(
 
 # Every other real fixture, exported or rejected, pinned:
 # file -> (accepted, rejected by reason, DPO pairs, PPO records, DPO skips by reason, repairs)
-OTHER_FIXTURES = {
+Counts = dict[str, int]
+OTHER_FIXTURES: dict[str, tuple[int, Counts, int, int, Counts, Counts]] = {
     "trace-pipeline/golden-rollout-policy-blocked.v1.jsonl": (
         1,
         {},
@@ -90,9 +91,6 @@ OTHER_FIXTURES = {
         {"fewer_than_two_usable_branches": 1},
         {},
     ),
-    # Layer 3 records of the consumer's own format: not rollouts.
-    "trace-pipeline/samples-dpo.jsonl": (0, {"unsupported-record-type": 1}, 0, 0, {}, {}),
-    "trace-pipeline/samples-ppo.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
     # Flat tool calls with timestamps and build results without a status.
     "trace-pipeline/smoke-rollout-smoke.jsonl": (
         3,
@@ -102,9 +100,6 @@ OTHER_FIXTURES = {
         {"fewer_than_two_usable_branches": 3},
         {"build_result:status_from_exit_code": 3, "tool_call:flat_args": 3},
     ),
-    "wasmagent-js/dpo-training.v1.jsonl": (0, {"unsupported-record-type": 1}, 0, 0, {}, {}),
-    "wasmagent-js/ppo-training.v1.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
-    "wasmagent-js/eval-items.v1.jsonl": (0, {"unsupported-record-type": 2}, 0, 0, {}, {}),
     "wasmagent-js/ranked-rollouts.v1.jsonl": (
         2,
         {},
@@ -114,6 +109,29 @@ OTHER_FIXTURES = {
         {"build_result:camelcase_keys": 2, "build_result:status_alias": 2},
     ),
 }
+
+
+# Fixtures with no rollout record in them (Layer 3 records, eval items): the run stops
+# (exit 2) saying what the lines were, instead of writing empty outputs.
+NO_ROLLOUTS = {
+    "trace-pipeline/samples-dpo.jsonl": "1 DpoTrainingRecord",
+    "trace-pipeline/samples-ppo.jsonl": "2 PpoTrainingRecord",
+    "wasmagent-js/dpo-training.v1.jsonl": "1 DpoTrainingRecord",
+    "wasmagent-js/ppo-training.v1.jsonl": "2 PpoTrainingRecord",
+    "wasmagent-js/eval-items.v1.jsonl": "2 unknown",
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_ROLLOUTS))
+def test_a_fixture_without_rollouts_is_refused_naming_its_lines(
+    corpus_dir: Path, run_cli: RunCli, name: str
+) -> None:
+    run = run_cli(_fixtures(corpus_dir) / name)
+    assert run.exit_code == 2
+    assert run.stderr == (
+        f"datafactory: error: no rollout records in the inputs: {NO_ROLLOUTS[name]}\n"
+    )
+    assert not any(run.out.iterdir())
 
 
 @pytest.mark.parametrize("name", sorted(OTHER_FIXTURES))
@@ -139,10 +157,14 @@ def test_the_pinned_list_covers_every_real_fixture(corpus_dir: Path) -> None:
     jsonl = {
         str(p.relative_to(_fixtures(corpus_dir))) for p in _fixtures(corpus_dir).glob("*/*.jsonl")
     }
-    covered = set(OTHER_FIXTURES) | {
-        "wasmagent-js/rollout-branches.v1.jsonl",
-        "trace-pipeline/data-loop-rollout-branches.v1.jsonl",
-    }
+    covered = (
+        set(OTHER_FIXTURES)
+        | set(NO_ROLLOUTS)
+        | {
+            "wasmagent-js/rollout-branches.v1.jsonl",
+            "trace-pipeline/data-loop-rollout-branches.v1.jsonl",
+        }
+    )
     assert jsonl == covered
 
 

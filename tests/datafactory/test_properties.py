@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from contracts import locate
 from datafactory.run import run
 from datafactory.settings import Settings
+from wiregate.errors import UserError
 from wiregate.record_validator import ValidatorSet
 
 VALIDATORS = ValidatorSet(locate(None))
@@ -107,22 +109,30 @@ def rollout_file(draw: Any) -> list[bytes]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rollout_file(), st.sampled_from(["both", "dpo", "ppo"]))
+@example([b'{"x": 1}', b""], "both")
 def test_random_valid_input_exports_consistently(lines: list[bytes], output_format: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         source = folder / "in.jsonl"
         source.write_bytes(b"".join(line + b"\n" for line in lines))
-        result = run(
-            Settings(
-                inputs=(str(source),),
-                dpo_path=str(folder / "d.jsonl"),
-                ppo_path=str(folder / "p.jsonl"),
-                output_format=output_format,
-                rejects_path=str(folder / "r.jsonl"),
-                allow_missing_g3=True,
-                workers=1,
-            )
+        given = Settings(
+            inputs=(str(source),),
+            dpo_path=str(folder / "d.jsonl"),
+            ppo_path=str(folder / "p.jsonl"),
+            output_format=output_format,
+            rejects_path=str(folder / "r.jsonl"),
+            allow_missing_g3=True,
+            workers=1,
         )
+        unknown = [line for line in lines if line.strip()]
+        if unknown and all(line == b'{"x": 1}' for line in unknown):
+            # No line could be a rollout: the run stops saying what they were.
+            with pytest.raises(UserError) as caught:
+                run(given)
+            assert str(caught.value) == f"no rollout records in the inputs: {len(unknown)} unknown"
+            assert sorted(p.name for p in folder.iterdir()) == ["in.jsonl"]
+            return
+        result = run(given)
         assert result.exit_code == 0
         manifest = result.manifest
         assert manifest is not None

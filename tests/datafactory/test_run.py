@@ -194,35 +194,44 @@ def _export(tmp_path: Path, name: str, inputs: list[Path], **options: object) ->
     ) + orjson.dumps(manifest)
 
 
+# Both targets: the trl records are built per rollout in the workers, as Layer 3's pairs are.
+TARGETS = [{}, {"target": "trl", "card": False}]
+
+
 @TWO_CPUS
+@pytest.mark.parametrize("target", TARGETS)
 def test_workers_chunking_and_partitions_do_not_change_a_byte(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: dict[str, object]
 ) -> None:
     records = _rollouts(120)
     random.Random(3).shuffle(records)
     lines = [orjson.dumps(r) for r in records] + [b"{broken", b"", orjson.dumps(records[7])]
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    single = _export(tmp_path, "one", [path], workers=1)
-    parallel = _export(tmp_path, "two", [path], workers=2, chunk_bytes=4096)
+    single = _export(tmp_path, "one", [path], workers=1, **target)
+    parallel = _export(tmp_path, "two", [path], workers=2, chunk_bytes=4096, **target)
     assert single == parallel
     # Many partitions, each spilled to by both workers (a file of each per partition).
     monkeypatch.setattr(group, "TARGET_PARTITION_BYTES", 4096)
     assert group.Partitioning.for_inputs(expand_inputs([str(path)])).count == 64
-    partitioned = _export(tmp_path, "many", [path], workers=2, chunk_bytes=4096)
+    partitioned = _export(tmp_path, "many", [path], workers=2, chunk_bytes=4096, **target)
     assert partitioned == single
     assert b"duplicate-branch" in single
+    # trl: 120 DPO records and 360 prompt-only ones, each opening with its prompt.
+    assert single.count(b'{"prompt":[{"role":"user"') == (480 if target else 0)
 
 
-def test_input_order_does_not_change_the_outputs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("target", TARGETS)
+def test_input_order_does_not_change_the_outputs(tmp_path: Path, target: dict[str, object]) -> None:
     records = _rollouts(60)
     a = write_jsonl(tmp_path / "a.jsonl", records)
     shuffled = list(records)
     random.Random(5).shuffle(shuffled)
     b = write_jsonl(tmp_path / "b.jsonl", shuffled)
-    first = _export(tmp_path, "a", [a]).split(b'{"schema_version":"datafactory')[0]
-    second = _export(tmp_path, "b", [b]).split(b'{"schema_version":"datafactory')[0]
+    first = _export(tmp_path, "a", [a], **target).split(b'{"schema_version":"datafactory')[0]
+    second = _export(tmp_path, "b", [b], **target).split(b'{"schema_version":"datafactory')[0]
     assert first == second
+    assert first.count(b'{"prompt":[{"role":"user"') == (60 + 180 if target else 0)
 
 
 def test_python_api_matches_the_command(tmp_path: Path) -> None:

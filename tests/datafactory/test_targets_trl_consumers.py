@@ -100,6 +100,7 @@ def _build(groups: dict[str, list[BranchJson]], options: TrlOptions) -> dict[str
     for branches in groups.values():
         records = rollout_records(branches, options)
         assert records == tuple(build(branches, options) for build in _ONE_BY_ONE)
+        assert records.dpo is not None  # every kind is wanted by default
         built["dpo"] += [] if isinstance(records.dpo, DpoSkip) else [records.dpo]
         built["prompt"] += records.prompt
         built["kto"] += records.kto

@@ -89,3 +89,15 @@ def test_summary_and_empty_reports() -> None:
     assert summary(DiffResult("backward", "strict", (CHANGE,))) == (
         "INCOMPATIBLE (backward, strict): 1 change (1 warning)"
     )
+
+
+def test_markdown_code_spans_and_cells_hold_any_name() -> None:
+    from wiregate.reporters.diff import markdown_cell, markdown_code
+
+    assert markdown_code("#/properties/a") == "`#/properties/a`"
+    assert markdown_code("#/properties/a`b") == "``#/properties/a`b``"
+    assert markdown_code("`x") == "`` `x ``"
+    assert markdown_code("a|b") == "`a\\|b`"
+    assert markdown_cell("<img src=x onerror=alert(1)> a|b\nc") == (
+        "&lt;img src=x onerror=alert(1)> a\\|b c"
+    )

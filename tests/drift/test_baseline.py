@@ -86,8 +86,6 @@ HEADINGS = [
     "schemas/ppo-training-record.schema.json: breaking drift: "
     "the producer writes records the canonical contract rejects",
 ]
-INFO = [36, 17, 34, 32, 29]  # info-level changes per copy
-ACCEPTED = [33, 28, 12, 43, 40]  # findings (errors and warnings) per copy
 SKIPPED = (
     "wasmagent-protocol rollout-wire, training-record (mirror): skipped: TMP/wasmagent-protocol: "
     "no checkout of 'wasmagent-protocol' (set --repo wasmagent-protocol=PATH or "
@@ -95,14 +93,30 @@ SKIPPED = (
 )
 
 
-def _green(accepted: list[int], new: int = 0) -> list[str]:
-    """One line per copy with nothing to act on: its verdict and its counts."""
-    return [
-        f"{heading} ({f'{extra} new, ' if extra else ''}{count} accepted, {info} info-level)"
-        for heading, count, info, extra in zip(
-            HEADINGS, accepted, INFO, [new, 0, 0, 0, 0], strict=True
-        )
-    ]
+def _quiet(repository: str, copies: list[tuple[str, str, int, int]]) -> str:
+    """A repository's copies with nothing to act on, on one line: id, verdict, accepted and
+    info-level counts of each."""
+    parts = "; ".join(
+        f"{copy} {verdict} ({accepted} accepted, {info} info-level)"
+        for copy, verdict, accepted, info in copies
+    )
+    return (
+        f"{repository}: {len(copies)} copies with nothing to act on (--verbose lists each): {parts}"
+    )
+
+
+WASMAGENT_GREEN = _quiet(
+    "wasmagent-js",
+    [("rollout-wire", "breaking drift", 33, 36), ("training-record", "breaking drift", 28, 17)],
+)
+TRACE_GREEN = _quiet(
+    "trace-pipeline",
+    [
+        ("rollout-wire", "compatible drift", 12, 34),
+        ("dpo-training-record", "breaking drift", 43, 32),
+        ("ppo-training-record", "breaking drift", 40, 29),
+    ],
+)
 
 
 def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
@@ -128,7 +142,8 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     green = run()
     assert green.exit_code == 0, green.stdout
     assert _lines(green, layout) == [
-        *_green(ACCEPTED),
+        WASMAGENT_GREEN,
+        TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 156 accepted",
@@ -152,13 +167,14 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     red_again = run()
     assert red_again.exit_code == 1
     assert _lines(red_again, layout) == [
-        _green(ACCEPTED, new=1)[0],
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        f"{HEADINGS[0]} (1 new, 33 accepted, 36 info-level)",
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
         f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
-        *_green(ACCEPTED)[1:],
+        f"{HEADINGS[1]} (28 accepted, 17 info-level)",  # alone: one line of its own
+        TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 1 new, 156 accepted",
@@ -188,13 +204,14 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
     assert expired.exit_code == 1
     assert _lines(expired, layout) == [
         f"{HEADINGS[0]} (33 accepted, 1 expired, 36 info-level)",
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]"
         "  [acceptance expired 2026-12-01: editor may send an empty task until v2]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
         f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
-        *_green(ACCEPTED)[1:],
+        f"{HEADINGS[1]} (28 accepted, 17 info-level)",
+        TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
         "findings: 156 accepted, 1 expired",
@@ -221,8 +238,12 @@ def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, la
     fixed = run()
     assert fixed.exit_code == 0
     lines = _lines(fixed, layout)
-    assert lines[:6] == [*_green([32, *ACCEPTED[1:]]), SKIPPED]
-    (stale,) = lines[6:-2]
+    assert lines[:3] == [
+        WASMAGENT_GREEN.replace("(33 accepted", "(32 accepted"),
+        TRACE_GREEN,
+        SKIPPED,
+    ]
+    (stale,) = lines[3:-2]
     assert stale.startswith(
         "stale baseline entry accepted[104]: wasmagent-js rollout-wire minimum-loosened at "
         f"{RECORD}/properties/rank/minimum ("
@@ -264,6 +285,7 @@ def test_baseline_file_errors_are_one_line_naming_the_key(run: Run, layout: Path
             'accepted[0].expires: "2026-12-01T10:00:00" does not match '
         ),
         f'version = 1\n{entry}reason = " "\n': 'accepted[0].reason: " " does not match "\\S"',
+        f'version = 1\n{entry}reason = "\\u200b\\u3000"\n': "accepted[0].reason: holds no visible word",
         f'version = 1\n{entry}reason = "r"\n{entry}reason = "r"\n': (
             "accepted[1].fingerprint: 0123456789abcdef is accepted twice for wasmagent-js "
             "rollout-wire (also accepted[0])"
@@ -284,7 +306,10 @@ def test_baseline_file_errors_are_one_line_naming_the_key(run: Run, layout: Path
 def test_baseline_command_usage_errors(run: Run, layout: Path) -> None:
     cases = {
         (): "give --reason TEXT to accept the current findings, or --prune",
-        ("--reason", " "): "--reason: give the reason the findings are accepted",
+        ("--reason", " "): "--reason: give the reason the findings are accepted (in words)",
+        ("--reason", "\u200b\u00a0\u202e"): (
+            "--reason: give the reason the findings are accepted (in words)"
+        ),
         ("--expires", "2027-01-01", "--prune"): (
             "--expires dates the entries --reason adds: give --reason too"
         ),

@@ -63,7 +63,7 @@ def test_missing_checkout_is_skipped_and_fails_only_with_strict(run: Run, root: 
     assert result.stdout.splitlines() == [
         "producer wire (producer, must be forward compatible): skipped",
         f"    {expected}",
-        "1 copies: 1 skipped (strict)",
+        "1 copy: 1 skipped (strict)",
     ]
     strict = run("--strict")
     assert strict.exit_code == 1
@@ -120,7 +120,7 @@ def test_not_found_lists_the_paths_tried(run: Run, tmp_path: Path) -> None:
         "producer wire (producer, must be forward compatible): not found",
         f"    {tmp_path / 'producer'}: copy 'wire' not found "
         "(tried: schemas/rollout-wire.schema.json, vendor/rollout-wire.schema.json)",
-        "1 copies: 1 not found (strict)",
+        "1 copy: 1 not found (strict)",
     ]
     strict = run("--repo", f"producer={tmp_path / 'producer'}", "--strict")
     assert strict.exit_code == 1

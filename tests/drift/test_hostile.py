@@ -236,3 +236,27 @@ def test_signals_exit_130_and_143_without_traceback_or_temporary_files(
     assert stderr.decode() == line + "\n"
     assert list(temp.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
+
+
+def test_a_checkout_path_too_long_or_not_a_directory_is_one_line(
+    wiregate_root: Callable[[str], Path], tmp_path: Path
+) -> None:
+    root = wiregate_root(MIRRORS)
+    long_name = "a" * 300
+    deep = "a/" * 3000
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    cases = {
+        long_name: f"{long_name}: checkout of 'producer' not found: File name too long",
+        deep: f"{deep.rstrip('/')}: checkout of 'producer' not found: File name too long",
+        str(a_file): f"{a_file}: checkout of 'producer' not found: not a directory (a file)",
+    }
+    for path, message in cases.items():
+        result = _drift(root, "--repo", f"producer={path}")
+        assert result.exit_code == 2, result.output
+        assert _one_error_line(result) == message
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    baseline = _drift(root, "--baseline", str(fifo))
+    assert baseline.exit_code == 2
+    assert _one_error_line(baseline) == f"{fifo}: not a regular file (a FIFO)"

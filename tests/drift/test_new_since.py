@@ -30,8 +30,8 @@ BIN = Path(sys.executable).parent
 def _new_finding(copy_at: str) -> str:
     """The root change dropping the task's minLength makes, where the copy writes it."""
     return (
-        "    error: wasmagent-js's copy differs from the contract at `RolloutBranchRecord.task` "
-        "(min-length-removed): wasmagent-js may write records the contract rejects "
+        "    error: wasmagent-js has no minLength at `RolloutBranchRecord.task`; the contract has "
+        "minLength 1 (min-length-removed): wasmagent-js may write records the contract rejects "
         f"[1 change in RolloutBranchRecord; copy {copy_at}, contract 83:37]"
     )
 
@@ -80,7 +80,7 @@ def test_only_findings_added_since_the_ref_fail(producer: Path, repo_root: Path)
         "the producer writes records the canonical contract rejects "
         "(0 new, 33 present at HEAD, 36 info-level)"
     )
-    assert lines[-1] == ("1 copies: 1 breaking drift (strict); findings: 0 new, 33 present at HEAD")
+    assert lines[-1] == ("1 copy: 1 breaking drift (strict); findings: 0 new, 33 present at HEAD")
     assert _drift(repo_root, producer).exit_code == 1  # without it: the drift of old
 
     # More compatible: one finding goes, nothing comes.

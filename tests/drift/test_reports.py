@@ -323,3 +323,24 @@ def test_required_messages_name_the_names_of_their_own_rule() -> None:
     assert _words(removed, "consumer", contract, copy).startswith(
         "trace-pipeline reads records without b in `R`; the contract requires it"
     )
+
+
+def test_a_dependency_one_side_has_names_its_property() -> None:
+    contract = {"$defs": {"R": {"dependentRequired": {"a": ["b"]}}}}
+    copy: dict[str, Any] = {"$defs": {"R": {}}}
+    removed = Change(
+        "dependent-required-removed", "warning", "#/$defs/R/dependentRequired/a", "#/$defs/R",
+        "", True, False,
+    )  # fmt: skip
+    assert _words(removed, "producer", contract, copy) == (
+        'wasmagent-js has no dependentRequired for a in `R`; the contract requires ["b"] with '
+        "it (dependent-required-removed): wasmagent-js may write records the contract rejects"
+    )
+    added = Change(
+        "dependent-required-added", "error", "#/$defs/R", "#/$defs/R/dependentRequired/a",
+        "", False, True,
+    )  # fmt: skip
+    assert _words(added, "consumer", copy, contract).startswith(
+        'trace-pipeline has dependentRequired for a in `R` (requires ["b"] with it); the '
+        "contract has none (dependent-required-added)"
+    )

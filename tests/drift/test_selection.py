@@ -62,7 +62,7 @@ def test_copy_selects_and_a_missing_copy_fails_with_the_paths_tried(
     assert only_wire.exit_code == 0
     assert only_wire.stdout.splitlines() == [
         f"producer wire (producer, must be forward compatible) {WIRE}: identical",
-        "1 copies: 1 identical (strict)",
+        "1 copy: 1 identical (strict)",
     ]
     both = _invoke(
         root, "drift", "--repo", f"producer={checkout}", "--copy", "wire", "--copy", "training"
@@ -106,7 +106,7 @@ def test_check_selects_copies_too(
     failing = _invoke(root, *args)
     assert "drift     failed   2 copies: 1 identical, 1 not found (strict)" in failing.stdout
     passing = _invoke(root, *args, "--copy", "wire")
-    assert "drift     passed   1 copies: 1 identical (strict)" in passing.stdout.splitlines()
+    assert "drift     passed   1 copy: 1 identical (strict)" in passing.stdout.splitlines()
 
 
 def test_history_since_skips_an_unreadable_revision(

@@ -224,7 +224,7 @@ def test_a_model_that_is_not_a_class_or_not_there(governed: Path) -> None:
             "gov wire (producer, must be forward compatible): not found",
             f"    {governed}/gov: copy 'wire' not found (tried: models/nowhere.py, "
             "models/nowhere/__init__.py)",
-            "1 copies: 1 not found (strict)",
+            "1 copy: 1 not found (strict)",
         ],
     )
     python(governed, "models.wire:Plain")
@@ -260,7 +260,7 @@ def test_a_warm_cache_needs_no_tool_and_an_edit_is_seen(
 ) -> None:
     typescript(governed)
     code, cold, _ = drift(governed)
-    assert (code, cold[-1]) == (0, "1 copies: 1 compatible drift (strict)"), cold
+    assert (code, cold[-1]) == (0, "1 copy: 1 compatible drift (strict)"), cold
     # Warm: node is not needed any more.
     monkeypatch.setenv("WIREGATE_NODE", str(governed / "no-node"))
     assert drift(governed) == (code, cold, [])

@@ -13,7 +13,7 @@ def test_a_step_summary_is_escaped_when_it_is_the_annotation() -> None:
     report = CheckReport(
         steps=(
             StepResult("codegen", StepStatus.ERROR, "50% done\r\nthen: stopped, badly"),
-            StepResult("drift", StepStatus.PASSED, "1 copies: 1 identical"),
+            StepResult("drift", StepStatus.PASSED, "1 copy: 1 identical"),
         )
     )
     assert render_github(report).splitlines()[0] == (

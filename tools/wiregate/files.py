@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import stat
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,8 @@ __all__ = [
     "MAX_DEPTH",
     "NotReadable",
     "Skipped",
+    "not_a_directory",
+    "not_a_regular_file",
     "read_regular",
     "walk_files",
 ]
@@ -49,6 +51,32 @@ class NotReadable(Exception):
 
 def _kind(mode: int) -> str:
     return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def not_a_directory(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` (symlinks followed) is no directory to read a checkout from, or None when
+    it is one: ``no such directory``, ``not a directory (a FIFO)``, or the system's reason
+    (a name too long)."""
+    return _not_a(path, stat.S_ISDIR, "no such directory", "not a directory")
+
+
+def not_a_regular_file(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` (symlinks followed) is no regular file to read, or None when it is one."""
+    return _not_a(path, stat.S_ISREG, "file not found", "not a regular file")
+
+
+def _not_a(
+    path: str | os.PathLike[str], wanted: Callable[[int], bool], missing: str, other: str
+) -> str | None:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return missing
+    except (OSError, ValueError) as exc:  # a name too long, a NUL, a loop, no permission
+        return getattr(exc, "strerror", None) or str(exc)
+    if wanted(mode):
+        return None
+    return f"{other} ({'a file' if stat.S_ISREG(mode) else _kind(mode)})"
 
 
 def read_regular(path: str | os.PathLike[str], max_bytes: int, *, follow: bool = True) -> bytes:

@@ -27,6 +27,7 @@ from wiregate.diff import Change
 from wiregate.diff.fingerprint import DRIFT_SCHEME, change_fingerprints
 from wiregate.drift.config import load_config_toml
 from wiregate.errors import UserError
+from wiregate.files import not_a_regular_file
 
 if TYPE_CHECKING:
     from wiregate.drift.result import DriftReport
@@ -104,6 +105,12 @@ class Baseline:
         return self._by_key.get((repository, copy, fingerprint))
 
 
+def has_words(text: str) -> bool:
+    """``text`` holds a letter, number, punctuation mark or symbol: not only spaces and
+    invisible characters (zero-width, bidi controls, no-break spaces)."""
+    return any(unicodedata.category(char)[0] in "LNPS" for char in text)
+
+
 def parse_date(value: str, what: str) -> date:
     """A ``YYYY-MM-DD`` date; anything else is a one-line UserError naming ``what``."""
     try:
@@ -158,8 +165,9 @@ def load_baseline(
     """The baseline beside ``contract`` (or at ``path``), validated. A file that does not
     exist accepts nothing (``must_exist``: a file named by the user to read from must be
     there); every mistake in one that does is a one-line UserError."""
-    if must_exist and path is not None and not path.is_file():
-        raise UserError(f"{path}: file not found")
+    problem = not_a_regular_file(path) if must_exist and path is not None else None
+    if problem is not None:
+        raise UserError(f"{path}: {problem}")
     path = path or contract.directory / BASELINE_FILE
     if not path.exists():
         return Baseline(path)
@@ -180,6 +188,8 @@ def load_baseline(
             expires=parse_date(expires, f"{path}: {where}.expires") if expires else None,
             where=where,
         )
+        if not has_words(entry.reason):
+            raise UserError(f"{path}: {where}.reason: holds no visible word")
         if entry.key in seen:
             raise UserError(
                 f"{path}: {where}.fingerprint: {entry.fingerprint} is accepted twice for "
@@ -303,8 +313,8 @@ def update_baseline(
     """Accept every finding of ``report`` that the baseline does not list yet (when a
     ``reason`` is given) and, with ``prune``, drop the entries the report found stale.
     Entries already listed are kept as they are: their reason and date do not change."""
-    if reason is not None and not reason.strip():
-        raise UserError("--reason: give the reason the findings are accepted")
+    if reason is not None and not has_words(reason):
+        raise UserError("--reason: give the reason the findings are accepted (in words)")
     existing = {entry.key for entry in baseline.entries}
     added: dict[tuple[str, str, str], BaselineEntry] = {}
     if reason is not None:

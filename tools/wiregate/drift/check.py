@@ -31,6 +31,7 @@ from wiregate.drift.copies import CopySource, CopyUnreadable, FoundCopy, GitTree
 from wiregate.drift.findings import make_finding
 from wiregate.drift.result import CopyResult, DriftReport, Triage, Verdict, is_breaking
 from wiregate.errors import UserError
+from wiregate.files import not_a_directory
 from wiregate.positions import PositionIndex
 from wiregate.sources import DocumentError, parse_document
 
@@ -213,7 +214,7 @@ def _mark_old(
         tree = GitTree(checkout, ref)
     except UserError as exc:
         if not _unborn(checkout):
-            return [replace(r, verdict=Verdict.ERROR, message=str(exc)) for r in results]
+            return [_not_judged(r, str(exc)) for r in results]
         return results
     known: dict[str, frozenset[str]] = {}
     try:
@@ -234,6 +235,21 @@ def _mark_old(
         )
         marked.append(replace(result, triage=triage, new_since_commit=tree.commit))
     return marked
+
+
+def _not_judged(result: CopyResult, message: str) -> CopyResult:
+    """A copy that could not be judged after all (its state at --new-since cannot be read):
+    an error, with nothing of the comparison that cannot count."""
+    return replace(
+        result,
+        verdict=Verdict.ERROR,
+        message=message,
+        changes=(),
+        failed=(),
+        triage=(),
+        judged=(),
+        reproduce=None,
+    )
 
 
 def _unborn(checkout: Path) -> bool:
@@ -329,9 +345,10 @@ def _check_repository(
             **fields,
         )
 
-    if not checkout.is_dir():
+    problem = not_a_directory(checkout)
+    if problem is not None:
         if explicit:
-            message = f"{checkout}: checkout of {repository.name!r} not found: no such directory"
+            message = f"{checkout}: checkout of {repository.name!r} not found: {problem}"
             return [result(spec, Verdict.ERROR, message=message) for spec in specs]
         message = (
             f"{checkout}: no checkout of {repository.name!r} "

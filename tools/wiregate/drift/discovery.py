@@ -29,7 +29,14 @@ from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import CopySpec, load_mirrors
 from wiregate.drift.expected import expected_copy
 from wiregate.errors import UserError
-from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, Skipped, read_regular, walk_files
+from wiregate.files import (
+    DEFAULT_MAX_BYTES,
+    NotReadable,
+    Skipped,
+    not_a_directory,
+    read_regular,
+    walk_files,
+)
 from wiregate.pointer import fragment
 from wiregate.sources import parse_document
 
@@ -180,8 +187,9 @@ def scan(
     """The candidates under ``checkout`` (in its work tree, or committed at ``ref``), best
     coverage first, and what was skipped (a FIFO, a device, a file over ``max_bytes``, a
     folder too deep), each with its reason."""
-    if not checkout.is_dir():
-        raise UserError(f"{checkout}: no such directory")
+    problem = not_a_directory(checkout)
+    if problem is not None:
+        raise UserError(f"{checkout}: {problem}")
     ours = _Fingerprints(contract)
     found: list[Candidate] = []
     skipped: list[Skipped] = []
@@ -207,8 +215,15 @@ def scan(
     return found, skipped
 
 
-def _work_tree_files(root: Path, max_bytes: int) -> Iterator[tuple[str, bytes] | Skipped]:
-    for item in walk_files(root, ".json", SKIPPED_DIRS):
+def _work_tree_files(
+    root: Path,
+    max_bytes: int,
+    suffixes: str | tuple[str, ...] = ".json",
+    skipped_dirs: frozenset[str] = SKIPPED_DIRS,
+) -> Iterator[tuple[str, bytes] | Skipped]:
+    """The work tree's files with those suffixes, read (a bounded number of bytes), or why
+    one was skipped."""
+    for item in walk_files(root, suffixes, skipped_dirs):
         if isinstance(item, Skipped):
             yield item
             continue
@@ -352,15 +367,7 @@ def _code_files(
     if ref is not None:
         yield from _git_files(checkout, ref, max_bytes, _CODE_SUFFIXES, CODE_SKIPPED_DIRS)
         return
-    for item in walk_files(checkout, _CODE_SUFFIXES, CODE_SKIPPED_DIRS):
-        if isinstance(item, Skipped):
-            yield item
-            continue
-        relative, path = item
-        try:
-            yield relative, read_regular(path, max_bytes)
-        except NotReadable as exc:
-            yield Skipped(relative, str(exc))
+    yield from _work_tree_files(checkout, max_bytes, _CODE_SUFFIXES, CODE_SKIPPED_DIRS)
 
 
 def _code_candidates(

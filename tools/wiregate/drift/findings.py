@@ -192,6 +192,76 @@ def _required_words(
     return f"{who} requires {shown} in {where}; the contract does not"
 
 
+_DEPENDENT = ("dependentRequired", "dependentSchemas")
+
+
+def _dependency_words(
+    change: Change,
+    old_tokens: list[str],
+    new_tokens: list[str],
+    who: str,
+    where: str,
+    contract: Any,
+    copy: Any,
+) -> str | None:
+    """A dependency that one side has for a property: ``trace-pipeline has no
+    dependentRequired for chosen_branch in `Provenance`; the contract requires
+    ["rejected_branch"] with it``."""
+    for only, tokens, document, pointer in (
+        ("contract", old_tokens, contract, change.old_pointer),
+        ("copy", new_tokens, copy, change.new_pointer),
+    ):
+        if len(tokens) >= 2 and tokens[-2] in _DEPENDENT:
+            keyword, name = tokens[-2], tokens[-1]
+            other = new_tokens if only == "contract" else old_tokens
+            if other[-2:] == tokens[-2:]:
+                return None  # both have it: a change of the dependency itself
+            found, value = _value(document, pointer)
+            shown = f" {dumps(value)}" if found and keyword == "dependentRequired" else ""
+            if only == "contract":
+                return (
+                    f"{who} has no {keyword} for {name} in {where}; the contract requires"
+                    f"{shown or ' a schema'} with it"
+                )
+            return (
+                f"{who} has {keyword} for {name} in {where} (requires{shown or ' a schema'} "
+                "with it); the contract has none"
+            )
+    return None
+
+
+def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: Any) -> str | None:
+    """A keyword or a property that only one side has, when one pointer names it and the
+    other its parent: ``wasmagent-js has no minLength at `R.task`; the contract has minLength
+    1``, ``trace-pipeline does not declare `R.seed`; the contract does``."""
+    old_tokens, new_tokens = split(change.old_pointer), split(change.new_pointer)
+    dependency = _dependency_words(change, old_tokens, new_tokens, who, where, contract, copy)
+    if dependency is not None:
+        return dependency
+    if len(old_tokens) == len(new_tokens) + 1 and old_tokens[:-1] == new_tokens:
+        only, tokens, document = "contract", old_tokens, contract
+    elif len(new_tokens) == len(old_tokens) + 1 and new_tokens[:-1] == old_tokens:
+        only, tokens, document = "copy", new_tokens, copy
+    else:
+        return None
+    if len(tokens) >= 2 and tokens[-2] in ("properties", "patternProperties"):
+        if only == "contract":
+            return f"{who} does not declare {where}; the contract does"
+        return f"{who} declares {where}; the contract does not"
+    keyword = tokens[-1]
+    if keyword in _INTO or keyword in _STEP or keyword in _COMBINATORS or keyword.isdigit():
+        return None
+    found, value = _value(
+        document, change.old_pointer if only == "contract" else change.new_pointer
+    )
+    if not found or isinstance(value, dict):
+        return None
+    shown = _shown(keyword, value)
+    if only == "contract":
+        return f"{who} has no {keyword} at {where}; the contract has {keyword} {shown}"
+    return f"{who} has {keyword} {shown} at {where}; the contract has none"
+
+
 def _message(
     change: Change,
     breaking: bool,
@@ -225,7 +295,9 @@ def _message(
             f"the contract has {keyword} {contract_value}"
         )
     else:
-        said = f"{who}'s copy differs from the contract at {where}"
+        said = _one_sided_words(change, who, where, contract, copy) or (
+            f"{who}'s copy differs from the contract at {where}"
+        )
     if not breaking:
         if writes:
             return f"{said}{rule}; not breaking: every record {who} writes meets the contract"

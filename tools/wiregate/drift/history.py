@@ -22,6 +22,7 @@ from wiregate.drift.config import (
 )
 from wiregate.drift.result import FIRST_VISIBLE, HistoryEntry, HistoryReport, Verdict
 from wiregate.errors import UserError
+from wiregate.files import not_a_directory
 from wiregate.sources import parse_document
 
 if TYPE_CHECKING:
@@ -55,8 +56,9 @@ def run_history(
         )
     specs = tuple(spec for spec in specs if spec.kind != "generated")
     checkout, _ = config.checkout(repository, dict(overrides or {}), environ)
-    if not checkout.is_dir():
-        raise UserError(f"{checkout}: checkout of {repository.name!r} not found: no such directory")
+    problem = not_a_directory(checkout)
+    if problem is not None:
+        raise UserError(f"{checkout}: checkout of {repository.name!r} not found: {problem}")
     return tuple(
         _copy_history(contract, repository, spec, checkout, ref, config.max_file_bytes)
         for spec in specs

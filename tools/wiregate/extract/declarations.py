@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from wiregate.extract.typescript import _node, _tool_versions, node_modules_dir, timeout_seconds
+from wiregate.extract.typescript import _node, _tool_versions, timeout_seconds
+from wiregate.node import node_modules_dir
 
 __all__ = ["Declaration", "DeclarationError", "python_declarations", "typescript_declarations"]
 

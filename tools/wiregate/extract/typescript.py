@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import Any
 
 from wiregate.errors import UserError
 from wiregate.extract import cache as extract_cache
+from wiregate.node import NodeToolMissing, find_node, node_modules_dir, package_versions
 from wiregate.pointer import PointerError, join, split
 
 __all__ = [
@@ -31,7 +31,6 @@ __all__ = [
     "ExtractionError",
     "SourcePosition",
     "extract_types",
-    "node_modules_dir",
     "tsconfig_for",
 ]
 
@@ -112,38 +111,19 @@ def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
     return seconds
 
 
-def node_modules_dir() -> Path:
-    """Where ``npm ci`` installed the tools: ``$WIREGATE_NODE_MODULES``, else ``node_modules``
-    in the wiregate checkout this package runs from."""
-    override = os.environ.get("WIREGATE_NODE_MODULES")
-    if override:
-        return Path(override)
-    return Path(__file__).resolve().parents[3] / "node_modules"
-
-
 def _node() -> str:
-    node = os.environ.get("WIREGATE_NODE") or shutil.which("node")
-    if not node or not os.access(node, os.X_OK) or os.path.isdir(node):
-        where = f" ({node})" if node else ""
-        raise ExtractionError(
-            f"node not found{where}: TypeScript copies need Node.js 20 or newer on PATH "
-            "(or WIREGATE_NODE)"
-        )
-    return node
+    try:
+        return find_node("TypeScript copies need")
+    except NodeToolMissing as exc:
+        raise ExtractionError(str(exc)) from None
 
 
 @cache
 def _tool_versions(modules: Path) -> tuple[str, ...]:
-    versions = []
-    for package in _PACKAGES:
-        try:
-            manifest = json.loads((modules / package / "package.json").read_bytes())
-            versions.append(f"{package}@{manifest['version']}")
-        except (OSError, ValueError, KeyError, TypeError):
-            raise ExtractionError(
-                f"{package} is not installed in {modules}: run `make venv` "
-                "(or `npm ci` in the wiregate checkout)"
-            ) from None
+    try:
+        versions = package_versions(modules, _PACKAGES, "@")
+    except NodeToolMissing as exc:
+        raise ExtractionError(str(exc)) from None
     versions.append(hashlib.sha256(_SCRIPT.read_bytes()).hexdigest())
     return tuple(versions)
 

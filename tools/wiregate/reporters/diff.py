@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
@@ -99,8 +100,19 @@ def github_annotation(
     )
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def markdown_cell(text: str) -> str:
+    """Text in a Markdown table cell: ``|`` escaped, a newline a space, ``<`` an entity (a
+    name from a schema never becomes raw HTML)."""
+    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+
+
+def markdown_code(text: str) -> str:
+    """``text`` as a code span in a table cell, whatever backticks it holds (CommonMark: a
+    longer run of backticks around it, padded when it starts or ends with one)."""
+    longest = max((len(run) for run in re.findall("`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return fence + padded.replace("|", "\\|").replace("\n", " ") + fence
 
 
 def markdown_table(changes: Iterable[Change]) -> str:
@@ -112,8 +124,9 @@ def markdown_table(changes: Iterable[Change]) -> str:
     for c in changes:
         backward = _effect(c, c.backward) + (f" ({c.tolerated_by})" if c.tolerated_by else "")
         lines.append(
-            f"| {c.level} | `{c.id}` | `{_cell(c.old_pointer)}` | `{_cell(c.new_pointer)}` | "
-            f"{_cell(c.message)} | {backward} | {_effect(c, c.forward)} |"
+            f"| {c.level} | `{c.id}` | {markdown_code(c.old_pointer)} | "
+            f"{markdown_code(c.new_pointer)} | {markdown_cell(c.message)} | {backward} | "
+            f"{_effect(c, c.forward)} |"
         )
     return "\n".join(lines)
 
@@ -188,8 +201,8 @@ def render_github(result: DiffResult) -> str:
 
 
 def _draft_to_markdown(side: str, choice: DraftChoice) -> str:
-    why = f"{choice.how}: `{choice.evidence}`" if choice.evidence else choice.how
-    return f"- {side}: **{choice.draft}** ({_cell(why)})\n"
+    why = f"{choice.how}: {markdown_code(choice.evidence)}" if choice.evidence else choice.how
+    return f"- {side}: **{choice.draft}** ({markdown_cell(why)})\n"
 
 
 def render_markdown(result: DiffResult) -> str:

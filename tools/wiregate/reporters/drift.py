@@ -32,6 +32,8 @@ from wiregate.exactjson import dumps
 from wiregate.reporters.diff import (
     change_to_json,
     change_to_text,
+    markdown_cell,
+    markdown_code,
     witness_line,
 )
 from wiregate.reporters.github import workflow_command
@@ -155,7 +157,12 @@ def _summary(report: DriftReport) -> str:
         for verdict in Verdict
         if report.count(verdict)
     ]
-    line = f"{len(report.results)} copies: " + ", ".join(counts) + policy_note(report.results)
+    count = len(report.results)
+    line = (
+        f"{count} cop{'y' if count == 1 else 'ies'}: "
+        + ", ".join(counts)
+        + policy_note(report.results)
+    )
     findings = _finding_counts(report.results, report)
     if findings:
         line += f"; findings: {findings}"
@@ -305,16 +312,23 @@ def render_text(report: DriftReport, *, verbose: bool = False) -> str:
 def body_lines(report: DriftReport, *, verbose: bool = False) -> list[str]:
     """The text report without its summary line (``wiregate check`` shows it as details).
 
-    A copy with nothing to act on is one line; the reproducing command is shown where a
-    root change is (always with ``verbose``); copies skipped for the same reason in one
-    repository (its checkout is absent) share one line."""
+    A copy with nothing to act on is one line, and a repository's copies with nothing to act
+    on share one (``verbose``: a line each); the reproducing command is shown where a root
+    change is (always with ``verbose``); copies skipped for the same reason in one repository
+    (its checkout is absent) share one line."""
     lines = []
     skipped = _skipped_together(report.results)
+    quiet = {} if verbose else _quiet_together(report.results)
     for result in report.results:
         group = skipped.get(id(result))
         if group is not None:
             if group[0] is result:
                 lines.append(_skipped_line(group))
+            continue
+        group = quiet.get(id(result))
+        if group is not None:
+            if group[0] is result:
+                lines.append(_quiet_line(group, report))
             continue
         heading = _copy_heading(result)
         if result.breaks:
@@ -348,6 +362,32 @@ def _skipped_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResul
         if result.verdict is Verdict.SKIPPED:
             groups.setdefault((result.repository, result.message or ""), []).append(result)
     return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _quiet_together(results: Sequence[CopyResult]) -> dict[int, list[CopyResult]]:
+    """A repository's drifted copies that list nothing (every finding accepted or there at
+    --new-since: no root change to act on), when there are several. Identical and equivalent
+    copies keep a line each, with the path that was read."""
+    groups: dict[str, list[CopyResult]] = {}
+    for result in results:
+        if result.verdict.drifted and not result.entries and not result.message:
+            groups.setdefault(result.repository, []).append(result)
+    return {id(r): group for group in groups.values() if len(group) > 1 for r in group}
+
+
+def _quiet_line(group: list[CopyResult], report: DriftReport) -> str:
+    """``trace-pipeline: 3 copies with nothing to act on: rollout-wire compatible drift (12
+    accepted, 34 info-level); ...``."""
+    parts = []
+    for result in group:
+        counts = _copy_counts(result, report)
+        parts.append(
+            f"{result.copy_id} {_verdict_text(result.verdict)}" + (f" ({counts})" if counts else "")
+        )
+    return (
+        f"{group[0].repository}: {len(group)} copies with nothing to act on "
+        f"(--verbose lists each): {'; '.join(parts)}"
+    )
 
 
 def _skipped_line(group: list[CopyResult]) -> str:
@@ -524,13 +564,12 @@ def render_github(report: DriftReport) -> str:
     return render_lines(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+_MARKDOWN_HEAD = "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |"
 
 
 def _place(pointer: str, location: Location | None) -> str:
     line = f" (line {location.line})" if location else ""
-    return f"`{_cell(pointer)}`{line}"
+    return f"{markdown_code(pointer)}{line}"
 
 
 def render_markdown(report: DriftReport) -> str:
@@ -543,21 +582,28 @@ def render_markdown(report: DriftReport) -> str:
     for result in report.results:
         lines.append(
             f"| {result.repository} | {result.copy_id} | {result.role} | {result.direction} "
-            f"| {f'`{result.path}`' if result.path else '-'} | {_verdict_text(result.verdict)} |"
+            f"| {markdown_code(result.path) if result.path else '-'} "
+            f"| {_verdict_text(result.verdict)} |"
         )
     for result in report.results:
         if result.message:
-            lines += ["", f"**{result.repository} {result.copy_id}**: {result.message}"]
+            lines += [
+                "",
+                f"**{result.repository} {result.copy_id}**: {markdown_cell(result.message)}",
+            ]
         if result.verdict.drifted:
             breaks = f": {'; '.join(result.breaks)}" if result.breaks else ""
             lines += [
                 "",
                 f"#### {result.repository} {result.copy_id}: {_verdict_text(result.verdict)}"
                 f"{breaks}",
-                "",
-                "| Level | Rules | Contract | Copy | What goes wrong | Changes | Record types |",
-                "| --- | --- | --- | --- | --- | --- | --- |",
             ]
+            if result.entries:
+                lines += [
+                    "",
+                    _MARKDOWN_HEAD,
+                    "| --- | --- | --- | --- | --- | --- | --- |",
+                ]
             for entry in result.entries:
                 head = entry.head
                 rules = ", ".join(f"`{rule}`" for rule in entry.rule_ids)
@@ -565,7 +611,7 @@ def render_markdown(report: DriftReport) -> str:
                     f"| {entry.level} | {rules} "
                     f"| {_place(head.change.old_pointer, head.contract_location)} "
                     f"| {_place(head.change.new_pointer, head.copy_location)} "
-                    f"| {_cell(head.message)} | {len(entry.findings)} "
+                    f"| {markdown_cell(head.message)} | {len(entry.findings)} "
                     f"| {', '.join(entry.record_types)} |"
                 )
             summary = _copy_summary(result)

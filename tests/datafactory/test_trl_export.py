@@ -1,0 +1,424 @@
+"""``--target trl`` through the export engine: the builders of ``datafactory.targets.trl``
+run per rollout in the build stage, every line checked for its trainer's shape, counted in
+the manifest, written atomically behind G3, with a dataset card next to the outputs; and a
+run with no rollout record in it stops (exit 2) saying what the lines were."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, cast
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from datafactory import export
+from datafactory.card import features
+from datafactory.cli import main
+from datafactory.contract import exporter_contract
+from datafactory.records import BranchJson
+from datafactory.repair import normalise_value
+from datafactory.stages import build
+from datafactory.targets.shape import shape_problem
+from datafactory.targets.trl import TrlOptions, rollout_records
+from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
+from wiregate.record_validator import ValidatorSet
+
+CALLS = [
+    {"tool_name": "read_file", "arguments": {"path": "a.py"}, "result": "def f(): pass"},
+    {"tool_name": "write_file", "arguments": {"path": "a.py", "text": "x"}, "result": "ok"},
+]
+
+
+def _rollout(rollout_id: str = "r-1", first_rank: int = 0) -> list[dict[str, Any]]:
+    """A rollout whose passing branch is branch 1, ranked from 0 as wasmagent-js ranks."""
+    return [
+        branch(
+            rollout_id, 0, objective_score=0, total_score=0.2, rank=first_rank + 1,
+            final_answer="gave up", tool_call_sequence=CALLS[:1],
+        ),
+        branch(
+            rollout_id, 1, objective_score=1, total_score=1.3, rank=first_rank,
+            final_answer="done", tool_call_sequence=CALLS, judge_score=10,
+            provenance={"source": "bscode-smoke", "model_id": "m-7"},
+        ),
+    ]  # fmt: skip
+
+
+def _trl(run_cli: RunCli, path: Path, *args: str) -> Any:
+    return run_cli(path, args=("--target", "trl", *args))
+
+
+def test_trl_writes_the_builders_records_with_each_branch_own_trajectory(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = _trl(run_cli, path)
+    assert result.exit_code == 0, result.stderr
+    [dpo] = result.dpo()
+    assert dpo["prompt"] == [{"role": "user", "content": "Add a hello world button to the page"}]
+    assert (dpo["chosen_branch"], dpo["rejected_branch"]) == (1, 0)  # rank 0 costs nothing
+    assert [m["role"] for m in dpo["chosen"]] == ["assistant", "tool"] * 2 + ["assistant"]
+    assert [m["role"] for m in dpo["rejected"]] == ["assistant", "tool", "assistant"]
+    assert dpo["chosen"][-1]["content"] == "done"
+    assert dpo["rejected"][-1]["content"] == "gave up"
+    assert dpo["chosen"][2]["tool_calls"][0]["function"] == {
+        "name": "write_file",
+        "arguments": '{"path":"a.py","text":"x"}',
+    }
+    assert (dpo["source"], dpo["model_id"]) == ("bscode-smoke", "m-7")
+    assert [(p["branch_index"], p["reward"]) for p in result.ppo()] == [(0, 0.2 / 1.3), (1, 1.0)]
+    # The engine writes what the builders make of the repaired branches, byte for byte.
+    validators = ValidatorSet(exporter_contract())
+    repaired = [cast(BranchJson, normalise_value(b, validators).data) for b in _rollout()]
+    expected = rollout_records(repaired, TrlOptions())
+    assert (result.out / "dpo.jsonl").read_bytes() == orjson.dumps(expected.dpo) + b"\n"
+    assert (result.out / "ppo.jsonl").read_bytes() == b"".join(
+        orjson.dumps(r) + b"\n" for r in expected.prompt
+    )
+    manifest = result.manifest()
+    assert manifest["target"] == "trl"
+    assert manifest["trl"] == {
+        "format": "both",
+        "tool_arguments": "string",
+        "tools": None,
+        "kto": {"records": 0},
+        "sft": {"records": 0},
+        "skipped": {},
+    }
+    assert manifest["dpo"]["pairs"] == 1 and manifest["ppo"]["records"] == 2
+    assert {k: v["records"] for k, v in manifest["outputs"].items()} == {
+        "dpo": 1,
+        "ppo": 2,
+        "rejects": 0,
+    }
+    assert manifest["repaired"] == {"rank:out_of_range": 1, "tool_call:flat_arguments": 2}
+
+
+def test_layer3_manifest_has_no_target_and_no_card(run_cli: RunCli, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = run_cli(path)
+    assert result.exit_code == 0, result.stderr
+    assert "target" not in result.manifest()
+    assert sorted(p.name for p in result.out.iterdir()) == [
+        "dpo.jsonl",
+        "manifest.json",
+        "ppo.jsonl",
+        "rejects.jsonl",
+    ]
+
+
+def test_kto_and_sft_through_export_count_what_they_leave_out(tmp_path: Path) -> None:
+    records = [
+        *_rollout("r-1"),
+        branch("r-2", 0, objective_score=1, final_answer="  "),
+        branch("r-2", 1, objective_score=0, objective_status="unknown"),
+    ]
+    for name, kept in (("kto", [("r-1", 0), ("r-1", 1)]), ("sft", [("r-1", 1)])):
+        out = tmp_path / name
+        out.mkdir()
+        path = str(out / f"{name}.jsonl")
+        result = export(
+            records, None, None, target="trl", **{f"{name}_path": path},
+            manifest_path=str(out / "m.json"), allow_missing_g3=True, card=False,
+        )  # fmt: skip
+        assert result.exit_code == 0
+        written = read_jsonl(Path(path))
+        assert [(r["rollout_id"], r["branch_index"]) for r in written] == kept
+        assert result.manifest is not None
+        trl = result.manifest["trl"]
+        assert trl[name] == {"records": len(kept)}
+        assert (
+            trl["skipped"]
+            == {
+                "kto": {"kto:blank-answer": 1, "kto:objective-unknown": 1},
+                "sft": {"sft:blank-answer": 1, "sft:not-passed": 2},
+            }[name]
+        )
+        assert sorted(os.listdir(out)) == sorted([f"{name}.jsonl", "m.json"])
+    kto = read_jsonl(tmp_path / "kto" / "kto.jsonl")
+    assert [r["label"] for r in kto] == [False, True]
+    sft = read_jsonl(tmp_path / "sft" / "sft.jsonl")
+    assert [m["role"] for m in sft[0]["messages"]][:2] == ["user", "assistant"]
+
+
+def test_layer2_records_give_no_trl_record_and_are_counted(run_cli: RunCli, tmp_path: Path) -> None:
+    layer2 = {
+        "prompt": "Fix the failing test",
+        "completion": "Fixed it",
+        "reward": 0.5,
+        "tool_call_sequence": [],
+        "provenance": {
+            "source": "wasmagent-rollout",
+            "rollout_id": "r-9",
+            "branch_index": 0,
+            "objective_score": 1,
+            "exported_at_ms": 1750000000000,
+            "n_gram_hash": "0123456789abcdef",
+        },
+    }
+    path = write_jsonl(tmp_path / "in.jsonl", [*_rollout(), layer2])
+    result = _trl(run_cli, path)
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest()["trl"]["skipped"] == {"PpoRecord-input": 1}
+    assert len(result.ppo()) == 2
+
+
+def test_tools_file_fills_the_tools_column(run_cli: RunCli, tmp_path: Path) -> None:
+    tools = tmp_path / "tools.jsonl"
+    write_jsonl(
+        tools,
+        [
+            {"name": "write_file", "description": "Write", "parameters": {"type": "object"}},
+            {"type": "function", "function": {"name": "read_file"}},
+        ],
+    )
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = _trl(run_cli, path, "--tools", str(tools), "--tool-arguments", "object")
+    assert result.exit_code == 0, result.stderr
+    [dpo] = result.dpo()
+    assert [t["function"]["name"] for t in orjson.loads(dpo["tools"])] == [
+        "read_file",
+        "write_file",
+    ]
+    assert dpo["chosen"][2]["tool_calls"][0]["function"]["arguments"] == {
+        "path": "a.py",
+        "text": "x",
+    }
+    assert result.manifest()["trl"]["tools"] == str(tools)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--format", "kto"), "--format kto needs --target trl (Layer 3 has no such record)"),
+        (("--tool-arguments", "object"), "--tool-arguments applies only to --target trl"),
+        (("--tools", "t.json"), "--tools applies only to --target trl"),
+        (
+            ("--target", "trl", "--tools", "{tmp}/missing.json"),
+            "--tools {tmp}/missing.json: cannot read: No such file or directory",
+        ),
+        (
+            ("--target", "trl", "--tools", "{tmp}/bad.jsonl"),
+            "--tools {tmp}/bad.jsonl: line 2: not JSON: invalid literal, expected 'null': "
+            "line 1 column 1 (char 0)",
+        ),
+        (
+            ("--target", "trl", "--tools", "{tmp}/nameless.json"),
+            "--tools {tmp}/nameless.json: tool spec 0: no function name",
+        ),
+        (
+            ("--target", "trl", "--format", "sft"),
+            "--output-sft is required with --format sft",
+        ),
+    ],
+)
+def test_trl_settings_errors(
+    run_cli: RunCli, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    (tmp_path / "bad.jsonl").write_text('{"name": "a"}\nnope\n')
+    (tmp_path / "nameless.json").write_text('[{"description": "no name"}]')
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = run_cli(path, args=tuple(a.format(tmp=tmp_path) for a in args))
+    assert result.exit_code == 2
+    assert result.stderr == f"datafactory: error: {message.format(tmp=tmp_path)}\n"
+    assert not any(result.out.iterdir())
+
+
+def test_a_record_its_trainer_would_misread_is_exit_3(
+    run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(branches: Any, options: TrlOptions, wanted: Any) -> Any:
+        records = rollout_records(branches, options, wanted)
+        assert isinstance(records.dpo, dict)
+        bad = {**records.dpo, "rejected": [{"role": "user", "content": "x"}]}
+        return records._replace(dpo=bad)
+
+    monkeypatch.setattr(build, "rollout_records", broken)  # an exporter bug, in-process
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = _trl(run_cli, path, "--workers", "1")
+    assert result.exit_code == 3
+    assert result.stderr == (
+        "datafactory: error: internal error, nothing written: output trl dpo record for "
+        "rollout 'r-1' is not what its trainer reads at /rejected/0/role: one of assistant, "
+        "tool, got 'user'\n"
+    )
+    assert not any(result.out.iterdir())
+
+
+def test_no_rollout_records_is_exit_2_naming_what_the_lines_were(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [*_rollout("r-1"), *_rollout("r-2")])
+    first = run_cli(path)
+    assert first.exit_code == 0, first.stderr
+    # Real Layer 3 lines (this exporter's own output) are no input of it.
+    layer3 = tmp_path / "layer3.jsonl"
+    layer3.write_bytes(
+        (first.out / "dpo.jsonl").read_bytes()
+        + (first.out / "ppo.jsonl").read_bytes()
+        + b'{"hello": 1}\n\n'
+    )
+    for args in ((), ("--target", "trl")):
+        result = run_cli(layer3, args=args)
+        assert result.exit_code == 2
+        wanted = "rollout branch records" if args else "rollout records"
+        assert result.stderr == (
+            f"datafactory: error: no {wanted} in the inputs: 4 PpoTrainingRecord, "
+            "2 DpoTrainingRecord, 1 unknown\n"
+        )
+        assert not any(result.out.iterdir())
+    # A line that may have been a rollout (it is not JSON) goes to the rejects as before.
+    with layer3.open("ab") as handle:
+        handle.write(b"{broken\n")
+    kept = run_cli(layer3)
+    assert kept.exit_code == 0
+    assert kept.manifest()["rejected"] == {"invalid-json": 1, "unsupported-record-type": 7}
+
+
+def test_g3_stops_a_trl_run_before_anything_is_written(run_cli: RunCli, tmp_path: Path) -> None:
+    records = _rollout()
+    for record in records:
+        record["task"] = "Add a hello world button to the page and ship it to everyone today"
+    evals = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e1", "question": records[0]["task"]}])
+    path = write_jsonl(tmp_path / "in.jsonl", records)
+    result = _trl(run_cli, path, "--eval-items", str(evals))
+    assert result.exit_code == 1
+    assert not any(result.out.iterdir())
+    dropped = _trl(run_cli, path, "--eval-items", str(evals), "--drop-contaminated")
+    assert dropped.exit_code == 0, dropped.stderr
+    assert dropped.dpo() == [] and dropped.ppo() == []
+    card = (dropped.out / "README.md").read_text()
+    assert "G3 contamination gate: contaminated rollouts dropped; 8-word n-grams" in card
+    assert "1 contaminated rollouts dropped." in card
+
+
+def test_dataset_card_loads_with_datasets_and_declares_the_features(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    records = [*_rollout("r-1"), *_rollout("r-2")]
+    records[0]["seed"] = 7
+    path = write_jsonl(tmp_path / "in.jsonl", records)
+    result = _trl(run_cli, path, "--license", "apache-2.0")
+    assert result.exit_code == 0, result.stderr
+    card = (result.out / "README.md").read_text()
+    header = card.split("---\n")[1]
+    assert header.startswith('license: "apache-2.0"\ntask_categories:\n')
+    manifest = result.manifest()
+    assert f"`{path}`: 4 lines, sha256 `{manifest['inputs'][0]['sha256']}`" in card
+    assert "G3 contamination gate: skipped (--allow-missing-g3)" in card
+    assert "https://wiregate.dev/schemas/training-record/v1" in card
+    cache = str(tmp_path / "cache")
+    for name, count in (("dpo", 2), ("ppo", 4)):
+        loaded = datasets.load_dataset(str(result.out), name, split="train", cache_dir=cache)
+        assert loaded.num_rows == count
+        declared = datasets.Features._from_yaml_list(_card_features(header, name))
+        assert loaded.features == declared
+        assert loaded.features == datasets.Features.from_dict(_as_dict(features(name)))
+    default = datasets.load_dataset(str(result.out), cache_dir=cache)
+    assert list(default) == ["train"] and default["train"].num_rows == 2
+    assert loaded[1]["seed"] is None and loaded[0]["reward"] == 0.2 / 1.3
+
+
+def test_no_card_and_the_card_in_place_of_an_input(run_cli: RunCli, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = _trl(run_cli, path, "--no-card")
+    assert result.exit_code == 0 and not (result.out / "README.md").exists()
+    readme = write_jsonl(tmp_path / "README.md", _rollout())
+    argv = ["--input", str(readme), "--target", "trl", "--allow-missing-g3"]
+    argv += ["--output-dpo", str(tmp_path / "d.jsonl"), "--output-ppo", str(tmp_path / "p.jsonl")]
+    clash = CliRunner().invoke(main, argv)
+    assert clash.exit_code == 2
+    assert clash.stderr == (
+        f"datafactory: error: the dataset card {tmp_path}/README.md is the same file as "
+        f"--input {readme} (turn the card off: --no-card)\n"
+    )
+
+
+def _card_features(header: str, name: str) -> list[Any]:
+    yaml = pytest.importorskip("yaml")
+    for info in yaml.safe_load(header)["dataset_info"]:
+        if info["config_name"] == name:
+            return list(info["features"])
+    raise AssertionError(name)
+
+
+def _as_dict(columns: dict[str, Any]) -> dict[str, Any]:
+    """``card.features`` as ``datasets.Features.to_dict`` writes them."""
+
+    def one(feature: Any) -> Any:
+        if isinstance(feature, str):
+            return {"dtype": feature, "_type": "Value"}
+        if isinstance(feature, list):
+            return {"feature": one(feature[0]), "_type": "List"}
+        return {k: one(v) for k, v in feature.items()}
+
+    return {k: one(v) for k, v in columns.items()}
+
+
+def test_rollout_records_builds_only_the_kinds_wanted() -> None:
+    validators = ValidatorSet(exporter_contract())
+    branches = [cast(BranchJson, normalise_value(b, validators).data) for b in _rollout()]
+    every = rollout_records(branches, TrlOptions())
+    only = rollout_records(branches, TrlOptions(), {"prompt"})
+    assert only == (None, every.prompt, [], [])
+    assert len(every.prompt) == 2 and len(every.sft) == 1
+
+
+_COMPLETION: list[dict[str, Any]] = [
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "content": "ok", "tool_call_id": "c"},
+    {"role": "assistant", "content": "done"},
+]
+_GOOD: dict[str, Any] = {
+    "prompt": [{"role": "user", "content": "t"}],
+    "completion": _COMPLETION,
+    "reward": 0.5,
+    **dict.fromkeys(("tools", "rollout_id", "task_hash", "source", "model_id")),
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({}, None),
+        ({"reward": 1.5}, ("/reward", "a number in [0, 1], got 1.5")),
+        ({"completion": []}, ("/completion", "a non-empty list of messages")),
+        (
+            {"prompt": [{"role": "assistant", "content": "x"}]},
+            ("/prompt/0/role", "one of system, user, got 'assistant'"),
+        ),
+        (
+            {"prompt": [{"role": "user", "content": "t"}, {"role": "system", "content": "s"}]},
+            ("/prompt/1/role", "the prompt ends with a user turn"),
+        ),
+        (
+            {"completion": _COMPLETION[:2]},
+            ("/completion/1/role", "a completion ends with an assistant turn"),
+        ),
+        (
+            {"completion": [{"role": "assistant", "content": None}]},
+            ("/completion/0/content", "a string"),
+        ),
+        (
+            {"completion": [_COMPLETION[0] | {"tool_calls": [{"type": "function"}]}]},
+            ("/completion/0/tool_calls/0", 'a tool call is {"id", "type": "function", "function"}'),
+        ),
+    ],
+)
+def test_shape_problem_names_the_first_misread(
+    change: dict[str, Any], problem: tuple[str, str] | None
+) -> None:
+    record = {**_GOOD, **change}
+    assert shape_problem("ppo", record, "string") == problem
+    missing = {k: v for k, v in _GOOD.items() if k != "tools"}
+    assert shape_problem("ppo", missing, "string") == ("/tools", "missing")

@@ -1,0 +1,111 @@
+"""The load stage's typed fast path (a branch line msgspec accepts as the bundled contract's
+type is taken without the JSON Schema validator) writes what the validating path writes, to
+the byte: naming the same contract explicitly (``--contract``) turns the fast path off."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from contracts import BUNDLED_DIR
+from datafactory.records import decode_branch
+from tests.datafactory.helpers import Run, RunCli, branch, write_jsonl
+
+OUTPUTS = ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")
+
+
+def _same_outputs(fast: Run, checked: Run) -> None:
+    assert fast.exit_code == checked.exit_code == 0, fast.stderr + checked.stderr
+    for name in OUTPUTS:
+        assert (fast.out / name).read_bytes() == (checked.out / name).read_bytes(), name
+    # The manifests differ only in where the outputs are.
+    manifest = (checked.out / "manifest.json").read_text().replace(str(checked.out), "OUT")
+    assert (fast.out / "manifest.json").read_text().replace(str(fast.out), "OUT") == manifest
+
+
+def _records(seed: int) -> list[Any]:
+    """Branches the fast path takes (calls and results in order or not, explicit nulls, odd
+    outputs, clamped totals) and ones it defers (repairs, unknown keys, violations)."""
+    rng = random.Random(seed)
+    records: list[Any] = []
+    for r in range(30):
+        for b in range(rng.randint(1, 4)):
+            events: list[dict[str, Any]] = []
+            for c in range(rng.randint(0, 3)):
+                call: dict[str, Any] = {"name": rng.choice(["run", ""])}
+                if rng.random() < 0.8:
+                    call["call_id"] = rng.choice([f"c{c}", ""])
+                if rng.random() < 0.7:
+                    call["args"] = {"n": c, "x": [1.5, None, "é"]}
+                result: dict[str, Any] = rng.choice(
+                    [
+                        {"output": "ok"},
+                        {"output": {"a": [1, 2e300]}},
+                        {"error": "boom"},
+                        {},
+                        {"output": None, "error": None},
+                        {"output": 0, "error": ""},
+                        {"output": ""},
+                    ]
+                )
+                if rng.random() < 0.5:
+                    result["call_id"] = rng.choice([f"c{c}", "other"])
+                events += [
+                    {"event": "tool_call", "data": call},
+                    {"event": "tool_result", "data": result},
+                ]
+            if rng.random() < 0.2:
+                rng.shuffle(events)
+            record = branch(
+                f"roll-{r}",
+                b,
+                task=f"Task {r}: implement feature {rng.randint(0, 10**6)} in the module",
+                final_answer=rng.choice(["", f"answer {r}.{b}", "same", "x" * 40 + str(b)]),
+                objective_score=rng.randint(0, 1),
+                total_score=rng.choice([rng.random(), 2, -0.5, 1.3]),
+                rank=rng.randint(1, 4),
+                tool_call_sequence=events,
+            )
+            roll = rng.random()
+            if roll < 0.1:
+                record["tool_call_sequence"] = [{"tool_name": "run", "args": {}, "result": 1}]
+            elif roll < 0.2:
+                del record["rank"]
+            elif roll < 0.25:
+                record["objective_status"] = "unknown"
+            elif roll < 0.3:
+                record["seed"] = None
+            elif roll < 0.35:
+                record["extra"] = 1  # an unknown key: the fast path defers
+            elif roll < 0.4:
+                record["branch_index"] = float(b)  # 1.0 for an integer: deferred, accepted
+            records.append(record)
+    records += [records[2], {"rollout_id": "r-x", "task": 5}, [1, 2]]
+    return records
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fast_path_writes_what_the_validating_path_writes(
+    tmp_path: Path, run_cli: RunCli, seed: int
+) -> None:
+    data = write_jsonl(tmp_path / "in.jsonl", _records(seed))
+    lines = data.read_bytes().splitlines()
+    taken = sum(decode_branch(line) is not None for line in lines)
+    assert 20 < taken < len(lines) - 10  # both paths are taken
+    fast = run_cli(data)
+    checked = run_cli(data, args=("--contract", str(BUNDLED_DIR)))
+    _same_outputs(fast, checked)
+    manifest = orjson.loads((fast.out / "manifest.json").read_bytes())
+    assert manifest["lines"]["accepted"] > 40
+
+
+def test_fast_path_on_the_corpus(corpus_dir: Path, run_cli: RunCli) -> None:
+    inputs = sorted((corpus_dir / "fixtures").rglob("*rollout*.jsonl"))
+    assert inputs
+    fast = run_cli(*inputs)
+    checked = run_cli(*inputs, args=("--contract", str(BUNDLED_DIR)))
+    _same_outputs(fast, checked)
