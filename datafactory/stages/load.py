@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import orjson
+from msgspec import UNSET
 
 from datafactory.contamination import EvalIndex, task_words, word_grams
 from datafactory.conversation import Conversation, build_typed_messages
@@ -320,8 +321,20 @@ def _typed_branch(
     score = BranchScore(
         branch.branch_index, total, branch.objective_status != "unknown", answer_text, branch.rank
     )
-    # ``ppo_record`` reads these three fields of a branch.
-    fields = {"rollout_id": rollout_id, "branch_index": score.branch_index, "total_score": total}
+    # The fields ``ppo_record`` reads of a branch (its prompt and ``branch_facts``); the typed
+    # decoder defers on an unknown key, so no upstream ``provenance`` or ``model_id`` is here.
+    fields: dict[str, Any] = {
+        "rollout_id": rollout_id,
+        "task": task,
+        "branch_index": score.branch_index,
+        "temperature": branch.temperature,
+        "objective_score": branch.objective_score,
+        "total_score": total,
+    }
+    for key in ("seed", "objective_status", "judge_score"):
+        value = getattr(branch, key)
+        if value is not UNSET:
+            fields[key] = value
     try:
         return _branch_entry(
             worker, cast(BranchJson, fields), conversation, hashes, g3_hit, score, raw, seq,
