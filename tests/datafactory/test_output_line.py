@@ -32,7 +32,8 @@ def test_reused_messages_json_gives_identical_bytes(
     messages: list[dict[str, Any]], reward: float, index: int
 ) -> None:
     record = {
-        "schema_version": "training-record/v1",
+        "schema_version": "training-record/v2",
+        "prompt": "Fix the failing test",
         "messages": messages,
         "reward": reward,
         "loss_weight_tokens": "default",
@@ -40,7 +41,7 @@ def test_reused_messages_json_gives_identical_bytes(
             "source": "wasmagent-rollout",
             "rollout_id": "r",
             "task_hash": "0123456789abcdef",
-            "n_gram_hash": "0123456789abcdef",
+            "task_ngram_fingerprint": "0123456789abcdef",
             "branch_index": index,
         },
     }

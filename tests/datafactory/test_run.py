@@ -167,9 +167,11 @@ def test_integers_written_as_floats_come_out_as_integers(tmp_path: Path, run_cli
     assert result.exit_code == 0, result.stderr
     dpo = (result.out / "dpo.jsonl").read_bytes()
     ppo = (result.out / "ppo.jsonl").read_bytes()
-    assert dpo.count(b'"chosen_branch":0,"rejected_branch":1}') == 1
+    assert dpo.count(b'"chosen_branch":0,"rejected_branch":1,"chosen_facts":') == 1
     assert [p["provenance"]["branch_index"] for p in result.ppo()] == [3, 0, 1]
-    assert b".0}" not in ppo and b".0}" not in dpo
+    # The one float left is branch 0's total score in its facts: a number, written as 1.0.
+    assert ppo.count(b".0}") == ppo.count(b'"total_score":1.0}') == 1
+    assert dpo.count(b".0}") == dpo.count(b'"total_score":1.0}') == 1
     assert result.manifest()["rank_disagreements"] == 0
 
 
@@ -364,7 +366,7 @@ def test_an_invalid_output_record_is_a_bug_that_fails_the_run(
     assert result.stderr == (
         "datafactory: error: internal error, nothing written: output PpoTrainingRecord for "
         "rollout 'roll-0' breaks the contract at /schema_version: must be "
-        '"training-record/v1", got "training-record/v0"\n'
+        '"training-record/v2", got "training-record/v0"\n'
     )
     assert list(out.iterdir()) == []
 

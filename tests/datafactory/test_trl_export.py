@@ -310,7 +310,7 @@ def test_dataset_card_loads_with_datasets_and_declares_the_features(
     manifest = result.manifest()
     assert f"`{path}`: 4 lines, sha256 `{manifest['inputs'][0]['sha256']}`" in card
     assert "G3 contamination gate: skipped (--allow-missing-g3)" in card
-    assert "https://wiregate.dev/schemas/training-record/v1" in card
+    assert "https://wiregate.dev/schemas/training-record/v2" in card
     cache = str(tmp_path / "cache")
     for name, count in (("dpo", 2), ("ppo", 4)):
         loaded = datasets.load_dataset(str(result.out), name, split="train", cache_dir=cache)
