@@ -87,7 +87,7 @@ def test_round_trip_of_every_valid_fixture(definition: str, path: Path) -> None:
 
 
 def test_there_are_valid_fixtures_for_every_record_type() -> None:
-    assert len(VALID_FIXTURES) == 18
+    assert len(VALID_FIXTURES) == 24
     assert {d for d, _ in VALID_FIXTURES} == set(CONTRACT.record_types)
 
 
@@ -194,7 +194,8 @@ def test_the_structs_hold_what_the_generator_drops() -> None:
 def test_models_built_in_code_emit_plain_json() -> None:
     message = Message(role="assistant", content=None)
     record = PpoTrainingRecord(
-        schema_version="training-record/v1",
+        schema_version="training-record/v2",
+        prompt="hi",
         messages=[Message(role="user", content="hi"), message],
         reward=0.5,
         loss_weight_tokens="default",
@@ -202,12 +203,13 @@ def test_models_built_in_code_emit_plain_json() -> None:
             source="wasmagent-rollout",
             rollout_id="r",
             task_hash="0123456789abcdef",
-            n_gram_hash="0123456789abcdef",
+            task_ngram_fingerprint="0123456789abcdef",
             branch_index=1,
         ),
     )
     assert to_wire(record) == {
-        "schema_version": "training-record/v1",
+        "schema_version": "training-record/v2",
+        "prompt": "hi",
         "messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": None}],
         "reward": 0.5,
         "loss_weight_tokens": "default",
@@ -215,7 +217,7 @@ def test_models_built_in_code_emit_plain_json() -> None:
             "source": "wasmagent-rollout",
             "rollout_id": "r",
             "task_hash": "0123456789abcdef",
-            "n_gram_hash": "0123456789abcdef",
+            "task_ngram_fingerprint": "0123456789abcdef",
             "branch_index": 1,
         },
     }
@@ -287,8 +289,8 @@ def test_integral_float_is_an_integer_and_bool_is_not() -> None:
         (
             "DpoTrainingRecord",
             "extra-top-level-key",
-            "/prompt",
-            "Object contains unknown field `prompt`",
+            "/completion",
+            "Object contains unknown field `completion`",
         ),
         (
             "PpoTrainingRecord",

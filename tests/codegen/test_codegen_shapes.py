@@ -87,12 +87,17 @@ def test_the_typeddicts_are_exactly_the_object_defs() -> None:
         "ToolEventData",
     }
     assert _typeddicts(training_record_dicts) == {
+        "BranchFacts",
         "DpoTrainingRecord",
         "Message",
         "PpoTrainingRecord",
         "Provenance",
+        "SftMessage",
+        "SftProvenance",
+        "SftTrainingRecord",
         "ToolCall",
         "ToolCallFunction",
+        "TurnAnnotation",
     }
     for schema_name, module in SHAPES.items():
         expected = {d for s, d, _ in OBJECT_DEFS if s == schema_name}
@@ -150,6 +155,7 @@ def test_record_types_have_pinned_keys() -> None:
     ppo = training_record_dicts.PpoTrainingRecord
     assert ppo.__required_keys__ == {
         "schema_version",
+        "prompt",
         "messages",
         "reward",
         "loss_weight_tokens",
@@ -176,9 +182,11 @@ def test_value_types_follow_the_schema_nullability() -> None:
 def test_non_object_defs_are_type_aliases_of_the_same_names() -> None:
     assert rollout_wire_dicts.ObjectiveStatus == Literal["pass", "fail", "unknown"]
     assert rollout_wire_dicts.NGramHash is str
-    assert training_record_dicts.SchemaVersion == Literal["training-record/v1"]
+    assert training_record_dicts.SchemaVersion == Literal["training-record/v2"]
     assert training_record_dicts.TrainingRecord == (
-        training_record_dicts.DpoTrainingRecord | training_record_dicts.PpoTrainingRecord
+        training_record_dicts.DpoTrainingRecord
+        | training_record_dicts.PpoTrainingRecord
+        | training_record_dicts.SftTrainingRecord
     )
 
 

@@ -28,6 +28,9 @@ NOT_EXPRESSIBLE = {
     "training-record/DpoTrainingRecord/invalid/chosen-branch-without-rejected.json": (
         "dependentRequired (chosen_branch needs rejected_branch) has no Pydantic field spelling"
     ),
+    "training-record/DpoTrainingRecord/invalid/chosen-facts-without-rejected.json": (
+        "dependentRequired (chosen_facts needs rejected_facts) has no Pydantic field spelling"
+    ),
 }
 
 RECORD_TYPES = [
@@ -37,6 +40,7 @@ RECORD_TYPES = [
     "PpoRecord",
     "DpoTrainingRecord",
     "PpoTrainingRecord",
+    "SftTrainingRecord",
 ]
 
 
@@ -122,7 +126,7 @@ def test_output_is_deterministic_with_a_header(
         f"{marker} regenerate it with that command; `wiregate drift` reports a stale copy.",
         f"{marker} contract: rollout-wire/v1 contracts/rollout-wire.schema.json "
         f"sha256={_digest(repo_root, 'rollout-wire.schema.json')}",
-        f"{marker} contract: training-record/v1 contracts/training-record.schema.json "
+        f"{marker} contract: training-record/v2 contracts/training-record.schema.json "
         f"sha256={_digest(repo_root, 'training-record.schema.json')}",
         f"{marker} generator: {generator}",
         "",
@@ -141,7 +145,10 @@ def test_every_record_type_of_every_layer_is_covered(
         "\nexport type RolloutWire = RolloutBranchRecord | RolloutTreeRecord | DpoRecord | "
         "PpoRecord;\n" in typescript
     )
-    assert "\nexport type TrainingRecord = DpoTrainingRecord | PpoTrainingRecord;\n" in typescript
+    assert (
+        "\nexport type TrainingRecord = DpoTrainingRecord | PpoTrainingRecord | "
+        "SftTrainingRecord;\n" in typescript
+    )
     assert "\nclass WireRecord(RootModel[RolloutWire | TrainingRecord]):\n" in pydantic_text
 
 
@@ -169,7 +176,7 @@ def test_typescript_compiles_strict_and_types_every_valid_fixture(
         check=False,
     )
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
-    assert count == 18
+    assert count == 24
 
 
 def _load(text: str, tmp_path: Path) -> ModuleType:
@@ -209,7 +216,7 @@ def test_pydantic_models_judge_the_fixtures_like_the_contract(
         # The layer's union and the contract's accept what the record type accepts.
         if valid:
             models.WireRecord.model_validate_json(path.read_bytes())
-    assert (checked, rejected_valid) == (49, [])
+    assert (checked, rejected_valid) == (70, [])
     assert accepted_invalid == list(NOT_EXPRESSIBLE)
 
 

@@ -21,7 +21,8 @@ def test_schema_is_valid_draft_2020_12(name: str) -> None:
     schema = CONTRACT.load_schema(name)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["$id"] == f"https://wiregate.dev/schemas/{name}/v1"
+    version = {"rollout-wire": "v1", "training-record": "v2"}[name]
+    assert schema["$id"] == f"https://wiregate.dev/schemas/{name}/{version}"
 
 
 def _objects_outside_defs(node: Any, path: str) -> list[str]:
@@ -53,6 +54,7 @@ def test_record_types_are_the_root_one_of_members() -> None:
         "PpoRecord": "rollout-wire",
         "DpoTrainingRecord": "training-record",
         "PpoTrainingRecord": "training-record",
+        "SftTrainingRecord": "training-record",
     }
 
 
@@ -204,4 +206,4 @@ def test_both_engines_explain_every_invalid_fixture_alike() -> None:
         validator = validators.get(definition)
         assert validator.explain(record) == validator.explain_reference(record), path
         compared += 1
-    assert compared == 31
+    assert compared == 46

@@ -77,8 +77,8 @@ def test_every_fixture_against_every_record_type() -> None:
             if record_type == definition:
                 assert (outcome != "rejected") == valid, path
             outcomes[outcome].append(f"{record_type}:{definition}/{path.stem}")
-    assert len(FIXTURES) == 69
-    assert len(outcomes["accepted"]) == 19
+    assert len(FIXTURES) == 70
+    assert len(outcomes["accepted"]) == 20
     # Valid, but with keys their schema does not name: from_wire keeps them, the judge decides.
     assert outcomes["deferred"] == [
         "DpoRecord:DpoRecord/no-tool-calls",
@@ -86,7 +86,7 @@ def test_every_fixture_against_every_record_type() -> None:
         "RolloutBranchRecord:RolloutBranchRecord/unknown-status-extra-keys",
         "RolloutTreeRecord:RolloutTreeRecord/extra-keys",
     ]
-    assert len(outcomes["rejected"]) == 69 * 7 - 19 - 4
+    assert len(outcomes["rejected"]) == 70 * 7 - 20 - 4
 
 
 def _corpus_lines(corpus_dir: Path) -> list[tuple[str, bytes]]:
