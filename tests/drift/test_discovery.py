@@ -82,16 +82,18 @@ def test_replayed_consumer(contract: Contract, replayed: dict[str, Path]) -> Non
         c.path: (c.schema, c.canonical_at, c.reasons)
         for c in discover(contract, replayed["trace-pipeline"])
     }
+    # training-record/v2 names the SFT record type and TurnAnnotation: the consumer's SFT
+    # schema is found as its record type.
     assert found == {
         "schemas/dpo-training-record.schema.json": (
             "training-record",
             "#/$defs/DpoTrainingRecord",
-            ("title names $defs/DpoTrainingRecord", "$defs Message, Provenance"),
+            ("title names $defs/DpoTrainingRecord", "$defs Message, Provenance, TurnAnnotation"),
         ),
         "schemas/ppo-training-record.schema.json": (
             "training-record",
             "#/$defs/PpoTrainingRecord",
-            ("title names $defs/PpoTrainingRecord", "$defs Message, Provenance"),
+            ("title names $defs/PpoTrainingRecord", "$defs Message, Provenance, TurnAnnotation"),
         ),
         "schemas/rollout-wire.schema.json": (
             "rollout-wire",
@@ -100,8 +102,8 @@ def test_replayed_consumer(contract: Contract, replayed: dict[str, Path]) -> Non
         ),
         "schemas/sft-training-record.schema.json": (
             "training-record",
-            "#",
-            ("$defs Message, Provenance",),
+            "#/$defs/SftTrainingRecord",
+            ("title names $defs/SftTrainingRecord", "$defs Message, Provenance, TurnAnnotation"),
         ),
     }
 
@@ -113,20 +115,15 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
     )
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
-        f"anything ({checkout}): 2 candidates, 2 proposed",
-        "  packages/core/src/ranking/schemas/training-record.schema.json: training-record #, "
-        "covers 61% (matched: file name; $defs DpoTrainingRecord, LossWeightTokens, Message, "
-        "PpoTrainingRecord, Provenance)",
+        f"anything ({checkout}): 2 candidates, 1 proposed",
         "  packages/core/src/ranking/schemas/rollout-wire.schema.json: rollout-wire #, "
         "covers 59% (matched: file name; $defs DpoProvenance, DpoRecord, PpoProvenance, "
         "PpoRecord, RolloutBranchRecord, RolloutTreeRecord)",
+        # The producer's v1 copy covers less of training-record/v2 (its SFT and facts defs).
+        "  packages/core/src/ranking/schemas/training-record.schema.json: training-record #, "
+        "covers 23%, below the 50% threshold: not proposed (matched: file name; $defs "
+        "DpoTrainingRecord, LossWeightTokens, Message, PpoTrainingRecord, Provenance)",
         "  ready to paste under the [[repository]] entry of anything in contracts/mirrors.toml:",
-        "",
-        "[[repository.copy]]",
-        'id = "training-record"',
-        'schema = "training-record"',
-        'canonical_at = "#"',
-        'paths = ["packages/core/src/ranking/schemas/training-record.schema.json"]',
         "",
         "[[repository.copy]]",
         'id = "rollout-wire"',
@@ -151,8 +148,8 @@ def test_cli_discover(repo_root: Path, replayed: dict[str, Path]) -> None:
     assert [
         (c["path"], c["score"], c["proposed"]) for c in document["repositories"][0]["candidates"]
     ] == [
-        ("packages/core/src/ranking/schemas/training-record.schema.json", 0.6154, True),
         ("packages/core/src/ranking/schemas/rollout-wire.schema.json", 0.5955, True),
+        ("packages/core/src/ranking/schemas/training-record.schema.json", 0.2362, False),
     ]
     github = CliRunner().invoke(
         main,

@@ -143,10 +143,10 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_rea
         f"{record}/required",
         f"{record}/required",
     ]
-    # Each training-record copy drops the contract's two dependentRequired entries: one
-    # dependent-required-removed per trigger property (a loosening: backward yes, forward no,
-    # so a break for a producer).
-    assert [len(_breaking(copies[key])) for key in copies] == [33, 25, 0, 42, 39]
+    # Each training-record copy drops the contract's four dependentRequired entries (v2 adds
+    # chosen_facts / rejected_facts): one dependent-required-removed per trigger property (a
+    # loosening: backward yes, forward no, so a break for a producer).
+    assert [len(_breaking(copies[key])) for key in copies] == [33, 37, 0, 51, 48]
     provenance = "#/$defs/Provenance"
     assert [
         c
@@ -155,18 +155,12 @@ def test_the_real_2026_07_state_breaks_the_producer_forward_and_the_consumer_rea
     ] == [
         (
             "dependent-required-removed",
-            f"{provenance}/dependentRequired/chosen_branch",
+            f"{provenance}/dependentRequired/{key}",
             provenance,
             True,
             False,
-        ),
-        (
-            "dependent-required-removed",
-            f"{provenance}/dependentRequired/rejected_branch",
-            provenance,
-            True,
-            False,
-        ),
+        )
+        for key in ("chosen_branch", "chosen_facts", "rejected_branch", "rejected_facts")
     ]
 
 
@@ -436,7 +430,7 @@ def test_cli_formats_on_the_real_state(
     )
     assert lines[13].startswith("trace-pipeline dpo-training-record (producer, ")
     assert lines[-1] == "3 copies: 1 compatible drift, 2 breaking drift (strict)"
-    assert len(lines) == 78
+    assert len(lines) == 100
 
     code, github = drift("--format", "github")
     annotations = github.splitlines()
@@ -447,10 +441,10 @@ def test_cli_formats_on_the_real_state(
         f"{widened} (1 change in RolloutBranchRecord)"
     )
     # One annotation per root change, each on its line of the copy: breaking ones are
-    # errors, the others warnings (consumer: 0 + 10; the two training-record copies: 29 + 1
-    # and 27 + 1).
+    # errors, the others warnings (consumer: 0 + 10; the two training-record copies: 40 + 1
+    # and 38 + 1).
     assert Counter(a.split(" ", 1)[0] for a in annotations) == {
-        "::error": 29 + 27,
+        "::error": 40 + 38,
         "::warning": 10 + 1 + 1,
     }
     assert all(",line=" in a and ",col=" in a for a in annotations)
