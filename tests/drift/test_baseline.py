@@ -107,14 +107,14 @@ def _quiet(repository: str, copies: list[tuple[str, str, int, int]]) -> str:
 
 WASMAGENT_GREEN = _quiet(
     "wasmagent-js",
-    [("rollout-wire", "breaking drift", 33, 36), ("training-record", "breaking drift", 28, 17)],
+    [("rollout-wire", "breaking drift", 33, 36), ("training-record", "breaking drift", 42, 24)],
 )
 TRACE_GREEN = _quiet(
     "trace-pipeline",
     [
         ("rollout-wire", "compatible drift", 12, 34),
-        ("dpo-training-record", "breaking drift", 43, 32),
-        ("ppo-training-record", "breaking drift", 40, 29),
+        ("dpo-training-record", "breaking drift", 52, 30),
+        ("ppo-training-record", "breaking drift", 49, 27),
     ],
 )
 
@@ -133,11 +133,11 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     accepted = run("baseline", "--reason", REASON)
     assert (accepted.exit_code, accepted.stdout) == (
         0,
-        f"{baseline}: 156 added, 0 pruned, 0 kept\n",
+        f"{baseline}: 188 added, 0 pruned, 0 kept\n",
     )
     text = baseline.read_text(encoding="utf-8")
-    assert text.count("\n[[accepted]]\n") == 156
-    assert text.count(f'reason = "{REASON}"') == 156
+    assert text.count("\n[[accepted]]\n") == 188
+    assert text.count(f'reason = "{REASON}"') == 188
 
     green = run()
     assert green.exit_code == 0, green.stdout
@@ -146,7 +146,7 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
         TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
-        "findings: 156 accepted",
+        "findings: 188 accepted",
     ]
     # Accepted findings are neither annotated nor SARIF results: only the skipped checkout
     # (its two copies) is annotated.
@@ -158,7 +158,7 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
     assert sarif["runs"][0]["results"] == []
     # Running it again adds nothing and leaves the file as it was.
     again = run("baseline", "--reason", "another reason")
-    assert again.stdout == f"{baseline}: 0 added, 0 pruned, 156 kept\n"
+    assert again.stdout == f"{baseline}: 0 added, 0 pruned, 188 kept\n"
     assert baseline.read_text(encoding="utf-8") == text
 
     # One more loosening in the producer's copy, which is also reformatted (indent 4): only
@@ -173,11 +173,11 @@ def test_baseline_makes_the_real_gate_green_and_a_new_break_red_again(
         "[1 change in RolloutBranchRecord; copy 39:17, contract 83:37]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
         f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
-        f"{HEADINGS[1]} (28 accepted, 17 info-level)",  # alone: one line of its own
+        f"{HEADINGS[1]} (42 accepted, 24 info-level)",  # alone: one line of its own
         TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
-        "findings: 1 new, 156 accepted",
+        "findings: 1 new, 188 accepted",
     ]
     assert len(red_again.stdout.splitlines()) <= 12
     # --verbose lists the accepted ones too, each with its reason.
@@ -196,7 +196,7 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
     dated = run(
         "baseline", "--reason", "editor may send an empty task until v2", "--expires", "2026-12-01"
     )
-    assert dated.stdout.endswith(": 1 added, 0 pruned, 156 kept\n")
+    assert dated.stdout.endswith(": 1 added, 0 pruned, 188 kept\n")
     assert run().exit_code == 0
     assert run(today="2026-11-30").exit_code == 0  # the day before
 
@@ -210,11 +210,11 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
         "  [acceptance expired 2026-12-01: editor may send an empty task until v2]",
         "    reproduce: wiregate diff contracts/rollout-wire.schema.json "
         f"TMP/wasmagent-js/{WIRE} --mode forward --policy strict",
-        f"{HEADINGS[1]} (28 accepted, 17 info-level)",
+        f"{HEADINGS[1]} (42 accepted, 24 info-level)",
         TRACE_GREEN,
         SKIPPED,
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
-        "findings: 156 accepted, 1 expired",
+        "findings: 188 accepted, 1 expired",
     ]
     document = json.loads(run("--format", "json", today="2026-12-01").stdout)
     assert [e["reason"] for e in document["expired"]] == ["editor may send an empty task until v2"]
@@ -245,22 +245,22 @@ def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, la
     ]
     (stale,) = lines[3:-2]
     assert stale.startswith(
-        "stale baseline entry accepted[104]: wasmagent-js rollout-wire minimum-loosened at "
+        "stale baseline entry accepted[122]: wasmagent-js rollout-wire minimum-loosened at "
         f"{RECORD}/properties/rank/minimum ("
     )
     assert stale.endswith(f"): {REASON}: matches no finding")
     assert lines[-2:] == [
         "1 stale baseline entry: remove with wiregate drift baseline --prune",
         "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); "
-        "findings: 155 accepted; 1 stale baseline entry",
+        "findings: 187 accepted; 1 stale baseline entry",
     ]
 
     pruned = run("baseline", "--prune")
-    assert (pruned.exit_code, pruned.stdout) == (0, f"{baseline}: 0 added, 1 pruned, 155 kept\n")
+    assert (pruned.exit_code, pruned.stdout) == (0, f"{baseline}: 0 added, 1 pruned, 187 kept\n")
     assert "minimum-loosened" not in baseline.read_text(encoding="utf-8")
     after = run()
     assert _lines(after, layout)[-1] == (
-        "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); findings: 155 accepted"
+        "7 copies: 1 compatible drift, 4 breaking drift, 2 skipped (strict); findings: 187 accepted"
     )
 
 

@@ -91,12 +91,12 @@ def test_text_prints_one_line_per_root_change_and_verbose_the_consequences(
         "    error: trace-pipeline's copy differs from the contract at "
         "`DpoTrainingRecord.loss_weight_annotations` (property-added-to-closed-model): "
         "trace-pipeline may write records the contract rejects "
-        "[1 change in DpoTrainingRecord; copy 190:5, contract 76:5]"
+        "[1 change in DpoTrainingRecord; copy 190:5, contract 107:5]"
     )
     assert plain[13:15] == [
         "trace-pipeline dpo-training-record (producer, must be forward compatible) "
         "schemas/dpo-training-record.schema.json: breaking drift: the producer writes records "
-        "the canonical contract rejects (32 info-level)",
+        "the canonical contract rejects (30 info-level)",
         head,
     ]
     at = verbose.index(head)
@@ -109,10 +109,10 @@ def test_text_prints_one_line_per_root_change_and_verbose_the_consequences(
         '          witness (forward): {"chosen":"","messages":[],"provenance":{"source":""},'
         '"rejected":"","loss_weight_annotations":[]}'
     )
-    assert plain[44] == (
-        "    trace-pipeline dpo-training-record: 30 root changes (29 breaking) from 43 changes"
+    assert plain[55] == (
+        "    trace-pipeline dpo-training-record: 41 root changes (40 breaking) from 52 changes"
     )
-    assert len(plain) == 78 and len(verbose) > len(plain)
+    assert len(plain) == 100 and len(verbose) > len(plain)
 
 
 def test_github_one_annotation_per_root_change_on_the_line_of_its_key(
@@ -130,9 +130,9 @@ def test_github_one_annotation_per_root_change_on_the_line_of_its_key(
     annotations = result.stdout.splitlines()
     report = _report(contract, replayed)
     heads = [e.head for r in report.results for e in r.entries]
-    # 156 before: one per change (the training record's two oneOf members each add a
+    # 188 before: one per change (the training record's two oneOf members each add a
     # one-of-overlap-added finding)
-    assert len(annotations) == len(heads) == 17 + 25 + 10 + 30 + 28
+    assert len(annotations) == len(heads) == 17 + 38 + 10 + 41 + 39
     by_file: dict[str, tuple[list[str], Any]] = {}
     for annotation, head in zip(annotations, heads, strict=True):
         match = _ANNOTATION.match(annotation)
@@ -145,7 +145,7 @@ def test_github_one_annotation_per_root_change_on_the_line_of_its_key(
         lines, document = by_file[file]
         key = _written_key(document, head.change.new_pointer)
         assert key is None or json.dumps(key) in lines[line - 1], (annotation, key)
-    assert Counter(a.split(" ", 1)[0] for a in annotations) == {"::error": 95, "::warning": 15}
+    assert Counter(a.split(" ", 1)[0] for a in annotations) == {"::error": 128, "::warning": 17}
     markdown = summary.read_text(encoding="utf-8")
     assert markdown.startswith("### wiregate drift\n")
     assert (
@@ -172,7 +172,7 @@ def test_sarif_validates_with_one_result_per_root_change(
     check_sarif(log)
     (run,) = log["runs"]
     results = run["results"]
-    assert len(results) == 110
+    assert len(results) == 145
     first = results[0]
     assert first["ruleId"] == "property-removed-from-open-model"
     # Each path is relative to its repository's base id: the copy's checkout, the contract's.
@@ -206,7 +206,7 @@ def test_sarif_validates_with_one_result_per_root_change(
         for r in results
         for location in (*r["locations"], *r["relatedLocations"])
     )
-    assert bases == {"WIREGATE": 110, "WASMAGENT_JS": 42, "TRACE_PIPELINE": 68}
+    assert bases == {"WIREGATE": 145, "WASMAGENT_JS": 55, "TRACE_PIPELINE": 90}
     assert len({r["partialFingerprints"]["wiregate/v1"] for r in results}) == len(results)
     rules = run["tool"]["driver"]["rules"]
     assert all(rule["shortDescription"]["text"] for rule in rules)
