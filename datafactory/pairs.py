@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar, cast
 
 import orjson
 
@@ -121,9 +121,11 @@ def branch_facts(branch: BranchJson, total: float | None = None) -> BranchFactsJ
     """What the branch record says of itself, as the input gave it (``BranchFacts``);
     ``total``: its total score when known (the load stage computes a missing one)."""
     facts: BranchFactsJson = {"temperature": branch["temperature"]}
+    # JSON Schema lets 1.0 be an integer: the output says 1 (as for branch_index).
     if "seed" in branch:
-        facts["seed"] = branch["seed"]
-    facts["objective_score"] = branch["objective_score"]
+        seed = branch["seed"]
+        facts["seed"] = None if seed is None else int(seed)
+    facts["objective_score"] = _integer(branch["objective_score"])
     if "objective_status" in branch:
         facts["objective_status"] = branch["objective_status"]
     if "judge_score" in branch:
@@ -134,6 +136,11 @@ def branch_facts(branch: BranchJson, total: float | None = None) -> BranchFactsJ
         # JSON text: producers' objects differ in keys and value types (one Arrow type).
         facts["upstream_provenance"] = orjson.dumps(upstream).decode("utf-8")
     return facts
+
+
+def _integer(score: float) -> Literal[0, 1]:
+    """An objective score (0 or 1, perhaps written 1.0) as the integer the output says."""
+    return cast(Literal[0, 1], int(score))
 
 
 def conversation_of(branch: BranchJson) -> Conversation:
@@ -221,8 +228,8 @@ def dpo_from_layer2(record: DpoRecordJson, hashes: tuple[str, str]) -> DpoTraini
     record_provenance["chosen_branch"] = int(given["chosen_branch"])
     record_provenance["rejected_branch"] = int(given["rejected_branch"])
     scores = given["objective_score"]
-    record_provenance["chosen_facts"] = {"objective_score": scores["chosen"]}
-    record_provenance["rejected_facts"] = {"objective_score": scores["rejected"]}
+    record_provenance["chosen_facts"] = {"objective_score": _integer(scores["chosen"])}
+    record_provenance["rejected_facts"] = {"objective_score": _integer(scores["rejected"])}
     messages = conversation.messages
     return {
         "schema_version": SCHEMA_VERSION,
@@ -247,7 +254,7 @@ def ppo_from_layer2(record: PpoRecordJson, hashes: tuple[str, str]) -> PpoTraini
     record_provenance["exported_at_ms"] = int(given["exported_at_ms"])
     record_provenance["branch_index"] = int(given["branch_index"])
     record_provenance["branch_facts"] = {
-        "objective_score": given["objective_score"],
+        "objective_score": _integer(given["objective_score"]),
         "total_score": record["reward"],
     }
     return {

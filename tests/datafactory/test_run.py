@@ -148,6 +148,7 @@ def test_integers_written_as_floats_come_out_as_integers(tmp_path: Path, run_cli
         branch(branch_index=1, rank=2, objective_score=0, total_score=0.1, final_answer="bad"),
     ]
     records[1].update(branch_index=1.0, rank=2.0)
+    records[0].update(seed=7.0, objective_score=1.0)
     layer2 = {
         "prompt": "Fix the failing test",
         "completion": "Fixed it",
@@ -168,6 +169,9 @@ def test_integers_written_as_floats_come_out_as_integers(tmp_path: Path, run_cli
     dpo = (result.out / "dpo.jsonl").read_bytes()
     ppo = (result.out / "ppo.jsonl").read_bytes()
     assert dpo.count(b'"chosen_branch":0,"rejected_branch":1,"chosen_facts":') == 1
+    facts = b'{"temperature":0.7,"seed":7,"objective_score":1,"objective_status":"pass",'
+    facts += b'"total_score":1.0}'
+    assert (dpo.count(b'"chosen_facts":' + facts), ppo.count(b'"branch_facts":' + facts)) == (1, 1)
     assert [p["provenance"]["branch_index"] for p in result.ppo()] == [3, 0, 1]
     # The one float left is branch 0's total score in its facts: a number, written as 1.0.
     assert ppo.count(b".0}") == ppo.count(b'"total_score":1.0}') == 1
