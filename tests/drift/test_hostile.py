@@ -260,3 +260,27 @@ def test_a_checkout_path_too_long_or_not_a_directory_is_one_line(
     baseline = _drift(root, "--baseline", str(fifo))
     assert baseline.exit_code == 2
     assert _one_error_line(baseline) == f"{fifo}: not a regular file (a FIFO)"
+
+
+def test_config_files_that_are_fifos_or_directories_are_one_line(
+    wiregate_root: Callable[[str], Path], tmp_path: Path
+) -> None:
+    # Without a writer a plain read of a FIFO never returns: both config files are opened
+    # without blocking and refused.
+    root = wiregate_root(MIRRORS)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    update = _drift(root, "baseline", "--reason", "known", "--baseline", str(fifo))
+    assert update.exit_code == 2, update.output
+    assert _one_error_line(update) == f"{fifo}: a FIFO, not a regular file"
+    mirrors = root / "contracts" / "mirrors.toml"
+    mirrors.unlink()
+    os.mkfifo(mirrors)
+    gate = _drift(root)
+    assert gate.exit_code == 2, gate.output
+    assert _one_error_line(gate) == f"{mirrors}: a FIFO, not a regular file"
+    mirrors.unlink()
+    mirrors.mkdir()
+    gate = _drift(root)
+    assert gate.exit_code == 2, gate.output
+    assert _one_error_line(gate) == f"{mirrors}: cannot read: Is a directory"

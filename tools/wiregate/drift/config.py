@@ -6,6 +6,7 @@ naming the file and the key (``repository[1].copy[0].paths``).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -21,7 +22,7 @@ import jsonschema_rs
 from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
 from wiregate import pointer as json_pointer
 from wiregate.errors import UserError
-from wiregate.files import DEFAULT_MAX_BYTES
+from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
 from wiregate.policy import DEFAULT_POLICY
 
 if sys.version_info >= (3, 11):
@@ -198,6 +199,10 @@ def _key(path: Sequence[str | int]) -> str:
     return key or "(top level)"
 
 
+#: Bytes of a config file (mirrors.toml, drift-baseline.toml) read at most.
+CONFIG_MAX_BYTES = 50_000_000
+
+
 def load_config_toml(
     path: Path, schema_file: str, precheck: Callable[[Any, Path], Any] | None = None
 ) -> Any:
@@ -206,12 +211,16 @@ def load_config_toml(
 
     ``precheck(data, path)`` runs before the schema: it may raise a message of its own, or
     return the data to validate instead (TOML dates as text, say)."""
+    if path.is_dir():  # opening a directory read-only succeeds: say what reading it says
+        raise UserError(f"{path}: cannot read: {os.strerror(errno.EISDIR)}")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise UserError(f"{path}: cannot read: {exc.strerror}") from None
+        data = tomllib.loads(read_regular(path, CONFIG_MAX_BYTES).decode("utf-8"))
+    except NotReadable as exc:  # a FIFO would block a plain read, a device never end
+        if exc.errno == errno.ENOENT:
+            raise UserError(f"{path}: file not found") from None
+        if exc.errno is not None:
+            raise UserError(f"{path}: cannot read: {os.strerror(exc.errno)}") from None
+        raise UserError(f"{path}: {exc}") from None
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
