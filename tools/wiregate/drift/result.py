@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import cached_property
 from pathlib import Path
 
 from wiregate.diff import Change
@@ -169,12 +170,17 @@ class CopyResult:
         """The waived findings, one entry per root change (shown with --verbose)."""
         return group_by_root(self._judged_findings(waived=True))
 
+    @cached_property
+    def _triage_by_finding(self) -> dict[int, Triage | None]:
+        return {
+            id(judged): triage
+            for judged, (_, triage) in zip(self.judged, self.triaged, strict=False)
+        }
+
     def triage_of(self, finding: DriftFinding) -> Triage | None:
-        """The triage of one of ``judged``."""
-        for judged, (_, triage) in zip(self.judged, self.triaged, strict=False):
-            if judged is finding:
-                return triage
-        return None
+        """The triage of one of ``judged`` (looked up, not searched: the text report asks once
+        per root change, and a copy may have thousands)."""
+        return self._triage_by_finding.get(id(finding))
 
     @property
     def fails(self) -> bool:
