@@ -727,7 +727,42 @@ def _copy_sarif_result(report: DriftReport, result: CopyResult, base: str) -> Sa
     )
 
 
-def _sarif_results(report: DriftReport) -> list[SarifResult]:
+def _entry_sarif_result(
+    report: DriftReport, result: CopyResult, entry: RootEntry, base: str
+) -> SarifResult:
+    """A root change's result: located in the copy, the contract as a related location."""
+    head = entry.head
+    copy = head.copy_location
+    contract = head.contract_location
+    related: tuple[SarifLocation, ...] = ()
+    if contract is not None:
+        related = (
+            SarifLocation(
+                contract.file, contract.line, contract.column, "the contract", CONTRACT_BASE
+            ),
+        )
+    return SarifResult(
+        rule_id=head.change.id,
+        level=report.annotation_level(result, entry.breaking) if entry.level != "info" else "info",
+        message=_entry_message(entry),
+        location=None
+        if copy is None
+        else SarifLocation(copy.file, copy.line, copy.column, "the copy", base),
+        fingerprint=head.fingerprint,
+        related=related,
+        properties={
+            "repository": result.repository,
+            "copy": result.copy_id,
+            "role": result.role,
+            "breaking": entry.breaking,
+            "changes": len(entry.findings),
+            "record_types": list(entry.record_types),
+        },
+    )
+
+
+def sarif_results(report: DriftReport) -> list[SarifResult]:
+    """The SARIF results of the gate (``wiregate check`` adds them to its own)."""
     results = []
     bases = _sarif_base_ids(report)
     for result in report.results:
@@ -735,46 +770,8 @@ def _sarif_results(report: DriftReport) -> list[SarifResult]:
         if result.verdict in _COPY_RULE:
             copy_result = _copy_sarif_result(report, result, base)
             results += [copy_result] if copy_result is not None else []
-            continue
-        if not result.verdict.drifted:
-            continue
-        for entry in result.entries:
-            head = entry.head
-            copy = head.copy_location
-            contract = head.contract_location
-            related: tuple[SarifLocation, ...] = ()
-            if contract is not None:
-                related = (
-                    SarifLocation(
-                        contract.file,
-                        contract.line,
-                        contract.column,
-                        "the contract",
-                        CONTRACT_BASE,
-                    ),
-                )
-            results.append(
-                SarifResult(
-                    rule_id=head.change.id,
-                    level=report.annotation_level(result, entry.breaking)
-                    if entry.level != "info"
-                    else "info",
-                    message=_entry_message(entry),
-                    location=None
-                    if copy is None
-                    else SarifLocation(copy.file, copy.line, copy.column, "the copy", base),
-                    fingerprint=head.fingerprint,
-                    related=related,
-                    properties={
-                        "repository": result.repository,
-                        "copy": result.copy_id,
-                        "role": result.role,
-                        "breaking": entry.breaking,
-                        "changes": len(entry.findings),
-                        "record_types": list(entry.record_types),
-                    },
-                )
-            )
+        elif result.verdict.drifted:
+            results += [_entry_sarif_result(report, result, e, base) for e in result.entries]
     return results
 
 
@@ -783,7 +780,7 @@ def render_drift_sarif(report: DriftReport) -> str:
     related location), one per copy that cannot be judged (``COPY_RULES``); each location
     relative to its repository's base id."""
     return render_sarif(
-        _sarif_results(report),
+        sarif_results(report),
         invocation_ok=not report.errors,
         bases=sarif_bases(report),
         rules=COPY_RULES,
@@ -794,11 +791,6 @@ def render_drift_sarif(report: DriftReport) -> str:
 def render_drift_junit(report: DriftReport) -> str:
     """JUnit XML: one test case per copy; a failure per copy that fails the gate."""
     return render_junit("wiregate drift", junit_cases(report))
-
-
-def sarif_results(report: DriftReport) -> list[SarifResult]:
-    """The SARIF results of the gate (``wiregate check`` adds them to its own)."""
-    return _sarif_results(report)
 
 
 def junit_cases(report: DriftReport) -> list[JUnitCase]:
