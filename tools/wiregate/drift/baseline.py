@@ -295,7 +295,11 @@ class BaselineUpdate:
     entries: tuple[BaselineEntry, ...]  # the file's entries afterwards
     added: tuple[BaselineEntry, ...] = field(default_factory=tuple)
     pruned: tuple[BaselineEntry, ...] = field(default_factory=tuple)
-    kept: int = 0  # entries that were there and stay
+
+    @property
+    def kept(self) -> int:
+        """Entries that were there and stay."""
+        return len(self.entries) - len(self.added)
 
     @property
     def changed(self) -> bool:
@@ -343,5 +347,4 @@ def update_baseline(
         entries=kept + tuple(added.values()),
         added=tuple(sorted(added.values(), key=BaselineEntry.sort_key)),
         pruned=pruned,
-        kept=len(kept),
     )
