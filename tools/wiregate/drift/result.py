@@ -232,6 +232,10 @@ class DriftReport:
         }
         return tuple(found.values())
 
+    def fails(self, result: CopyResult) -> bool:
+        """Whether ``result`` fails this gate: ``fails_strict`` with --strict, else ``fails``."""
+        return result.fails_strict if self.strict else result.fails
+
     def annotation_level(self, result: CopyResult, breaking: bool = True) -> str:
         """The workflow level of what is reported about ``result``: ``error`` when it fails
         the gate (a breaking finding, a missing copy; with strict, any drift or absence),
@@ -262,7 +266,7 @@ class DriftReport:
         was skipped or not found); 0 otherwise."""
         if any(r.verdict is Verdict.ERROR for r in self.results):
             return 2
-        if any(r.fails_strict if self.strict else r.fails for r in self.results):
+        if any(self.fails(r) for r in self.results):
             return 1
         return 0
 

@@ -438,7 +438,7 @@ def copy_to_json(result: CopyResult, report: DriftReport | None = None) -> dict[
             *(_entry_json_doc(entry, waived=True) for entry in result.waived_entries),
         ],
         "reproduce": result.reproduce,
-        "fails": result.fails_strict if report.strict else result.fails,
+        "fails": report.fails(result),
         "findings": {
             what: result.count(key)
             for what, key in (
@@ -800,7 +800,7 @@ def junit_cases(report: DriftReport) -> list[JUnitCase]:
         verdict = _verdict_text(result.verdict)
         if result.verdict is Verdict.ERROR:
             outcome = "error"
-        elif result.fails_strict if report.strict else result.fails:
+        elif report.fails(result):
             outcome = "failure" if result.verdict is not Verdict.SKIPPED else "skipped"
         elif result.verdict is Verdict.SKIPPED or result.verdict is Verdict.NOT_FOUND:
             outcome = "skipped"
