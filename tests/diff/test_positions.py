@@ -74,3 +74,10 @@ def test_the_real_contract_locates_a_property_on_its_line(repo_root: object) -> 
         assert position is not None
         line = text.splitlines()[position.line - 1]
         assert line[position.column - 1 :].startswith(json.dumps(name))
+
+
+def test_text_that_is_not_json_still_gives_an_index() -> None:
+    # UTF-16 bytes read as UTF-8: NULs between the characters, so no key before a value.
+    text = json.dumps({"a": {"b": 1}}).encode("utf-16").decode("utf-8", "replace")
+    index = PositionIndex.build(text)
+    assert index.locate("#/a/b") == Position(1, 1)

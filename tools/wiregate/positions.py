@@ -73,7 +73,10 @@ class PositionIndex:
             count += 1
             if frame[1]:  # an object member: named by its key, recorded when read
                 key = (frame[0], frame[3])
-                children[key] = (number, children[key][1])
+                # A text that is not JSON (read in the wrong encoding) may give no key: the
+                # value names itself, so an index is still made, never an error.
+                named = children.get(key)
+                children[key] = (number, named[1] if named else where(offset))
             else:
                 children[(frame[0], str(frame[2]))] = (number, where(offset))
                 frame[2] += 1
