@@ -284,3 +284,23 @@ def test_config_files_that_are_fifos_or_directories_are_one_line(
     gate = _drift(root)
     assert gate.exit_code == 2, gate.output
     assert _one_error_line(gate) == f"{mirrors}: cannot read: Is a directory"
+
+
+def test_a_utf16_copy_that_drifts_is_located_not_a_traceback(
+    wiregate_root: Callable[[str], Path], tmp_path: Path, contract: Contract
+) -> None:
+    # json reads UTF-16 and UTF-32 too: the copy's positions are read from the same text.
+    root = wiregate_root(MIRRORS)
+    checkout = tmp_path / "producer"
+    (checkout / "schemas").mkdir(parents=True)
+    copy = json.loads(json.dumps(contract.schemas["rollout-wire"]))
+    copy["description"] = "edited"
+    copy["oneOf"] = copy["oneOf"][:1]
+    (checkout / COPY).write_bytes(json.dumps(copy, indent=2).encode("utf-16"))
+    gate = _drift(root, "--repo", f"producer={checkout}", "--format", "json")
+    assert gate.exit_code == 1, gate.output
+    (result,) = json.loads(gate.stdout)["copies"]
+    assert [
+        (entry["root"]["copy_pointer"], entry["copy_location"]["line"])
+        for entry in result["entries"]
+    ] == [("#/oneOf", 6)] * 3  # "oneOf" is the sixth line of the indented copy

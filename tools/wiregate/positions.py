@@ -105,6 +105,13 @@ class PositionIndex:
                 new_value(match.start())  # a scalar
         return cls(children)
 
+    @classmethod
+    def of_json(cls, data: bytes) -> PositionIndex:
+        """The index of a JSON document's bytes, decoded as ``json.loads`` decodes them
+        (UTF-16 and UTF-32 too); a UTF-8 byte order mark stays in the text, as a column."""
+        encoding = json.detect_encoding(data)
+        return cls.build(data.decode("utf-8" if encoding == "utf-8-sig" else encoding, "replace"))
+
     def locate(self, pointer: str) -> Position | None:
         """The position for ``pointer`` (``#/a/b`` or ``/a/b``), or of its nearest written
         ancestor; None only for a text with no value at all."""

@@ -418,11 +418,7 @@ def _check_repository(
             contract_file, contract_index = texts.get(spec.schema) if changes else (None, None)
             # The copy's bytes were read once already: its index is built from them. A code
             # copy's pointers name the schema extracted from it: the extraction placed them.
-            copy_index = (
-                PositionIndex.build(found.data.decode("utf-8", "replace"))
-                if changes and not spec.code
-                else None
-            )
+            copy_index = PositionIndex.of_json(found.data) if changes and not spec.code else None
             locate = code.locations(spec, found.path) if code is not None and spec.code else None
             findings = tuple(
                 make_finding(
