@@ -12,7 +12,6 @@ same card. Strings are written as JSON strings, which YAML reads as they are.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from importlib import metadata
@@ -21,6 +20,7 @@ from typing import Any, Final, TypeAlias
 import orjson
 
 from contracts import SCHEMA_FILES, Contract
+from datafactory.outputs import sha256_file
 from datafactory.settings import Settings
 from datafactory.targets.shape import OUTPUTS
 
@@ -118,8 +118,7 @@ def contract_version(contract: Contract) -> dict[str, dict[str, str]]:
     """Each schema of the contract: its ``$id`` (which carries its version) and sha256."""
     facts = {}
     for name in sorted(SCHEMA_FILES):
-        path = contract.schema_path(name)
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest = sha256_file(str(contract.schema_path(name)))
         facts[name] = {"id": str(contract.schemas[name].get("$id", "")), "sha256": digest}
     return facts
 

@@ -29,12 +29,12 @@ from datafactory.settings import (
     Settings,
 )
 from datafactory.stages.load import OutputInvalidError
+from wiregate.cli.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
 from wiregate.errors import UserError
 
 __all__ = ["main"]
 
 EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
-EXIT_SIGINT, EXIT_SIGTERM = 130, 143
 
 #: What the command calls each setting in its errors: its options.
 OPTION_NAMES = SettingNames(
@@ -298,10 +298,10 @@ def _main(settings: Settings, rejects: str | None) -> None:
             result = run(_with_progress(settings, progress))
     except KeyboardInterrupt:  # nothing is left behind: see datafactory.interrupts
         click.echo("datafactory: interrupted", err=True)
-        sys.exit(EXIT_SIGINT)
+        sys.exit(EXIT_INTERRUPTED)
     except interrupts.Terminated:
         click.echo("datafactory: terminated", err=True)
-        sys.exit(EXIT_SIGTERM)
+        sys.exit(EXIT_TERMINATED)
     except SettingError as exc:
         _fail(exc.render(OPTION_NAMES))
         return

@@ -149,13 +149,13 @@ def _directory_entry(path: Path) -> Path | None:
             reason = "a dangling symlink" if path.is_symlink() else "cannot read"
         raise UserError(f"{path}: {reason} in an input directory ({exc.strerror})") from None
     is_input = path.name.endswith((".jsonl", ".jsonl.gz"))
-    if stat.S_ISREG(mode) or (stat.S_ISDIR(mode) and not is_input):
-        if not is_input or stat.S_ISDIR(mode):
-            return None
-        if not os.access(path, os.R_OK):
-            raise UserError(f"{path}: cannot read: permission denied")
-        return path
-    raise UserError(f"{path}: not a regular file, in an input directory")
+    if not is_input and (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return None
+    if not stat.S_ISREG(mode):
+        raise UserError(f"{path}: not a regular file, in an input directory")
+    if not os.access(path, os.R_OK):
+        raise UserError(f"{path}: cannot read: permission denied")
+    return path
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import orjson
@@ -23,6 +24,9 @@ def read_tools(path: str) -> dict[str, dict[str, Any]]:
     def fail(problem: str) -> SettingError:
         return SettingError("tools_path", Given("tools_path"), f" {path}: {problem}")
 
+    # A FIFO would block the open below, a device never end: refused as inputs are.
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):
+        raise fail("not a regular file")
     try:
         with open(path, "rb") as handle:
             data = handle.read(MAX_TOOLS_BYTES + 1)

@@ -226,6 +226,18 @@ def test_trl_settings_errors(
     assert not any(result.out.iterdir())
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_tools_from_a_fifo_is_refused_not_waited_on(run_cli: RunCli, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "tools.json")  # nobody writes it: opening it would block for ever
+    path = write_jsonl(tmp_path / "in.jsonl", _rollout())
+    result = run_cli(path, args=("--target", "trl", "--tools", str(tmp_path / "tools.json")))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"datafactory: error: --tools {tmp_path}/tools.json: not a regular file\n"
+    )
+    assert not any(result.out.iterdir())
+
+
 def test_a_record_its_trainer_would_misread_is_exit_3(
     run_cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

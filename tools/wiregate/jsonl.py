@@ -97,13 +97,11 @@ def read_lines(
                 continue
             piece = data[position:end]
             length += len(piece)
-            if head:
-                pass
-            elif length - (newline >= 0) > max_line_bytes:
-                head = b"".join([*pieces, piece])[:LINE_HEAD_BYTES]
-                pieces = []
-            else:
+            if not head:  # once over the limit, the rest of the line is only counted
                 pieces.append(piece)
+                if length - (newline >= 0) > max_line_bytes:
+                    head = b"".join(pieces)[:LINE_HEAD_BYTES]
+                    pieces = []
             position = end
             if newline >= 0:
                 yield _line(start, pieces, head, length - 1)
