@@ -43,6 +43,7 @@ _MAX_PATHS = 50_000  # schema paths a validator may follow (the engine's node bu
 _VARIANTS = 6
 _MAX_DEPTH = 8
 _MAX_STRING = 64
+_MAX_MEMBERS = 1_000  # items or properties of a generated array or object
 
 _LOWER = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties")
 _UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties")
@@ -718,6 +719,8 @@ class _Generator:
         low = int(node.get("minItems") or 0)
         contains = node.get("contains")
         length = max(low, len(prefix) if low > len(prefix) else low, 1 if contains else 0)
+        if length > _MAX_MEMBERS:
+            return []
         out: list[Any] = []
         base: list[Any] = []
         for index in range(length):
@@ -757,7 +760,7 @@ class _Generator:
                 ok, value = self.first(props[name], depth + 1)
                 if ok:
                     base[name] = value
-        for key in itertools.chain(_FRESH_KEYS, (f"wg_{i}" for i in range(min(low, 1000)))):
+        for key in itertools.chain(_FRESH_KEYS, (f"wg_{i}" for i in range(min(low, _MAX_MEMBERS)))):
             if len(base) >= low:
                 break
             if key not in base:
@@ -884,6 +887,8 @@ class _Generator:
             yield from (t for t in _dedup(strings) if self.accepts(as_string, t) is not False)
 
     def _longer(self, acc: Schema, length: int, keyword: str, depth: int) -> Iterator[Any]:
+        if length > _MAX_MEMBERS:
+            return
         if keyword == "maxItems":
             ok, item = self.first(_rest(acc, "items", "unevaluatedItems"), depth + 1)
             if ok and not acc.get("prefixItems"):
@@ -1001,6 +1006,8 @@ class _Generator:
             array.append(filler)
         array.append(value)
         low = int(node.get("minItems") or 0)
+        if low > _MAX_MEMBERS:
+            return []
         while len(array) < low:
             index = len(array)
             schema = prefix[index] if index < len(prefix) else items
