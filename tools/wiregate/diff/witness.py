@@ -718,7 +718,7 @@ class _Generator:
         items = _rest(node, "items", "unevaluatedItems")
         low = int(node.get("minItems") or 0)
         contains = node.get("contains")
-        length = max(low, len(prefix) if low > len(prefix) else low, 1 if contains else 0)
+        length = max(low, 1 if contains else 0)
         if length > _MAX_MEMBERS:
             return []
         out: list[Any] = []
@@ -809,7 +809,7 @@ class _Generator:
         yield from self.values(acc, depth)
 
     def _values_apart(self, acc: Schema, other: Schema, depth: int) -> Iterator[Any]:
-        limits = [v for k in ("enum",) for v in (other.get(k) or [])]
+        limits = list(other.get("enum") or [])
         if "const" in other:
             limits.append(other["const"])
         if not limits:
@@ -863,7 +863,7 @@ class _Generator:
                     yield [item] * count
             if flip is not None:
                 yield from self.values(conj(acc, flip), depth + 1)
-                if keyword in ("maxItems",) or keyword in ("maxProperties",):
+                if keyword in ("maxItems", "maxProperties"):
                     yield from self._longer(acc, int(value) + 1, keyword, depth)
         if other.get("uniqueItems") is True and acc.get("uniqueItems") is not True:
             for array in self.values(conj(acc, {"type": ["array"], "minItems": 1}), depth + 1):
@@ -1135,7 +1135,6 @@ class WitnessFinder:
     def __init__(self, old: Side, new: Side) -> None:
         self.sides = {"backward": (old, new), "forward": (new, old)}
         self.generators = {id(old): _Generator(old), id(new): _Generator(new)}
-        self.checks = 0
 
     def find(self, old_pointer: str, new_pointer: str, direction: str) -> Witness | None:
         accepting, other = self.sides[direction]
@@ -1143,11 +1142,9 @@ class WitnessFinder:
             return None
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
-        self.checks = 0
         try:
-            for instance in self._candidates(accepting, other, mine, theirs):
-                self.checks += 1
-                if self.checks > _MAX_CHECKS:
+            for checks, instance in enumerate(self._candidates(accepting, other, mine, theirs)):
+                if checks >= _MAX_CHECKS:
                     return None
                 fast = (accepting.fast_valid(instance), other.fast_valid(instance))
                 if fast == (True, False) and (
