@@ -71,7 +71,10 @@ def extract_models(
     try:
         completed = subprocess.run(
             [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            # What the governed code prints goes there and is never shown: not kept in memory
+            # either (a module printing in a loop until the time limit).
+            stderr=subprocess.DEVNULL,
             timeout=limit,
             cwd=os.path.abspath(root),
             stdin=subprocess.DEVNULL,
