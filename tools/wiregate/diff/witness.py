@@ -17,7 +17,6 @@ answer is None, never a guess.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 from collections.abc import Iterator, Mapping
@@ -27,6 +26,7 @@ from typing import Any
 
 from wiregate.diff.findings import Change
 from wiregate.diff.load import ResolvedSchema, Schema, SchemaLoadError, resolve
+from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
@@ -199,7 +199,7 @@ class _LinearRe:
 
     @staticmethod
     def search(pattern: str, string: str, flags: int = 0) -> bool | None:
-        regex = _translated(pattern)
+        regex = translate(pattern)
         if regex is None:
             raise ValueError(f"pattern {pattern!r} does not run under RE2")
         return regex.search(string) or None
@@ -207,15 +207,8 @@ class _LinearRe:
 
 def _matches(pattern: str, text: str) -> bool | None:
     """Does ``pattern`` match in ``text`` (None: the pattern does not run under RE2)?"""
-    regex = _translated(pattern)
+    regex = translate(pattern)
     return None if regex is None else bool(regex.search(text))
-
-
-@functools.lru_cache(maxsize=256)
-def _translated(pattern: str) -> Any:
-    from wiregate.diff import regex
-
-    return regex.translate(pattern)
 
 
 @contextmanager
