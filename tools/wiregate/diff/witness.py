@@ -17,9 +17,10 @@ answer is None, never a guess.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -347,9 +348,8 @@ def _compile(schema: Schema) -> Any:
         return False
 
 
-def _local_valid(schema: Schema, value: Any) -> bool | None:
-    """Whether a self-contained schema accepts ``value`` (None: it cannot be checked here)."""
-    validator = _compile(schema)
+def _valid(validator: Any, value: Any) -> bool | None:
+    """Whether a compiled validator accepts ``value`` (None: it cannot be checked here)."""
     if validator is False:
         return None
     try:
@@ -617,20 +617,17 @@ class _Generator:
             self._markers[id(node)] = found
         return found
 
-    def accepts(self, node: Schema, value: Any) -> bool | None:
+    def accepting(self, node: Schema) -> Callable[[Any], bool | None]:
+        """Whether ``node`` accepts a value (None: it cannot be checked on its own), compiled
+        once: per schema node of the tree, per call for a combined schema."""
         if self._marked(node):
-            return None
+            return lambda value: None
         if not self._in_tree(node):
-            return _local_valid(node, value)
+            return functools.partial(_valid, _compile(node))
         validator = self._validators.get(id(node))
         if validator is None:
             validator = self._validators[id(node)] = _compile(node)
-        if validator is False:
-            return None
-        try:
-            return bool(validator.is_valid(value))
-        except (ValueError, OverflowError):
-            return None
+        return functools.partial(_valid, validator)
 
     # -- values a schema accepts --------------------------------------------------------------
     def values(self, node: Schema, depth: int = 0) -> list[Any]:
@@ -665,7 +662,8 @@ class _Generator:
             else:
                 for kind in self._types(node):
                     candidates += self._typed(node, kind, depth)
-        good = [v for v in _dedup(candidates) if self.accepts(node, v) is not False]
+        accepts = self.accepting(node)
+        good = [v for v in _dedup(candidates) if accepts(v) is not False]
         return good[:_VARIANTS]
 
     def first(self, node: Schema, depth: int = 0) -> tuple[bool, Any]:
@@ -876,8 +874,8 @@ class _Generator:
             if outside is not None:
                 strings += [outside, *(t + outside for t in mine[:3])]
             strings = [t for t in strings if _matches(pattern, t) is not True]
-            as_string = _as_type(acc, "string")
-            yield from (t for t in _dedup(strings) if self.accepts(as_string, t) is not False)
+            accepts = self.accepting(_as_type(acc, "string"))
+            yield from (t for t in _dedup(strings) if accepts(t) is not False)
 
     def _longer(self, acc: Schema, length: int, keyword: str, depth: int) -> Iterator[Any]:
         if length > _MAX_MEMBERS:
