@@ -4,6 +4,7 @@ model that is not a class or not there, a time-out. And the cache: warm runs nee
 
 from __future__ import annotations
 
+import resource
 import sys
 from pathlib import Path
 
@@ -253,6 +254,25 @@ def test_python_time_out_and_no_network(governed: Path, monkeypatch: pytest.Monk
         f"{governed}/gov: models.net:Net: cannot import: OSError: network access is disabled "
         "while extracting a schema (net.py:2)"
     )
+
+
+def test_what_the_governed_code_prints_is_not_kept(governed: Path) -> None:
+    # 400 MB of prints: none of it is shown, so none of it is held in memory either.
+    (governed / "gov/models/loud.py").write_text(
+        "import sys\nfor _ in range(400):\n    print('x' * 1_000_000)\n"
+        "sys.stderr.write('y' * 1_000_000)\nimport time\ntime.sleep(60)\n",
+        "utf-8",
+    )
+    python(governed, "models.loud:Loud")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WIREGATE_EXTRACT_TIMEOUT", "5")
+        assert one_error(governed) == (
+            f"{governed}/gov: importing models.loud:Loud timed out after 5 s "
+            "(WIREGATE_EXTRACT_TIMEOUT)"
+        )
+    grown_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+    assert grown_kib < 100_000
 
 
 def test_a_warm_cache_needs_no_tool_and_an_edit_is_seen(

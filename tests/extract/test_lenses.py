@@ -145,3 +145,32 @@ def test_every_lens_has_a_golden_pair_and_is_documented(repo_root: Path) -> None
         section = doc.split(f"### `{lens}`", 1)[1].split("###", 1)[0]
         assert json.dumps(contract) in section, lens
         assert json.dumps(extracted) in section, lens
+
+
+def test_a_recursive_type_with_two_recursive_members_is_walked_once() -> None:
+    # A binary tree: each level doubles the paths, 2**64 of them before the depth limit.
+    canonical = {
+        "$defs": {
+            "T": {
+                "type": "object",
+                "properties": {
+                    "l": {"$ref": "#/$defs/T"},
+                    "r": {"$ref": "#/$defs/T"},
+                    "n": {"type": "integer"},
+                },
+            }
+        },
+        "$ref": "#/$defs/T",
+    }
+    extracted = json.loads(
+        json.dumps(canonical).replace("$defs", "definitions").replace("integer", "number")
+    )
+    document, found = apply_lenses("typescript", None, "forward", canonical, "#", extracted)
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in found] == [
+        (
+            "ts-number-for-integer",
+            "#/$defs/T/properties/n/type",
+            "#/definitions/T/properties/n/type",
+        )
+    ]
+    assert document["definitions"]["T"]["properties"]["n"] == {"type": "integer"}

@@ -20,13 +20,14 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wiregate.diff.findings import Change
 from wiregate.diff.load import ResolvedSchema, Schema, SchemaLoadError, resolve
+from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
@@ -43,6 +44,7 @@ _MAX_PATHS = 50_000  # schema paths a validator may follow (the engine's node bu
 _VARIANTS = 6
 _MAX_DEPTH = 8
 _MAX_STRING = 64
+_MAX_MEMBERS = 1_000  # items or properties of a generated array or object
 
 _LOWER = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties")
 _UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties")
@@ -198,7 +200,7 @@ class _LinearRe:
 
     @staticmethod
     def search(pattern: str, string: str, flags: int = 0) -> bool | None:
-        regex = _translated(pattern)
+        regex = translate(pattern)
         if regex is None:
             raise ValueError(f"pattern {pattern!r} does not run under RE2")
         return regex.search(string) or None
@@ -206,15 +208,8 @@ class _LinearRe:
 
 def _matches(pattern: str, text: str) -> bool | None:
     """Does ``pattern`` match in ``text`` (None: the pattern does not run under RE2)?"""
-    regex = _translated(pattern)
+    regex = translate(pattern)
     return None if regex is None else bool(regex.search(text))
-
-
-@functools.lru_cache(maxsize=256)
-def _translated(pattern: str) -> Any:
-    from wiregate.diff import regex
-
-    return regex.translate(pattern)
 
 
 @contextmanager
@@ -353,9 +348,8 @@ def _compile(schema: Schema) -> Any:
         return False
 
 
-def _local_valid(schema: Schema, value: Any) -> bool | None:
-    """Whether a self-contained schema accepts ``value`` (None: it cannot be checked here)."""
-    validator = _compile(schema)
+def _valid(validator: Any, value: Any) -> bool | None:
+    """Whether a compiled validator accepts ``value`` (None: it cannot be checked here)."""
     if validator is False:
         return None
     try:
@@ -623,20 +617,17 @@ class _Generator:
             self._markers[id(node)] = found
         return found
 
-    def accepts(self, node: Schema, value: Any) -> bool | None:
+    def accepting(self, node: Schema) -> Callable[[Any], bool | None]:
+        """Whether ``node`` accepts a value (None: it cannot be checked on its own), compiled
+        once: per schema node of the tree, per call for a combined schema."""
         if self._marked(node):
-            return None
+            return lambda value: None
         if not self._in_tree(node):
-            return _local_valid(node, value)
+            return functools.partial(_valid, _compile(node))
         validator = self._validators.get(id(node))
         if validator is None:
             validator = self._validators[id(node)] = _compile(node)
-        if validator is False:
-            return None
-        try:
-            return bool(validator.is_valid(value))
-        except (ValueError, OverflowError):
-            return None
+        return functools.partial(_valid, validator)
 
     # -- values a schema accepts --------------------------------------------------------------
     def values(self, node: Schema, depth: int = 0) -> list[Any]:
@@ -671,7 +662,8 @@ class _Generator:
             else:
                 for kind in self._types(node):
                     candidates += self._typed(node, kind, depth)
-        good = [v for v in _dedup(candidates) if self.accepts(node, v) is not False]
+        accepts = self.accepting(node)
+        good = [v for v in _dedup(candidates) if accepts(v) is not False]
         return good[:_VARIANTS]
 
     def first(self, node: Schema, depth: int = 0) -> tuple[bool, Any]:
@@ -717,7 +709,9 @@ class _Generator:
         items = _rest(node, "items", "unevaluatedItems")
         low = int(node.get("minItems") or 0)
         contains = node.get("contains")
-        length = max(low, len(prefix) if low > len(prefix) else low, 1 if contains else 0)
+        length = max(low, 1 if contains else 0)
+        if length > _MAX_MEMBERS:
+            return []
         out: list[Any] = []
         base: list[Any] = []
         for index in range(length):
@@ -757,7 +751,7 @@ class _Generator:
                 ok, value = self.first(props[name], depth + 1)
                 if ok:
                     base[name] = value
-        for key in itertools.chain(_FRESH_KEYS, (f"wg_{i}" for i in range(min(low, 1000)))):
+        for key in itertools.chain(_FRESH_KEYS, (f"wg_{i}" for i in range(min(low, _MAX_MEMBERS)))):
             if len(base) >= low:
                 break
             if key not in base:
@@ -806,7 +800,7 @@ class _Generator:
         yield from self.values(acc, depth)
 
     def _values_apart(self, acc: Schema, other: Schema, depth: int) -> Iterator[Any]:
-        limits = [v for k in ("enum",) for v in (other.get(k) or [])]
+        limits = list(other.get("enum") or [])
         if "const" in other:
             limits.append(other["const"])
         if not limits:
@@ -860,7 +854,7 @@ class _Generator:
                     yield [item] * count
             if flip is not None:
                 yield from self.values(conj(acc, flip), depth + 1)
-                if keyword in ("maxItems",) or keyword in ("maxProperties",):
+                if keyword in ("maxItems", "maxProperties"):
                     yield from self._longer(acc, int(value) + 1, keyword, depth)
         if other.get("uniqueItems") is True and acc.get("uniqueItems") is not True:
             for array in self.values(conj(acc, {"type": ["array"], "minItems": 1}), depth + 1):
@@ -880,10 +874,12 @@ class _Generator:
             if outside is not None:
                 strings += [outside, *(t + outside for t in mine[:3])]
             strings = [t for t in strings if _matches(pattern, t) is not True]
-            as_string = _as_type(acc, "string")
-            yield from (t for t in _dedup(strings) if self.accepts(as_string, t) is not False)
+            accepts = self.accepting(_as_type(acc, "string"))
+            yield from (t for t in _dedup(strings) if accepts(t) is not False)
 
     def _longer(self, acc: Schema, length: int, keyword: str, depth: int) -> Iterator[Any]:
+        if length > _MAX_MEMBERS:
+            return
         if keyword == "maxItems":
             ok, item = self.first(_rest(acc, "items", "unevaluatedItems"), depth + 1)
             if ok and not acc.get("prefixItems"):
@@ -1001,6 +997,8 @@ class _Generator:
             array.append(filler)
         array.append(value)
         low = int(node.get("minItems") or 0)
+        if low > _MAX_MEMBERS:
+            return []
         while len(array) < low:
             index = len(array)
             schema = prefix[index] if index < len(prefix) else items
@@ -1128,7 +1126,6 @@ class WitnessFinder:
     def __init__(self, old: Side, new: Side) -> None:
         self.sides = {"backward": (old, new), "forward": (new, old)}
         self.generators = {id(old): _Generator(old), id(new): _Generator(new)}
-        self.checks = 0
 
     def find(self, old_pointer: str, new_pointer: str, direction: str) -> Witness | None:
         accepting, other = self.sides[direction]
@@ -1136,11 +1133,9 @@ class WitnessFinder:
             return None
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
-        self.checks = 0
         try:
-            for instance in self._candidates(accepting, other, mine, theirs):
-                self.checks += 1
-                if self.checks > _MAX_CHECKS:
+            for checks, instance in enumerate(self._candidates(accepting, other, mine, theirs)):
+                if checks >= _MAX_CHECKS:
                     return None
                 fast = (accepting.fast_valid(instance), other.fast_valid(instance))
                 if fast == (True, False) and (

@@ -13,6 +13,7 @@ miss, and a cache that cannot be written only costs time.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -82,8 +83,15 @@ def store(key: str, root: Path, files: Iterable[str], value: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Written aside and renamed: a concurrent reader sees the old entry or the new one.
         fd, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    except OSError:
+        return  # a read-only cache only costs time
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(entry, handle)
         os.replace(temporary, path)
     except OSError:
-        pass  # a read-only cache only costs time
+        pass  # a full disk only costs time
+    finally:
+        # Not left behind by a failed write or Ctrl-C (after the rename it is gone already).
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

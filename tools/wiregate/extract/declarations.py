@@ -21,7 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from wiregate.extract.typescript import _node, _tool_versions, timeout_seconds
+from wiregate.extract.typescript import (
+    ExtractionError,
+    _node,
+    _tool_versions,
+    timeout_seconds,
+)
 from wiregate.node import node_modules_dir
 
 __all__ = ["Declaration", "DeclarationError", "python_declarations", "typescript_declarations"]
@@ -74,7 +79,7 @@ def typescript_declarations(
         node = _node()
         modules = node_modules_dir()
         _tool_versions(modules)
-    except Exception as exc:  # ExtractionError: node or the npm tools missing
+    except ExtractionError as exc:  # node or the npm tools missing
         raise DeclarationError(str(exc)) from None
     request = {"files": {name: data.decode("utf-8", "replace") for name, data in files.items()}}
     limit = timeout_seconds() if timeout is None else timeout

@@ -64,6 +64,8 @@ class _Lens:
         self.canonical = canonical
         self.document = document
         self.findings: dict[tuple[str, str], Change] = {}
+        # (canonical pointer, copy pointer) -> the least depth walked from there.
+        self._walked: dict[tuple[str, str], int] = {}
 
     def _deref(self, root: Any, node: Any, at: str) -> tuple[Any, str]:
         for _ in range(_MAX_DEPTH):
@@ -89,6 +91,11 @@ class _Lens:
         node, at = self._deref(self.document, node, at)
         if depth > _MAX_DEPTH or not isinstance(canon, dict) or not isinstance(node, dict):
             return
+        # A pair walked already from no deeper gives nothing new: without this, a recursive
+        # type with two recursive members (a binary tree) is walked 2**64 times.
+        if self._walked.get((canon_at, at), depth + 1) <= depth:
+            return
+        self._walked[(canon_at, at)] = depth
         # Optional[X] / X | null in the copy: each member is judged against the contract.
         for keyword in ("anyOf", "oneOf"):
             members = node.get(keyword)

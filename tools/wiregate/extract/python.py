@@ -20,7 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from wiregate.extract import cache as extract_cache
-from wiregate.extract.typescript import Extracted, ExtractionError, _positions, timeout_seconds
+from wiregate.extract.typescript import (
+    Extracted,
+    ExtractionError,
+    cached_results,
+    stored,
+    timeout_seconds,
+)
 
 __all__ = ["extract_models"]
 
@@ -51,12 +57,7 @@ def extract_models(
         model: extract_cache.cache_key("python", _versions(), python_path, model, mode)
         for model in models
     }
-    results: dict[str, Extracted | ExtractionError] = {}
-    for model, key in keys.items():
-        cached = extract_cache.load(key, root)
-        found = Extracted.from_cache(*cached) if cached is not None else None
-        if found is not None:
-            results[model] = found
+    results = cached_results(keys, root)
     missing = [model for model in models if model not in results]
     if not missing:
         return results
@@ -71,7 +72,10 @@ def extract_models(
     try:
         completed = subprocess.run(
             [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)],
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            # What the governed code prints goes there and is never shown: not kept in memory
+            # either (a module printing in a loop until the time limit).
+            stderr=subprocess.DEVNULL,
             timeout=limit,
             cwd=os.path.abspath(root),
             stdin=subprocess.DEVNULL,
@@ -97,11 +101,7 @@ def extract_models(
         if "error" in outcome:
             results[model] = ExtractionError(f"{where}: {model}: {_describe(outcome)}")
         else:
-            extracted = Extracted(
-                outcome["schema"], tuple(sorted(set(files))), _positions(outcome.get("positions"))
-            )
-            extract_cache.store(keys[model], root, files, extracted.cached())
-            results[model] = extracted
+            results[model] = stored(keys[model], root, files, outcome)
     return results
 
 

@@ -98,6 +98,28 @@ def _positions(value: Any) -> dict[str, SourcePosition]:
     return found
 
 
+def cached_results(keys: Mapping[str, str], root: Path) -> dict[str, Extracted | ExtractionError]:
+    """``{name: extraction}`` of the ``keys`` (name -> cache key) whose cache entry still
+    holds for the files under ``root``."""
+    results: dict[str, Extracted | ExtractionError] = {}
+    for name, key in keys.items():
+        cached = extract_cache.load(key, root)
+        found = Extracted.from_cache(*cached) if cached is not None else None
+        if found is not None:
+            results[name] = found
+    return results
+
+
+def stored(key: str, root: Path, files: Sequence[str], outcome: Mapping[str, Any]) -> Extracted:
+    """A successful ``outcome`` of an extraction (schema and positions) that read ``files``,
+    cached under ``key``."""
+    extracted = Extracted(
+        outcome["schema"], tuple(sorted(set(files))), _positions(outcome.get("positions"))
+    )
+    extract_cache.store(key, root, files, extracted.cached())
+    return extracted
+
+
 def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
     value = (os.environ if environ is None else environ).get("WIREGATE_EXTRACT_TIMEOUT")
     if not value:
@@ -160,12 +182,7 @@ def extract_types(
     versions = _tool_versions(modules)
     tsconfig, configs = tsconfig_for(root, path)
     keys = {name: extract_cache.cache_key("typescript", versions, path, name) for name in types}
-    results: dict[str, Extracted | ExtractionError] = {}
-    for name, key in keys.items():
-        cached = extract_cache.load(key, root)
-        found = Extracted.from_cache(*cached) if cached is not None else None
-        if found is not None:
-            results[name] = found
+    results = cached_results(keys, root)
     missing = [name for name in types if name not in results]
     if not missing:
         return results
@@ -179,14 +196,9 @@ def extract_types(
         if "error" in outcome:
             results[name] = ExtractionError(f"{root / path}: {_describe(outcome, name)}")
         else:
-            schema = outcome["schema"]
-            if schema.get("definitions") == {}:
-                del schema["definitions"]  # expose none leaves an empty one behind
-            extracted = Extracted(
-                schema, tuple(sorted(set(files))), _positions(outcome.get("positions"))
-            )
-            extract_cache.store(keys[name], root, files, extracted.cached())
-            results[name] = extracted
+            if outcome["schema"].get("definitions") == {}:
+                del outcome["schema"]["definitions"]  # expose none leaves an empty one behind
+            results[name] = stored(keys[name], root, files, outcome)
     return results
 
 
