@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import resource
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -287,3 +288,28 @@ def test_a_warm_cache_needs_no_tool_and_an_edit_is_seen(
     # An edit in a file the type references (helper.ts) invalidates the entry.
     (governed / "gov/src/helper.ts").write_text(HELPER.replace("| null", ""), "utf-8")
     assert one_error(governed).startswith("node not found")
+
+
+def test_a_process_the_governed_code_starts_does_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path
+) -> None:
+    """Its import starts a background process and hangs: at the time-out the whole process
+    group ends, so the background process never writes its file."""
+    marker = tmp_path / "still-running"
+    late = tmp_path / "late.py"
+    late.write_text(f"import time\ntime.sleep(3)\nopen({str(marker)!r}, 'w').close()\n", "utf-8")
+    (governed / "gov/models/spawner.py").write_text(
+        "import subprocess, sys, time\n"
+        f"subprocess.Popen([sys.executable, {str(late)!r}])\n"
+        "time.sleep(60)\n",
+        "utf-8",
+    )
+    python(governed, "models.spawner:Spawner")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WIREGATE_EXTRACT_TIMEOUT", "1")
+        assert one_error(governed) == (
+            f"{governed}/gov: importing models.spawner:Spawner timed out after 1 s "
+            "(WIREGATE_EXTRACT_TIMEOUT)"
+        )
+    time.sleep(4)
+    assert not marker.exists()

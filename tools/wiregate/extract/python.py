@@ -8,9 +8,11 @@ reply is read, so nothing it prints or raises reaches our output except one line
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -69,32 +71,23 @@ def extract_models(
     }
     limit = timeout_seconds() if timeout is None else timeout
     where = root if python_path in (".", "") else root / python_path
+    command = [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)]
     try:
-        completed = subprocess.run(
-            [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)],
-            stdout=subprocess.PIPE,
-            # What the governed code prints goes there and is never shown: not kept in memory
-            # either (a module printing in a loop until the time limit).
-            stderr=subprocess.DEVNULL,
-            timeout=limit,
-            cwd=os.path.abspath(root),
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
+        returncode, stdout = _run_isolated(command, os.path.abspath(root), limit)
     except subprocess.TimeoutExpired:
         raise ExtractionError(
             f"{where}: importing {', '.join(missing)} timed out after {limit:g} s "
             "(WIREGATE_EXTRACT_TIMEOUT)"
         ) from None
     try:
-        reply = json.loads(completed.stdout)
+        reply = json.loads(stdout)
         outcomes = reply["models"]
         files = reply["files"]
     except (ValueError, KeyError, TypeError):
         # The governed code ended the interpreter itself (sys.exit, os._exit, a crash).
         raise ExtractionError(
             f"{where}: importing {', '.join(missing)} ended the interpreter "
-            f"(exit status {completed.returncode}) before a schema was written"
+            f"(exit status {returncode}) before a schema was written"
         ) from None
     for model in missing:
         outcome = outcomes[model]
@@ -103,6 +96,30 @@ def extract_models(
         else:
             results[model] = stored(keys[model], root, files, outcome)
     return results
+
+
+def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, bytes]:
+    """Run the worker in a process group of its own and end the whole group when it is done,
+    times out or we are interrupted: a process the governed code started in the background
+    never outlives the extraction. What the governed code prints goes to /dev/null, never
+    into memory (a module printing in a loop until the time limit)."""
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    try:
+        stdout, _ = process.communicate(timeout=limit)
+        return process.returncode, stdout
+    finally:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _describe(outcome: dict[str, Any]) -> str:
