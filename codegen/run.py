@@ -85,7 +85,7 @@ def write(root: Path) -> list[str]:
             # line ends (``check`` reads with universal newlines and calls it fresh too).
             if path.exists() and lf(path.read_bytes()) == data:
                 continue
-            _write_atomically(path, data)
+            write_atomically(path, data)
         except OSError as exc:
             raise _io_error(label, "write", exc) from None
         changed.append(label)
@@ -101,13 +101,15 @@ def _generate(root: Path) -> dict[str, str]:
     return generate_package(root)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
     """A hidden temporary file beside ``path``, renamed over it: an interrupted run (Ctrl-C,
-    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
+    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file.
+    ``mode``: the new file's permission bits (by default those of the file it replaces)."""
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

@@ -289,10 +289,9 @@ def write_output(path: Path, text: str, contract: Contract | None = None) -> boo
     whether it was written. Atomic: a hidden temporary file renamed over it, with the
     permission bits of the file it replaces (a new file: ``0666`` less the umask, as ``open``
     gives). What :func:`check_output` refuses is never touched."""
-    import contextlib
     import stat
-    import tempfile
 
+    from codegen.run import write_atomically
     from datafactory.outputs import current_umask
 
     check_output(path, contract)
@@ -309,16 +308,7 @@ def write_output(path: Path, text: str, contract: Contract | None = None) -> boo
             path.parent.mkdir(parents=True, exist_ok=True)
         except FileExistsError:  # a file where a folder of the path should be
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            os.fchmod(fd, mode)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        write_atomically(path, data, mode)
     except OSError as exc:
         if exc.errno == errno.ENOTDIR:
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
