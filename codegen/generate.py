@@ -25,7 +25,7 @@ import jinja2
 from datamodel_code_generator import generate
 
 from codegen import fill
-from codegen.errors import BrokenSchemaError, CodegenError
+from codegen.errors import BrokenSchemaError, CodegenError, shorten
 from codegen.freshness import PINNED_TOOLS, read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import RUNTIME_MODULE, model_module, shapes_module
 
@@ -125,12 +125,6 @@ def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
             f"{label}: not a valid JSON Schema (draft 2020-12) at {found.pointer or '/'}: "
             f"{found.message}"
         )
-
-
-def _shorten(message: str, limit: int = 200) -> str:
-    """One line of bounded length: the message repeats the offending value, however large."""
-    line = " ".join(message.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def generate_package(root: Path) -> dict[str, str]:
@@ -265,7 +259,7 @@ def _run_generator(
             warnings.filterwarnings("ignore", "msgspec cannot decode the union", UserWarning)
             code = generate(json.dumps(schema), **options, **extra)
     except Exception as exc:  # the generator raises many types; report it as a schema problem
-        detail = _shorten(str(exc) or type(exc).__name__)
+        detail = shorten(str(exc) or type(exc).__name__)
         raise CodegenError(f"{label}: datamodel-code-generator failed: {detail}") from exc
     if not isinstance(code, str):
         raise CodegenError(f"{label}: datamodel-code-generator returned several modules")

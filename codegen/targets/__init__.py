@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from codegen.errors import shorten
 from contracts import SCHEMA_FILES, Contract, ContractError
 from wiregate.errors import UserError
 
@@ -152,12 +153,6 @@ def _refs(node: Any, at: str) -> Iterable[tuple[str, str]]:
     elif isinstance(node, list):
         for index, value in enumerate(node):
             yield from _refs(value, f"{at}/{index}")
-
-
-def shorten(message: str, limit: int = 200) -> str:
-    """One line of bounded length: a generator's message may repeat a large value."""
-    line = " ".join(message.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def combined_schema(contract: Contract) -> dict[str, Any]:

@@ -15,13 +15,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from codegen.errors import shorten
 from codegen.targets import (
     TargetError,
     combined_schema,
     comment_header,
     header_lines,
     module_digest,
-    shorten,
 )
 from contracts import Contract
 

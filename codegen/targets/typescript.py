@@ -14,6 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from codegen.errors import shorten
 from codegen.targets import (
     ROOT_NAME,
     TargetError,
@@ -22,7 +23,6 @@ from codegen.targets import (
     header_lines,
     here,
     module_digest,
-    shorten,
 )
 from contracts import Contract
 
