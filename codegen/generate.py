@@ -127,10 +127,11 @@ def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
         )
 
 
-def generate_package(root: Path) -> dict[str, str]:
-    """File name -> content of every file of the generated package."""
+def generate_package(root: Path, raw: Mapping[str, bytes] | None = None) -> dict[str, str]:
+    """File name -> content of every file of the generated package; ``raw``: the schema files'
+    bytes when the caller has read them already (``check`` hashed them)."""
     _check_pins()
-    raw = schema_bytes(root)
+    raw = schema_bytes(root) if raw is None else raw
     schemas = parse_schemas(raw)
     for name, schema in schemas.items():
         fill.check_schema(schema_label(name), schema)

@@ -6,6 +6,7 @@ import contextlib
 import difflib
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +31,10 @@ class CheckResult:
 
 def check(root: Path) -> CheckResult:
     """Compare ``root/datafactory/wire`` with a fresh generation (in memory)."""
-    if is_fresh(root, read_sources(schema_bytes(root))):
+    raw = schema_bytes(root)
+    if is_fresh(root, read_sources(raw)):
         return CheckResult(diff="", fast=True)
-    expected = _generate(root)
+    expected = _generate(root, raw)
     out_dir = root / OUTPUT_DIR
     names = sorted(set(expected) | {p.name for p in out_dir.glob("*.py")})
     chunks: list[str] = []
@@ -92,13 +94,13 @@ def write(root: Path) -> list[str]:
     return changed
 
 
-def _generate(root: Path) -> dict[str, str]:
+def _generate(root: Path, raw: Mapping[str, bytes] | None = None) -> dict[str, str]:
     """The generated package; the generator is imported only now (slow, and an extra)."""
     try:
         from codegen.generate import generate_package
     except ImportError as exc:
         raise GeneratorMissingError(exc.name or str(exc)) from None
-    return generate_package(root)
+    return generate_package(root, raw)
 
 
 def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
