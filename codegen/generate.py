@@ -143,8 +143,9 @@ def generate_package(root: Path, raw: Mapping[str, bytes] | None = None) -> dict
     for name, schema in schemas.items():
         label = schema_label(name)
         module = model_module(name)
-        code = _models(label, schema)
-        _check_models(code, schema, name)
+        fills = fill.class_fills(schema)
+        code = _models(label, schema, fills)
+        _check_models(code, schema, name, fills)
         names = _top_level_names(code)
         public = set(schema.get("$defs", {})) | {schema.get("title")}
         # The generator names the constrained members of an `int | float` union (Temperature,
@@ -159,7 +160,7 @@ def generate_package(root: Path, raw: Mapping[str, bytes] | None = None) -> dict
         )
 
         shapes = _shapes(label, schema)
-        _check_shapes(shapes, schema, name)
+        _check_shapes(shapes, schema, name, fills)
         _check_names(_top_level_names(shapes), schema, name)
         bodies[f"{shapes_module(name)}.py"] = shapes
 
@@ -206,9 +207,8 @@ def _root_members(schema: Mapping[str, Any]) -> list[str]:
     return [name for name in names if name is not None]
 
 
-def _models(label: str, schema: Mapping[str, Any]) -> str:
-    """The Struct module of one schema."""
-    fills = fill.class_fills(schema)
+def _models(label: str, schema: Mapping[str, Any], fills: Mapping[str, Mapping[str, Any]]) -> str:
+    """The Struct module of one schema; ``fills``: its :func:`codegen.fill.class_fills`."""
     code = _run_generator(
         label, fill.generator_input(schema), _STRUCT_OPTIONS, extra_template_data=fills
     )
@@ -296,7 +296,12 @@ def _object_defs(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {n: d for n, d in schema.get("$defs", {}).items() if fill.is_class_def(d)}
 
 
-def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> None:
+def _check_models(
+    code: str,
+    schema: Mapping[str, Any],
+    schema_name: str,
+    fills: Mapping[str, Mapping[str, Any]],
+) -> None:
     """The generated Structs must have exactly the schema's properties (and wire_extra where
     the object is open)."""
     classes = {
@@ -308,7 +313,6 @@ def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> Non
         for node in ast.parse(code).body
         if isinstance(node, ast.ClassDef)
     }
-    fills = fill.class_fills(schema)
     for name, definition in _object_defs(schema).items():
         expected = set(definition["properties"])
         if fills[name]["wire_extra"]:
@@ -326,12 +330,16 @@ def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> Non
         )
 
 
-def _check_shapes(code: str, schema: Mapping[str, Any], schema_name: str) -> None:
+def _check_shapes(
+    code: str,
+    schema: Mapping[str, Any],
+    schema_name: str,
+    fills: Mapping[str, Mapping[str, Any]],
+) -> None:
     """The generated TypedDicts must have exactly the schema's keys, required ones required,
     and be closed exactly where the schema forbids unknown keys."""
     label = schema_label(schema_name)
     classes = {node.name: node for node in ast.parse(code).body if isinstance(node, ast.ClassDef)}
-    fills = fill.class_fills(schema)
     for name, definition in _object_defs(schema).items():
         node = classes.pop(name, None)
         if node is None:
