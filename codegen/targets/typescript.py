@@ -63,7 +63,7 @@ def fingerprint() -> list[str]:
     return [*_versions(_modules()), module_digest(_SCRIPT, Path(__file__))]
 
 
-def render(contract: Contract) -> str:
+def render(contract: Contract, digests: list[tuple[str, str, str]]) -> str:
     from wiregate.extract.typescript import timeout_seconds
 
     modules = _modules()
@@ -99,5 +99,5 @@ def render(contract: Contract) -> str:
     if "error" in reply:
         raise TargetError(f"json-schema-to-typescript failed: {shorten(str(reply['error']))}")
     body = str(reply["ts"]).replace("\r\n", "\n").lstrip("\n")
-    head = comment_header(header_lines(contract, "typescript", ", ".join(versions)), "//")
+    head = comment_header(header_lines(digests, "typescript", ", ".join(versions)), "//")
     return head + "\n" + body.rstrip("\n") + "\n"
