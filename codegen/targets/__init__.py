@@ -292,11 +292,14 @@ def write_output(path: Path, text: str, contract: Contract | None = None) -> boo
     data = text.encode("utf-8")
     try:
         try:
-            mode = stat.S_IMODE(path.stat().st_mode)
+            info = path.stat()
         except FileNotFoundError:
             mode = 0o666 & ~current_umask()
         else:
-            if is_fresh(path.read_bytes(), text):
+            mode = stat.S_IMODE(info.st_mode)
+            # Over twice the text's size, not even CRLF line ends make it the text: a huge
+            # file is replaced without being read into memory first.
+            if info.st_size <= 2 * len(data) and is_fresh(path.read_bytes(), text):
                 return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
