@@ -49,8 +49,6 @@ TARGETS: dict[str, str] = {
 #: The union of every record type of the contract.
 ROOT_NAME = "WireRecord"
 
-_HERE = Path(__file__).resolve().parent
-
 
 class TargetError(UserError):
     """The target cannot be generated (no node, a generator missing or failing); one line."""
@@ -311,7 +309,3 @@ def write_output(path: Path, text: str, contract: Contract | None = None) -> boo
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
         raise TargetError(f"{path}: cannot write: {exc.strerror or exc}") from None
     return True
-
-
-def here() -> Path:
-    return _HERE

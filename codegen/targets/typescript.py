@@ -21,14 +21,13 @@ from codegen.targets import (
     combined_schema,
     comment_header,
     header_lines,
-    here,
     module_digest,
 )
 from contracts import Contract
 
 __all__ = ["fingerprint", "render"]
 
-_SCRIPT = here() / "ts_generate.cjs"
+_SCRIPT = Path(__file__).resolve().parent / "ts_generate.cjs"
 #: Packages whose exact version shapes the output.
 _PACKAGES = ("json-schema-to-typescript", "prettier")
 
