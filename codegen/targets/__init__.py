@@ -51,7 +51,8 @@ ROOT_NAME = "WireRecord"
 
 
 class TargetError(UserError):
-    """The target cannot be generated (no node, a generator missing or failing); one line."""
+    """The target cannot be generated (a generator missing or failing); one line. No node or
+    npm package: :class:`wiregate.node.NodeToolMissing`, a :class:`UserError` too."""
 
 
 def _lf(data: bytes) -> bytes:
