@@ -20,3 +20,9 @@ class GeneratorMissingError(CodegenError):
             f"the code generator needs the codegen extra ({missing} is not installed): "
             "pip install 'wiregate[codegen]'"
         )
+
+
+def shorten(message: str, limit: int = 200) -> str:
+    """One line of bounded length: a generator's message may repeat a large value."""
+    line = " ".join(message.split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."

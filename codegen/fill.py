@@ -18,7 +18,6 @@ validator stays the judge of every rejection.
 
 from __future__ import annotations
 
-import json
 import keyword
 import re
 from collections.abc import Iterator, Mapping
@@ -195,12 +194,14 @@ def _structured(defs: Mapping[str, Any], node: Any) -> bool:
 
 
 def generator_input(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The schema as the Struct generator reads it (see the module docstring)."""
-    adjusted: dict[str, Any] = _adjust(json.loads(json.dumps(schema)))
+    """The schema as the Struct generator reads it (see the module docstring); a new
+    document, ``schema`` is left as it is."""
+    adjusted: dict[str, Any] = _adjust(schema)
     return adjusted
 
 
 def _adjust(node: Any) -> Any:
+    """A copy of ``node`` (new dicts and lists at every level), adjusted."""
     if isinstance(node, list):
         return [_adjust(value) for value in node]
     if not isinstance(node, dict):

@@ -25,7 +25,7 @@ import jinja2
 from datamodel_code_generator import generate
 
 from codegen import fill
-from codegen.errors import BrokenSchemaError, CodegenError
+from codegen.errors import BrokenSchemaError, CodegenError, shorten
 from codegen.freshness import PINNED_TOOLS, read_sources, schema_bytes, schema_label, with_header
 from codegen.layout import RUNTIME_MODULE, model_module, shapes_module
 
@@ -127,16 +127,11 @@ def _check_against_metaschema(label: str, schema: Mapping[str, Any]) -> None:
         )
 
 
-def _shorten(message: str, limit: int = 200) -> str:
-    """One line of bounded length: the message repeats the offending value, however large."""
-    line = " ".join(message.split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
-
-
-def generate_package(root: Path) -> dict[str, str]:
-    """File name -> content of every file of the generated package."""
+def generate_package(root: Path, raw: Mapping[str, bytes] | None = None) -> dict[str, str]:
+    """File name -> content of every file of the generated package; ``raw``: the schema files'
+    bytes when the caller has read them already (``check`` hashed them)."""
     _check_pins()
-    raw = schema_bytes(root)
+    raw = schema_bytes(root) if raw is None else raw
     schemas = parse_schemas(raw)
     for name, schema in schemas.items():
         fill.check_schema(schema_label(name), schema)
@@ -148,8 +143,9 @@ def generate_package(root: Path) -> dict[str, str]:
     for name, schema in schemas.items():
         label = schema_label(name)
         module = model_module(name)
-        code = _models(label, schema)
-        _check_models(code, schema, name)
+        fills = fill.class_fills(schema)
+        code = _models(label, schema, fills)
+        _check_models(code, schema, name, fills)
         names = _top_level_names(code)
         public = set(schema.get("$defs", {})) | {schema.get("title")}
         # The generator names the constrained members of an `int | float` union (Temperature,
@@ -164,7 +160,7 @@ def generate_package(root: Path) -> dict[str, str]:
         )
 
         shapes = _shapes(label, schema)
-        _check_shapes(shapes, schema, name)
+        _check_shapes(shapes, schema, name, fills)
         _check_names(_top_level_names(shapes), schema, name)
         bodies[f"{shapes_module(name)}.py"] = shapes
 
@@ -211,9 +207,8 @@ def _root_members(schema: Mapping[str, Any]) -> list[str]:
     return [name for name in names if name is not None]
 
 
-def _models(label: str, schema: Mapping[str, Any]) -> str:
-    """The Struct module of one schema."""
-    fills = fill.class_fills(schema)
+def _models(label: str, schema: Mapping[str, Any], fills: Mapping[str, Mapping[str, Any]]) -> str:
+    """The Struct module of one schema; ``fills``: its :func:`codegen.fill.class_fills`."""
     code = _run_generator(
         label, fill.generator_input(schema), _STRUCT_OPTIONS, extra_template_data=fills
     )
@@ -265,7 +260,7 @@ def _run_generator(
             warnings.filterwarnings("ignore", "msgspec cannot decode the union", UserWarning)
             code = generate(json.dumps(schema), **options, **extra)
     except Exception as exc:  # the generator raises many types; report it as a schema problem
-        detail = _shorten(str(exc) or type(exc).__name__)
+        detail = shorten(str(exc) or type(exc).__name__)
         raise CodegenError(f"{label}: datamodel-code-generator failed: {detail}") from exc
     if not isinstance(code, str):
         raise CodegenError(f"{label}: datamodel-code-generator returned several modules")
@@ -301,7 +296,12 @@ def _object_defs(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return {n: d for n, d in schema.get("$defs", {}).items() if fill.is_class_def(d)}
 
 
-def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> None:
+def _check_models(
+    code: str,
+    schema: Mapping[str, Any],
+    schema_name: str,
+    fills: Mapping[str, Mapping[str, Any]],
+) -> None:
     """The generated Structs must have exactly the schema's properties (and wire_extra where
     the object is open)."""
     classes = {
@@ -313,7 +313,6 @@ def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> Non
         for node in ast.parse(code).body
         if isinstance(node, ast.ClassDef)
     }
-    fills = fill.class_fills(schema)
     for name, definition in _object_defs(schema).items():
         expected = set(definition["properties"])
         if fills[name]["wire_extra"]:
@@ -331,12 +330,16 @@ def _check_models(code: str, schema: Mapping[str, Any], schema_name: str) -> Non
         )
 
 
-def _check_shapes(code: str, schema: Mapping[str, Any], schema_name: str) -> None:
+def _check_shapes(
+    code: str,
+    schema: Mapping[str, Any],
+    schema_name: str,
+    fills: Mapping[str, Mapping[str, Any]],
+) -> None:
     """The generated TypedDicts must have exactly the schema's keys, required ones required,
     and be closed exactly where the schema forbids unknown keys."""
     label = schema_label(schema_name)
     classes = {node.name: node for node in ast.parse(code).body if isinstance(node, ast.ClassDef)}
-    fills = fill.class_fills(schema)
     for name, definition in _object_defs(schema).items():
         node = classes.pop(name, None)
         if node is None:

@@ -6,6 +6,7 @@ import contextlib
 import difflib
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +31,10 @@ class CheckResult:
 
 def check(root: Path) -> CheckResult:
     """Compare ``root/datafactory/wire`` with a fresh generation (in memory)."""
-    if is_fresh(root, read_sources(schema_bytes(root))):
+    raw = schema_bytes(root)
+    if is_fresh(root, read_sources(raw)):
         return CheckResult(diff="", fast=True)
-    expected = _generate(root)
+    expected = _generate(root, raw)
     out_dir = root / OUTPUT_DIR
     names = sorted(set(expected) | {p.name for p in out_dir.glob("*.py")})
     chunks: list[str] = []
@@ -85,29 +87,31 @@ def write(root: Path) -> list[str]:
             # line ends (``check`` reads with universal newlines and calls it fresh too).
             if path.exists() and lf(path.read_bytes()) == data:
                 continue
-            _write_atomically(path, data)
+            write_atomically(path, data)
         except OSError as exc:
             raise _io_error(label, "write", exc) from None
         changed.append(label)
     return changed
 
 
-def _generate(root: Path) -> dict[str, str]:
+def _generate(root: Path, raw: Mapping[str, bytes] | None = None) -> dict[str, str]:
     """The generated package; the generator is imported only now (slow, and an extra)."""
     try:
         from codegen.generate import generate_package
     except ImportError as exc:
         raise GeneratorMissingError(exc.name or str(exc)) from None
-    return generate_package(root)
+    return generate_package(root, raw)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
     """A hidden temporary file beside ``path``, renamed over it: an interrupted run (Ctrl-C,
-    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file."""
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
+    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file.
+    ``mode``: the new file's permission bits (by default those of the file it replaces)."""
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o777
+        except FileNotFoundError:
+            mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, mode)

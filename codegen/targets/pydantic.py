@@ -15,13 +15,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from codegen.errors import shorten
 from codegen.targets import (
     TargetError,
     combined_schema,
     comment_header,
     header_lines,
     module_digest,
-    shorten,
 )
 from contracts import Contract
 
@@ -75,7 +75,7 @@ def fingerprint() -> list[str]:
     return [f"{_DISTRIBUTION} {_version()}", module_digest(Path(__file__))]
 
 
-def render(contract: Contract) -> str:
+def render(contract: Contract, digests: list[tuple[str, str, str]]) -> str:
     try:
         import datamodel_code_generator as dmcg
     except ImportError:
@@ -98,5 +98,5 @@ def render(contract: Contract) -> str:
     while lines and lines[0].startswith("#"):
         lines.pop(0)
     text = "\n".join(lines).strip("\n")
-    head = comment_header(header_lines(contract, "pydantic", f"{_DISTRIBUTION} {version}"), "#")
+    head = comment_header(header_lines(digests, "pydantic", f"{_DISTRIBUTION} {version}"), "#")
     return head + "\n" + text + "\n"

@@ -14,59 +14,44 @@ import os
 import subprocess
 from pathlib import Path
 
+from codegen.errors import shorten
 from codegen.targets import (
     ROOT_NAME,
     TargetError,
     combined_schema,
     comment_header,
     header_lines,
-    here,
     module_digest,
-    shorten,
 )
 from contracts import Contract
+from wiregate.node import find_node, node_modules_dir, package_versions
 
 __all__ = ["fingerprint", "render"]
 
-_SCRIPT = here() / "ts_generate.cjs"
+_SCRIPT = Path(__file__).resolve().parent / "ts_generate.cjs"
 #: Packages whose exact version shapes the output.
 _PACKAGES = ("json-schema-to-typescript", "prettier")
 
 
-def _modules() -> Path:
-    from wiregate.node import node_modules_dir
-
-    return node_modules_dir()
-
-
 def _node() -> str:
-    from wiregate.node import NodeToolMissing, find_node
-
-    try:
-        return find_node("`--target typescript` needs")
-    except NodeToolMissing as exc:
-        raise TargetError(str(exc)) from None
+    return find_node("`--target typescript` needs")
 
 
 def _versions(modules: Path) -> list[str]:
-    from wiregate.node import NodeToolMissing, package_versions
-
-    try:
-        return package_versions(modules, _PACKAGES, " ")
-    except NodeToolMissing as exc:
-        raise TargetError(str(exc)) from None
+    return package_versions(modules, _PACKAGES, " ")
 
 
 def fingerprint() -> list[str]:
-    """What the output depends on besides the contract; raises when a tool is missing."""
+    """What the output depends on besides the contract; raises when a tool is missing (a
+    one-line :class:`wiregate.node.NodeToolMissing`)."""
     _node()
-    return [*_versions(_modules()), module_digest(_SCRIPT, Path(__file__))]
+    return [*_versions(node_modules_dir()), module_digest(_SCRIPT, Path(__file__))]
 
 
-def render(contract: Contract) -> str:
+def render(contract: Contract, digests: list[tuple[str, str, str]]) -> str:
     from wiregate.extract.typescript import timeout_seconds
 
-    modules = _modules()
+    modules = node_modules_dir()
     versions = _versions(modules)
     node = _node()
     request = json.dumps({"schema": combined_schema(contract), "name": ROOT_NAME})
@@ -99,5 +84,5 @@ def render(contract: Contract) -> str:
     if "error" in reply:
         raise TargetError(f"json-schema-to-typescript failed: {shorten(str(reply['error']))}")
     body = str(reply["ts"]).replace("\r\n", "\n").lstrip("\n")
-    head = comment_header(header_lines(contract, "typescript", ", ".join(versions)), "//")
+    head = comment_header(header_lines(digests, "typescript", ", ".join(versions)), "//")
     return head + "\n" + body.rstrip("\n") + "\n"

@@ -3,8 +3,8 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# generator: sha256=2723f38fbe7bb1c9a1bc4200d376d2367c6e23313d83156d7e893c6118f37f8b
-# body: sha256=0bfbbd6f4bd18812d6b8dbb52a51d2e2ac73810943ba2ac7c2d0768bd06ae9be
+# generator: sha256=6997101a9eba4185e6ede9fb8adf037aa577b37e663fe972c12c6db4a393ea75
+# body: sha256=d230f2239414706bca5c35af09ce25c9b7656d4080228fb33e8fc5950693d734
 
 """Exporter stubs over msgspec, which decodes and encodes the generated Structs in C.
 
@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import msgspec
 from msgspec import UNSET, Struct
 from msgspec import inspect as mi
+from wiregate.pointer import join
 
 __all__ = [
     "NO_EXTRA",
@@ -280,16 +281,12 @@ def _error(text: str) -> WireError:
     for step in _STEP.finditer(found["path"]):
         if step.group() == "[...]":
             break  # which key of the map msgspec does not say: point at the map
-        pointer = _ptr(pointer, step["name"] or step["index"])
+        pointer = join(pointer, step["name"] or step["index"])
     else:
         field = _FIELD.match(found["message"])
         if field is not None:  # msgspec points at the object; the field is more useful
-            pointer = _ptr(pointer, field["name"])
+            pointer = join(pointer, field["name"])
     return WireError(pointer, found["message"] + (" (a key)" if found["key"] else ""))
-
-
-def _ptr(pointer: str, key: str) -> str:
-    return pointer + "/" + key.replace("~", "~0").replace("/", "~1")
 
 
 def _dump(value: Any) -> Any:
