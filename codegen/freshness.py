@@ -19,7 +19,7 @@ from pathlib import Path
 
 from codegen.errors import BrokenSchemaError
 from codegen.layout import OUTPUT_DIR, generated_files
-from contracts import SCHEMA_FILES
+from contracts import SCHEMA_FILES, ContractError, read_schema_bytes
 
 #: Distributions whose exact version shapes the output: the ``codegen`` extra of pyproject.toml
 #: pins the same versions (a test keeps them equal). Named here, not read from the installed
@@ -67,10 +67,12 @@ def schema_bytes(root: Path) -> dict[str, bytes]:
     """Schema name -> the raw bytes of its file under ``root/contracts``."""
     out = {}
     for name in SCHEMA_FILES:
+        path = root / schema_label(name)
         try:
-            out[name] = (root / schema_label(name)).read_bytes()
-        except OSError as exc:
-            raise BrokenSchemaError(f"{schema_label(name)}: cannot read: {exc.strerror}") from None
+            out[name] = read_schema_bytes(path)
+        except ContractError as exc:  # named by the full path: say it by its label
+            reason = str(exc).removeprefix(f"{path}: ")
+            raise BrokenSchemaError(f"{schema_label(name)}: {reason}") from None
     return out
 
 

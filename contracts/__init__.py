@@ -7,7 +7,9 @@ used only outside such a repository.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -117,13 +119,30 @@ class Contract:
             yield path.parent.parent.parent.name, path.parent.parent.name, label == "valid", path
 
 
-def _load_json_object(path: Path) -> dict[str, Any]:
+#: A contract schema is a few hundred kilobytes; anything near this is not one.
+MAX_SCHEMA_BYTES = 50_000_000
+
+
+def read_schema_bytes(path: Path) -> bytes:
+    """The bytes of a contract file: a regular file of bounded size (a FIFO in its place
+    would block the read forever, ``/dev/zero`` would fill the memory)."""
+    from wiregate.files import NotReadable, read_regular
+
     try:
-        data = json.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise ContractError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise ContractError(f"{path}: cannot read: {exc.strerror}") from None
+        return read_regular(path, MAX_SCHEMA_BYTES)
+    except NotReadable as exc:
+        if exc.errno == errno.ENOENT:
+            raise ContractError(f"{path}: file not found") from None
+        reason = os.strerror(exc.errno) if exc.errno is not None else str(exc)
+        raise ContractError(f"{path}: cannot read: {reason}") from None
+
+
+def _load_json_object(path: Path) -> dict[str, Any]:
+    raw = read_schema_bytes(path)
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ContractError(f"{path}: not valid JSON: nested too deeply") from None
     except ValueError as exc:
         raise ContractError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict):

@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# generator: sha256=6997101a9eba4185e6ede9fb8adf037aa577b37e663fe972c12c6db4a393ea75
+# generator: sha256=6bbd5fa068e6f3640c5f7b0af7345fc9758976cfe925c27d1372dab854e95e5a
 # body: sha256=9d5f21c2d294e277f4069eef5f362f78cfbcc5dd0bedad71584727c6491a4305
 
 from __future__ import annotations

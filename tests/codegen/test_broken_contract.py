@@ -211,3 +211,22 @@ def test_a_generator_failure_names_the_schema_on_one_line(
     _edit(contract_copy, _prop("DpoRecord", "meta", {"type": "string"}))
     result = cli("--root", str(contract_copy), *command)
     _assert_one_error_line(result, "datamodel-code-generator failed: cannot parse at line 2")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [*COMMANDS, pytest.param(["codegen", "--target", "pydantic", "--out", "-"], id="target")],
+)
+def test_a_fifo_in_place_of_a_schema_is_refused_not_waited_on(
+    cli: Cli, contract_copy: Path, command: list[str]
+) -> None:
+    import os
+
+    path = contract_copy / "contracts/training-record.schema.json"  # (the other finds the root)
+    path.unlink()
+    os.mkfifo(path)
+    result = cli("--root", str(contract_copy), *command)
+    assert "Traceback" not in result.stdout + result.stderr
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.endswith("cannot read: a FIFO, not a regular file\n"), result.stderr
