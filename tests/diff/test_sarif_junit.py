@@ -184,3 +184,18 @@ def test_github_annotations_carry_file_line_and_column(tmp_path: Path) -> None:
         "(backward: no, forward: yes)"
     )
     assert summary.read_text(encoding="utf-8").startswith("### Schema diff: **incompatible**")
+
+
+def test_a_utf16_schema_is_located_on_its_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json reads UTF-16 too: the annotation names the line of the key, not line 1."""
+    monkeypatch.chdir(tmp_path)
+    Path("old.json").write_bytes(
+        '{\n  "properties": {\n    "v": {"type": "integer"}\n  }\n}\n'.encode("utf-16")
+    )
+    Path("new.json").write_bytes(
+        '{\n  "properties": {\n    "v": {"type": "string"}\n  }\n}\n'.encode("utf-16")
+    )
+    result = CliRunner().invoke(main, ["diff", "old.json", "new.json", "--format", "github"])
+    assert result.stdout.splitlines()[0].startswith("::error file=new.json,line=3,col=11,")

@@ -21,7 +21,7 @@ from typing import Any
 
 from wiregate.pointer import split
 
-__all__ = ["Position", "PositionIndex"]
+__all__ = ["Position", "PositionIndex", "json_text"]
 
 
 @dataclass(frozen=True)
@@ -109,8 +109,7 @@ class PositionIndex:
     def of_json(cls, data: bytes) -> PositionIndex:
         """The index of a JSON document's bytes, decoded as ``json.loads`` decodes them
         (UTF-16 and UTF-32 too); a UTF-8 byte order mark stays in the text, as a column."""
-        encoding = json.detect_encoding(data)
-        return cls.build(data.decode("utf-8" if encoding == "utf-8-sig" else encoding, "replace"))
+        return cls.build(json_text(data))
 
     def locate(self, pointer: str) -> Position | None:
         """The position for ``pointer`` (``#/a/b`` or ``/a/b``), or of its nearest written
@@ -133,3 +132,10 @@ def _decode_key(token: str) -> str:
     except ValueError:
         return token[1:-1]
     return key if isinstance(key, str) else token[1:-1]
+
+
+def json_text(data: bytes) -> str:
+    """A JSON document's bytes as text, decoded as ``json.loads`` decodes them (UTF-16 and
+    UTF-32 too); a UTF-8 byte order mark stays in the text, as a column."""
+    encoding = json.detect_encoding(data)
+    return data.decode("utf-8" if encoding == "utf-8-sig" else encoding, "replace")

@@ -18,6 +18,7 @@ from typing import Any, NoReturn
 
 from wiregate.errors import UserError
 from wiregate.exactjson import parse_float, parse_int
+from wiregate.positions import json_text
 
 __all__ = [
     "DocumentError",
@@ -148,7 +149,7 @@ def load_source(spec: str) -> LoadedSource:
     document = _parse_json(data, origin)
     if not isinstance(document, (dict, bool)):  # ``true``/``false`` are whole schemas too
         raise UserError(f"{origin}: a schema document must be a JSON object or a boolean")
-    text = data.decode("utf-8", "replace")  # _parse_json accepted it: decoding is exact
+    text = json_text(data)  # decoded as _parse_json read it (UTF-16 too): positions hold
     return LoadedSource(document=document, origin=origin, pointer=pointer, file=file, text=text)
 
 
