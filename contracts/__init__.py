@@ -28,6 +28,7 @@ __all__ = [
 SCHEMA_FILES: dict[str, str] = {
     "rollout-wire": "rollout-wire.schema.json",
     "training-record": "training-record.schema.json",
+    "trl-record": "trl-record.schema.json",
 }
 
 BUNDLED_DIR = Path(__file__).resolve().parent

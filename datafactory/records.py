@@ -42,6 +42,10 @@ from datafactory.wire import (
     ToolCallFunction,
     ToolEventData,
     TrainingRecord,
+    TrlKtoRecord,
+    TrlPreferenceRecord,
+    TrlPromptRecord,
+    TrlSftRecord,
     WireError,
     WireExtra,
     decode,
@@ -93,6 +97,10 @@ __all__ = [
     "ToolCallFunction",
     "ToolEventData",
     "TrainingRecord",
+    "TrlKtoRecord",
+    "TrlPreferenceRecord",
+    "TrlPromptRecord",
+    "TrlSftRecord",
     "WireError",
     "WireExtra",
     "decode",
@@ -103,6 +111,10 @@ __all__ = [
     "decode_ppo_training",
     "decode_sft_training",
     "decode_tree",
+    "decode_trl_kto",
+    "decode_trl_preference",
+    "decode_trl_prompt",
+    "decode_trl_sft",
     "encode",
     "fast_decoder",
     "from_wire",
@@ -163,3 +175,7 @@ decode_ppo_record = fast_decoder(PpoRecord)
 decode_dpo_training = fast_decoder(DpoTrainingRecord)
 decode_ppo_training = fast_decoder(PpoTrainingRecord)
 decode_sft_training = fast_decoder(SftTrainingRecord)
+decode_trl_preference = fast_decoder(TrlPreferenceRecord)
+decode_trl_prompt = fast_decoder(TrlPromptRecord)
+decode_trl_kto = fast_decoder(TrlKtoRecord)
+decode_trl_sft = fast_decoder(TrlSftRecord)

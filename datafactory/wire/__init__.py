@@ -3,8 +3,9 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# generator: sha256=6bbd5fa068e6f3640c5f7b0af7345fc9758976cfe925c27d1372dab854e95e5a
-# body: sha256=f183e382ec1425f5ef5261d2e70a63fab895197cfe73fade8e0ab21b32a20d4f
+# source: contracts/trl-record.schema.json sha256=f7261b83fae98a90082258d64688e44d54ffbe96496ded40ebb2093026d19ccf
+# generator: sha256=8b2dede5ede772fd4a5bf122fa57bb5943c34307087cb5e619f454c58e722e2f
+# body: sha256=dd23dff4c13cdecbe2c6b9e5f30a9020455e4f28f03a27303fddcb3e585bfc4a
 
 """Typed models of the rollout-wire contract and their wire stubs.
 
@@ -14,9 +15,10 @@ the schema; msgspec decodes and encodes them in C. ``from_wire(Model, data)`` an
 ``encode(model)`` to and from JSON bytes, all losslessly (see ``_runtime``).
 
 TypedDict shapes of the same definitions, for code that works on plain wire dicts (checked
-statically, no run-time cost), are in ``rollout_wire_dicts`` and ``training_record_dicts``.
+statically, no run-time cost), are in ``rollout_wire_dicts``, ``training_record_dicts`` and
+``trl_record_dicts``.
 They reuse the Structs' names, so they are not imported here: import the module, as in
-``from datafactory.wire import training_record_dicts``.
+``from datafactory.wire import trl_record_dicts``.
 """
 
 from __future__ import annotations
@@ -68,6 +70,21 @@ from datafactory.wire.training_record import (
     TrainingRecord,
     TurnAnnotation,
 )
+from datafactory.wire.trl_record import (
+    TrlCompletion,
+    TrlConversation,
+    TrlKtoRecord,
+    TrlMessage,
+    TrlPreferenceRecord,
+    TrlPrompt,
+    TrlPromptRecord,
+    TrlRecord,
+    TrlSftRecord,
+    TrlTaskHash,
+    TrlToolCall,
+    TrlToolCallFunction,
+    TrlTools,
+)
 
 #: Record types whose Structs do not carry every constraint of their schema (-> the first
 #: schema pointer msgspec cannot express): msgspec accepting one proves nothing.
@@ -108,6 +125,19 @@ __all__ = [
     "ToolCallFunction",
     "ToolEventData",
     "TrainingRecord",
+    "TrlCompletion",
+    "TrlConversation",
+    "TrlKtoRecord",
+    "TrlMessage",
+    "TrlPreferenceRecord",
+    "TrlPrompt",
+    "TrlPromptRecord",
+    "TrlRecord",
+    "TrlSftRecord",
+    "TrlTaskHash",
+    "TrlToolCall",
+    "TrlToolCallFunction",
+    "TrlTools",
     "TurnAnnotation",
     "WireError",
     "WireExtra",

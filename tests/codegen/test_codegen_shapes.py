@@ -16,7 +16,7 @@ import codegen.generate
 import datafactory.wire as wire
 from codegen.layout import OUTPUT_DIR, shapes_module
 from contracts import locate
-from datafactory.wire import rollout_wire_dicts, training_record_dicts
+from datafactory.wire import rollout_wire_dicts, training_record_dicts, trl_record_dicts
 
 if TYPE_CHECKING:
     from tests.codegen.conftest import CliResult
@@ -26,7 +26,11 @@ if TYPE_CHECKING:
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = locate(REPO_ROOT)
 
-SHAPES = {"rollout-wire": rollout_wire_dicts, "training-record": training_record_dicts}
+SHAPES = {
+    "rollout-wire": rollout_wire_dicts,
+    "training-record": training_record_dicts,
+    "trl-record": trl_record_dicts,
+}
 
 
 def _object_defs() -> list[tuple[str, str, dict[str, Any]]]:
@@ -64,10 +68,12 @@ def test_one_module_per_schema_named_after_it() -> None:
     assert [shapes_module(name) for name in CONTRACT.schemas] == [
         "rollout_wire_dicts",
         "training_record_dicts",
+        "trl_record_dicts",
     ]
     assert {name: module.__name__ for name, module in SHAPES.items()} == {
         "rollout-wire": "datafactory.wire.rollout_wire_dicts",
         "training-record": "datafactory.wire.training_record_dicts",
+        "trl-record": "datafactory.wire.trl_record_dicts",
     }
 
 
@@ -98,6 +104,15 @@ def test_the_typeddicts_are_exactly_the_object_defs() -> None:
         "ToolCall",
         "ToolCallFunction",
         "TurnAnnotation",
+    }
+    assert _typeddicts(trl_record_dicts) == {
+        "TrlKtoRecord",
+        "TrlMessage",
+        "TrlPreferenceRecord",
+        "TrlPromptRecord",
+        "TrlSftRecord",
+        "TrlToolCall",
+        "TrlToolCallFunction",
     }
     for schema_name, module in SHAPES.items():
         expected = {d for s, d, _ in OBJECT_DEFS if s == schema_name}
@@ -196,8 +211,8 @@ def test_the_package_does_not_reexport_the_shapes() -> None:
     assert wire.Message.__module__ == "datafactory.wire.training_record"
     assert not [name for name in wire.__all__ if name.endswith("_dicts")]
     doc = wire.__doc__ or ""
-    assert "``rollout_wire_dicts`` and ``training_record_dicts``" in doc
-    assert "``from datafactory.wire import training_record_dicts``" in doc
+    assert "``rollout_wire_dicts``, ``training_record_dicts`` and\n``trl_record_dicts``" in doc
+    assert "``from datafactory.wire import trl_record_dicts``" in doc
 
 
 def test_mypy_checks_plain_dicts_against_the_shapes() -> None:

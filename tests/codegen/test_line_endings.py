@@ -15,13 +15,14 @@ import pytest
 from codegen import check
 from codegen.freshness import read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR, generated_files
+from contracts import SCHEMA_FILES
 
 if TYPE_CHECKING:
     from tests.codegen.conftest import CliResult
 
     Cli = Callable[..., CliResult]
 
-SCHEMAS = ("contracts/rollout-wire.schema.json", "contracts/training-record.schema.json")
+SCHEMAS = tuple(f"contracts/{name}" for name in SCHEMA_FILES.values())
 
 
 def _to_crlf(path: Path) -> None:
@@ -40,7 +41,7 @@ def test_lf_schemas_keep_the_hash_of_their_raw_bytes(repo_root: Path) -> None:
     """Normalising line ends changes no LF file's hash: the committed headers stay fresh."""
     header = (repo_root / OUTPUT_DIR / "__init__.py").read_text(encoding="utf-8").splitlines()
     raw = {name: hashlib.sha256((repo_root / name).read_bytes()).hexdigest() for name in SCHEMAS}
-    assert header[3:5] == [f"# source: {name} sha256={raw[name]}" for name in SCHEMAS]
+    assert header[3:6] == [f"# source: {name} sha256={raw[name]}" for name in SCHEMAS]
     assert dict(read_sources(schema_bytes(repo_root)).schemas) == raw
 
 

@@ -21,7 +21,7 @@ def test_schema_is_valid_draft_2020_12(name: str) -> None:
     schema = CONTRACT.load_schema(name)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     jsonschema.Draft202012Validator.check_schema(schema)
-    version = {"rollout-wire": "v1", "training-record": "v2"}[name]
+    version = {"rollout-wire": "v1", "training-record": "v2", "trl-record": "v1"}[name]
     assert schema["$id"] == f"https://wiregate.dev/schemas/{name}/{version}"
 
 
@@ -55,6 +55,10 @@ def test_record_types_are_the_root_one_of_members() -> None:
         "DpoTrainingRecord": "training-record",
         "PpoTrainingRecord": "training-record",
         "SftTrainingRecord": "training-record",
+        "TrlPreferenceRecord": "trl-record",
+        "TrlPromptRecord": "trl-record",
+        "TrlKtoRecord": "trl-record",
+        "TrlSftRecord": "trl-record",
     }
 
 
@@ -149,6 +153,7 @@ def test_broken_schema_file_is_named(tmp_path: Path) -> None:
     (tmp_path / "contracts").mkdir()
     (tmp_path / "contracts" / "rollout-wire.schema.json").write_text("{not json")
     (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
+    (tmp_path / "contracts" / "trl-record.schema.json").write_text("{}")
     with pytest.raises(ContractError, match=r"rollout-wire\.schema\.json: not valid JSON"):
         _ = locate(tmp_path).schemas
 
@@ -173,6 +178,7 @@ def test_a_schema_that_breaks_the_metaschema_is_named_with_its_place(tmp_path: P
     schema["$defs"]["RolloutBranchRecord"]["properties"]["rank"]["type"] = "integr"
     (tmp_path / "contracts" / "rollout-wire.schema.json").write_text(json.dumps(schema))
     (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
+    (tmp_path / "contracts" / "trl-record.schema.json").write_text("{}")
     with pytest.raises(ContractError) as raised:
         ValidatorSet(locate(tmp_path)).get("RolloutBranchRecord")
     assert str(raised.value) == (
@@ -189,6 +195,7 @@ def test_a_remote_ref_in_the_contract_is_never_fetched(tmp_path: Path) -> None:
     }
     (tmp_path / "contracts" / "rollout-wire.schema.json").write_text(json.dumps(schema))
     (tmp_path / "contracts" / "training-record.schema.json").write_text("{}")
+    (tmp_path / "contracts" / "trl-record.schema.json").write_text("{}")
     with pytest.raises(
         ContractError, match=r"^contracts/rollout-wire\.schema\.json: .*Retrieval is disabled"
     ):
@@ -206,4 +213,4 @@ def test_both_engines_explain_every_invalid_fixture_alike() -> None:
         validator = validators.get(definition)
         assert validator.explain(record) == validator.explain_reference(record), path
         compared += 1
-    assert compared == 46
+    assert compared == 63

@@ -33,6 +33,10 @@ DECODERS: dict[str, Callable[[bytes], Any]] = {
     "DpoTrainingRecord": records.decode_dpo_training,
     "PpoTrainingRecord": records.decode_ppo_training,
     "SftTrainingRecord": records.decode_sft_training,
+    "TrlPreferenceRecord": records.decode_trl_preference,
+    "TrlPromptRecord": records.decode_trl_prompt,
+    "TrlKtoRecord": records.decode_trl_kto,
+    "TrlSftRecord": records.decode_trl_sft,
 }
 INPUT_TYPES = ("RolloutBranchRecord", "RolloutTreeRecord", "DpoRecord", "PpoRecord")
 
@@ -77,8 +81,8 @@ def test_every_fixture_against_every_record_type() -> None:
             if record_type == definition:
                 assert (outcome != "rejected") == valid, path
             outcomes[outcome].append(f"{record_type}:{definition}/{path.stem}")
-    assert len(FIXTURES) == 70
-    assert len(outcomes["accepted"]) == 20
+    assert len(FIXTURES) == 99
+    assert len(outcomes["accepted"]) == 32
     # Valid, but with keys their schema does not name: from_wire keeps them, the judge decides.
     assert outcomes["deferred"] == [
         "DpoRecord:DpoRecord/no-tool-calls",
@@ -86,7 +90,7 @@ def test_every_fixture_against_every_record_type() -> None:
         "RolloutBranchRecord:RolloutBranchRecord/unknown-status-extra-keys",
         "RolloutTreeRecord:RolloutTreeRecord/extra-keys",
     ]
-    assert len(outcomes["rejected"]) == 70 * 7 - 20 - 4
+    assert len(outcomes["rejected"]) == 99 * 11 - 32 - 4
 
 
 def _corpus_lines(corpus_dir: Path) -> list[tuple[str, bytes]]:
@@ -412,7 +416,12 @@ def test_mutated_records_never_fool_the_fast_path(record_type: str) -> None:
         max_examples=60,
         deadline=None,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        # A trl record has some 30 required columns beside its message lists: large inputs.
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.filter_too_much,
+            HealthCheck.data_too_large,
+        ],
     )
     @given(_valid(record_type), st.data())
     def property_(record: Any, data: st.DataObject) -> None:

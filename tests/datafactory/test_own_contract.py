@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from contracts import BUNDLED_DIR, ContractError, locate
+from contracts import BUNDLED_DIR, SCHEMA_FILES, ContractError, locate
 from datafactory import contract as exporter
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
 
@@ -22,7 +22,7 @@ def other_checkout(tmp_path: Path) -> Path:
     root = tmp_path / "checkout"
     (root / "contracts").mkdir(parents=True)
     (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n')
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+    for name in SCHEMA_FILES.values():
         shutil.copy(BUNDLED_DIR / name, root / "contracts" / name)
     path = root / "contracts" / "rollout-wire.schema.json"
     schema = json.loads(path.read_bytes())

@@ -10,7 +10,7 @@ from pathlib import Path
 import git
 import pytest
 
-from contracts import Contract, locate
+from contracts import SCHEMA_FILES, Contract, locate
 
 from .replay import REPLAY_ORDER, replay
 
@@ -82,7 +82,7 @@ def wiregate_root(tmp_path: Path, repo_root: Path) -> Callable[[str], Path]:
     def make(mirrors: str) -> Path:
         root = tmp_path / "wiregate"
         (root / "contracts").mkdir(parents=True)
-        for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+        for name in SCHEMA_FILES.values():
             shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
         (root / "contracts" / "mirrors.toml").write_text(mirrors, encoding="utf-8")
         return root

@@ -225,7 +225,7 @@ def test_shipped_config(contract: Contract) -> None:
         (
             VALID.replace('schema = "rollout-wire"', 'schema = "wire"'),
             "repository[0].copy[0].schema: unknown schema 'wire' (known: rollout-wire, "
-            "training-record)",
+            "training-record, trl-record)",
         ),
         (
             VALID.replace(

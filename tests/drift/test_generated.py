@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from codegen.targets import generate
-from contracts import locate
+from contracts import SCHEMA_FILES, locate
 from wiregate.cli import main
 from wiregate.drift.config import CopySpec, load_mirrors
 
@@ -46,7 +46,7 @@ def governed(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -
     holding both files as `wiregate codegen --target` writes them."""
     root = tmp_path / "wg"
     (root / "contracts").mkdir(parents=True)
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+    for name in SCHEMA_FILES.values():
         (root / "contracts" / name).write_bytes((repo_root / "contracts" / name).read_bytes())
     (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
     configure(root)

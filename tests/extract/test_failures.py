@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from contracts import locate
+from contracts import SCHEMA_FILES, locate
 from wiregate.cli import main
 
 TS_FILE = "src/records.ts"
@@ -56,7 +56,7 @@ def governed(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -
     """A wiregate root (our contract) and a governed checkout ``gov`` beside it."""
     root = tmp_path / "wg"
     (root / "contracts").mkdir(parents=True)
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+    for name in SCHEMA_FILES.values():
         (root / "contracts" / name).write_bytes((repo_root / "contracts" / name).read_bytes())
     (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
     gov = root / "gov"

@@ -13,6 +13,8 @@ import git
 import pytest
 import yaml
 
+from contracts import SCHEMA_FILES
+
 from .helpers import (
     add_optional_field_with_version_bump,
     add_required_field,
@@ -148,7 +150,7 @@ def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: P
     # Both schema copies mirrors.toml declares for the producer: a missing one fails the gate.
     vendored = root / "packages/core/src/ranking/schemas"
     vendored.mkdir(parents=True)
-    for name in ("rollout-wire.schema.json", "training-record.schema.json"):
+    for name in SCHEMA_FILES.values():
         (vendored / name).write_bytes((repo_root / "contracts" / name).read_bytes())
     hooks = []
     for hook_id, args in (
