@@ -123,7 +123,7 @@ def build_manifest(
         "outputs": {name: f.as_dict("records") for name, f in sorted(outputs.items())},
     }
     if target is not None:
-        # Not contract records: each was checked for the shape its trainer reads instead.
+        # Each record checked against the contract's trl-record schema and for role order.
         manifest["target"] = target["name"]
         manifest["trl"] = {
             **{k: v for k, v in target.items() if k != "name"},

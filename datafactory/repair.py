@@ -173,7 +173,13 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
         raise Reject("not-an-object", f"a record is a JSON object, got {type(value).__name__}")
     record_type = guess_record_type(value)
     if record_type not in _INPUT_TYPES:
-        what = f"a Layer 3 {record_type}" if record_type else "not a rollout-wire record"
+        what = (
+            "not a rollout-wire record"
+            if record_type is None
+            else f"a --target trl {record_type}"
+            if record_type.startswith("Trl")
+            else f"a Layer 3 {record_type}"
+        )
         raise Reject(
             "unsupported-record-type",
             f"{what}; expected a Layer 1 or Layer 2 record",

@@ -22,7 +22,6 @@ from datafactory.records import BranchJson
 from datafactory.repair import LAYER2_DPO, LAYER2_PPO
 from datafactory.stages import group
 from datafactory.stages.load import OutputInvalidError, Worker
-from datafactory.targets.shape import shape_problem
 from datafactory.targets.trl import TrlRecord, passed, rollout_records
 
 __all__ = ["Confirmed", "PartitionResult", "build_partition"]
@@ -195,7 +194,7 @@ class _Rollout:
         data = [orjson.loads(self.branch_json(branch)) for branch in branches]
         wanted = {_KINDS[name] for name in self.outputs}
         records = rollout_records(data, options, wanted)
-        self.checked: set[tuple[int, int]] = set()  # message lists checked (records share them)
+        self.worker.trl_check.forget()  # the lists of the rollout before are gone
         if self.dpo is not None and records.dpo is not None:
             if isinstance(records.dpo, DpoSkip):
                 acc.dpo_skipped[records.dpo.reason] += 1
@@ -226,11 +225,10 @@ class _Rollout:
         return self.read(entry, ref.at + ref.raw_at, ref.raw_len)
 
     def trl_line(self, lines: _Lines, name: str, record: TrlRecord) -> None:
-        """Write one record after checking it has the shape its trainer reads: a record
-        that has not is a bug in the exporter, and stops the run."""
-        options = self.worker.ctx.trl
-        assert options is not None
-        problem = shape_problem(name, record, options.tool_arguments, self.checked)
+        """Write one record after checking it against the contract and for what its trainer
+        reads (``targets.shape``): a record that fails is a bug in the exporter, and stops the
+        run."""
+        problem = self.worker.trl_check.problem(name, record)
         if problem is not None:
             raise OutputInvalidError(
                 f"output trl {name} record for rollout {record.get('rollout_id')!r} is not "

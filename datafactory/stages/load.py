@@ -43,6 +43,7 @@ from datafactory.repair import (
 )
 from datafactory.sources import Chunk, InputSource, lines
 from datafactory.stages import group
+from datafactory.targets.shape import TrlCheck
 from datafactory.targets.trl import TrlOptions
 from wiregate.jsonl import too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
@@ -153,6 +154,8 @@ class Worker:
         self.tasks = RecentTasks(ctx.ngram, ctx.eval_index)
         self.spill = group.SpillWriter(ctx.spill_dir, ctx.partitions)
         self.trl = ctx.trl is not None
+        arguments = ctx.trl.tool_arguments if ctx.trl is not None else "string"
+        self.trl_check = TrlCheck(ctx.validators, arguments)
         self.dpo = "dpo" in ctx.formats and not self.trl
         self.ppo = "ppo" in ctx.formats and not self.trl
         # The typed decoder is the bundled contract's: another contract's validator judges all.

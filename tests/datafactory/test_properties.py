@@ -16,7 +16,7 @@ from contracts import locate
 from datafactory.run import run
 from datafactory.settings import Settings
 from wiregate.errors import UserError
-from wiregate.record_validator import ValidatorSet
+from wiregate.record_validator import ValidatorSet, guess_record_type
 
 VALIDATORS = ValidatorSet(locate(None))
 text = st.text(min_size=0, max_size=30)
@@ -156,3 +156,67 @@ def test_random_valid_input_exports_consistently(lines: list[bytes], output_form
         if output_format != "dpo":
             ppo = (folder / "p.jsonl").read_bytes().splitlines()
             assert len(ppo) == manifest["ppo"]["records"] == counts["accepted"]
+
+
+#: The trl target's outputs, each with the contract's record type its lines are.
+TRL_OUTPUTS = {
+    "dpo": ("d.jsonl", "TrlPreferenceRecord"),
+    "ppo": ("p.jsonl", "TrlPromptRecord"),
+    "kto": ("k.jsonl", "TrlKtoRecord"),
+    "sft": ("s.jsonl", "TrlSftRecord"),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rollout_file(),
+    st.sampled_from(["both", "dpo", "ppo", "kto", "sft"]),
+    st.sampled_from(["string", "object"]),
+)
+def test_random_valid_input_gives_trl_records_of_the_contract(
+    lines: list[bytes], output_format: str, tool_arguments: str
+) -> None:
+    """Every record the trl target writes validates against the contract's trl-record schema,
+    as the record type of its output, and the counts are the manifest's."""
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        source = folder / "in.jsonl"
+        source.write_bytes(b"".join(line + b"\n" for line in lines))
+        given = Settings(
+            inputs=(str(source),),
+            dpo_path=str(folder / "d.jsonl"),
+            ppo_path=str(folder / "p.jsonl"),
+            kto_path=str(folder / "k.jsonl"),
+            sft_path=str(folder / "s.jsonl"),
+            output_format=output_format,
+            allow_missing_g3=True,
+            workers=1,
+            target="trl",
+            tool_arguments=tool_arguments,
+            card=False,
+        )
+        unknown = [line for line in lines if line.strip()]
+        if unknown and all(line == b'{"x": 1}' for line in unknown):
+            with pytest.raises(UserError):  # no line could be a rollout (the test above)
+                run(given)
+            return
+        result = run(given)
+        assert result.exit_code == 0
+        manifest = result.manifest
+        assert manifest is not None
+        wanted = ("dpo", "ppo") if output_format == "both" else (output_format,)
+        written = {}
+        for output in wanted:
+            name, record_type = TRL_OUTPUTS[output]
+            records = [orjson.loads(line) for line in (folder / name).read_bytes().splitlines()]
+            for record in records:
+                assert VALIDATORS.get(record_type).problems(record) == []
+                assert VALIDATORS.get(guess_record_type(record) or "").name == record_type
+            written[output] = len(records)
+        counts = {
+            "dpo": manifest["dpo"]["pairs"],
+            "ppo": manifest["ppo"]["records"],
+            "kto": manifest["trl"]["kto"]["records"],
+            "sft": manifest["trl"]["sft"]["records"],
+        }
+        assert written == {output: counts[output] for output in wanted}

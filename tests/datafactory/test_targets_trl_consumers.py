@@ -28,6 +28,7 @@ from datafactory.targets import (
     sft_records,
     tool_catalogue,
 )
+from datafactory.targets.shape import TrlCheck
 from tests.datafactory.trl_consumers import (
     COMPLETIONS,
     HERMES,
@@ -105,7 +106,16 @@ def _build(groups: dict[str, list[BranchJson]], options: TrlOptions) -> dict[str
         built["prompt"] += records.prompt
         built["kto"] += records.kto
         built["sft"] += records.sft
+    # Every record is its output's record type of the contract, in the turn order it says.
+    check = TrlCheck(VALIDATORS, options.tool_arguments)
+    for kind, rows in built.items():
+        for row in rows:
+            assert check.problem(_OUTPUT[kind], row) is None, row
     return built
+
+
+#: The exporter's output of each record kind.
+_OUTPUT = {"dpo": "dpo", "prompt": "ppo", "kto": "kto", "sft": "sft"}
 
 
 def _loaded(

@@ -20,10 +20,13 @@ from datafactory.contract import exporter_contract
 from datafactory.records import BranchJson
 from datafactory.repair import normalise_value
 from datafactory.stages import build
-from datafactory.targets.shape import shape_problem
+from datafactory.targets.shape import TrlCheck
 from datafactory.targets.trl import TrlOptions, rollout_records
 from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
 from wiregate.record_validator import ValidatorSet
+
+REPO = Path(__file__).resolve().parents[2]
+VALIDATORS = ValidatorSet(exporter_contract())
 
 CALLS = [
     {"tool_name": "read_file", "arguments": {"path": "a.py"}, "result": "def f(): pass"},
@@ -392,45 +395,89 @@ _COMPLETION: list[dict[str, Any]] = [
     {"role": "assistant", "content": "done"},
 ]
 _GOOD: dict[str, Any] = {
+    **orjson.loads(
+        (REPO / "contracts/fixtures/trl-record/TrlPromptRecord/valid/tool-calls.json").read_bytes()
+    ),
     "prompt": [{"role": "user", "content": "t"}],
     "completion": _COMPLETION,
     "reward": 0.5,
-    **dict.fromkeys(("tools", "rollout_id", "task_hash", "source", "model_id")),
 }
+_CONTRACT = "breaks the contract (TrlPromptRecord): "
 
 
 @pytest.mark.parametrize(
     ("change", "problem"),
     [
         ({}, None),
-        ({"reward": 1.5}, ("/reward", "a number in [0, 1], got 1.5")),
-        ({"completion": []}, ("/completion", "a non-empty list of messages")),
+        ({"reward": 1.5}, ("/reward", _CONTRACT + "must be <= 1, got 1.5")),
+        ({"completion": []}, ("/completion", _CONTRACT + "must have at least 1 items")),
+        (
+            {"tools": None, "rank": 1},
+            ("/rank", _CONTRACT + "property is not allowed here (closed object)"),
+        ),
         (
             {"prompt": [{"role": "assistant", "content": "x"}]},
             ("/prompt/0/role", "one of system, user, got 'assistant'"),
         ),
         (
             {"prompt": [{"role": "user", "content": "t"}, {"role": "system", "content": "s"}]},
-            ("/prompt/1/role", "the prompt ends with a user turn"),
+            ("/prompt/1/role", "a system turn only opens the conversation"),
+        ),
+        (
+            {"prompt": [{"role": "system", "content": "s"}]},
+            ("/prompt/0/role", "the prompt ends with a user turn"),
         ),
         (
             {"completion": _COMPLETION[:2]},
             ("/completion/1/role", "a completion ends with an assistant turn"),
         ),
         (
+            {"completion": [_COMPLETION[1] | {"role": "assistant"}]},
+            ("/completion/0", "a tool turn, and only a tool turn, names its call"),
+        ),
+        (
+            {"completion": [_COMPLETION[0] | {"role": "tool", "tool_call_id": "c"}]},
+            ("/completion/0/tool_calls", "only an assistant turn calls tools"),
+        ),
+        (
             {"completion": [{"role": "assistant", "content": None}]},
-            ("/completion/0/content", "a string"),
+            ("/completion/0/content", _CONTRACT + "expected type string, got None"),
         ),
         (
             {"completion": [_COMPLETION[0] | {"tool_calls": [{"type": "function"}]}]},
-            ("/completion/0/tool_calls/0", 'a tool call is {"id", "type": "function", "function"}'),
+            ("/completion/0/tool_calls/0/function", _CONTRACT + "required property is missing"),
+        ),
+        (
+            {
+                "completion": [
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [
+                            {
+                                "id": "c",
+                                "type": "function",
+                                "function": {"name": "f", "arguments": {}},
+                            }
+                        ],
+                    },
+                    *_COMPLETION[1:],
+                ]
+            },
+            (
+                "/completion/0/tool_calls/0/function/arguments",
+                "a JSON string (--tool-arguments string)",
+            ),
         ),
     ],
 )
-def test_shape_problem_names_the_first_misread(
+def test_trl_check_names_the_first_misread(
     change: dict[str, Any], problem: tuple[str, str] | None
 ) -> None:
     record = {**_GOOD, **change}
-    assert shape_problem("ppo", record, "string") == problem
+    assert TrlCheck(VALIDATORS, "string").problem("ppo", record) == problem
     missing = {k: v for k, v in _GOOD.items() if k != "tools"}
-    assert shape_problem("ppo", missing, "string") == ("/tools", "missing")
+    assert TrlCheck(VALIDATORS, "string").problem("ppo", missing) == (
+        "/tools",
+        _CONTRACT + "required property is missing",
+    )

@@ -359,6 +359,9 @@ def guess_record_type(record: Any) -> str | None:
     """The record type a record's shape says it is, or None when nothing fits."""
     if not isinstance(record, dict):
         return None
+    trl = _trl_record_type(record)
+    if trl is not None:
+        return trl
     version = record.get("schema_version")
     layer3 = isinstance(version, str) and version.startswith("training-record/")
     sft = isinstance(version, str) and version.startswith("sft/")
@@ -378,4 +381,18 @@ def guess_record_type(record: Any) -> str | None:
         return "DpoRecord"
     if "branch_index" in record or "final_answer" in record or "rollout_id" in record:
         return "RolloutBranchRecord"
+    return None
+
+
+def _trl_record_type(record: dict[str, Any]) -> str | None:
+    """A record of ``datafactory --target trl``: message lists beside lineage columns and no
+    ``schema_version`` (a Layer 2 or 3 prompt is a string)."""
+    if "schema_version" in record:
+        return None
+    if isinstance(record.get("prompt"), list):
+        if "chosen" in record or "rejected" in record:
+            return "TrlPreferenceRecord"
+        return "TrlKtoRecord" if "label" in record else "TrlPromptRecord"
+    if isinstance(record.get("messages"), list) and "task_hash" in record:
+        return "TrlSftRecord"
     return None
