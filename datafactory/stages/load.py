@@ -159,8 +159,7 @@ class Worker:
         self.dpo = "dpo" in ctx.formats and not self.trl
         self.ppo = "ppo" in ctx.formats and not self.trl
         # The typed decoder is the bundled contract's: another contract's validator judges all.
-        # The trl target reads the branch itself in the build stage: no fast path needed.
-        self.typed = ctx.validators.contract.bundled and not self.trl
+        self.typed = ctx.validators.contract.bundled
 
     def close(self) -> None:
         self.spill.close()
@@ -318,7 +317,10 @@ def _typed_branch(
     """``_branch`` of a record the typed decoder accepted: read from its Struct, no dict made
     of it; the same spill entry, to the byte."""
     task, rollout_id, answer_text = branch.task, branch.rollout_id, branch.final_answer
-    conversation = build_typed_messages(task, branch.tool_call_sequence, answer_text)
+    # The trl target builds its turns in the build stage, from the input line the spill holds.
+    conversation = (
+        None if worker.trl else build_typed_messages(task, branch.tool_call_sequence, answer_text)
+    )
     hashes, g3_hit = worker.tasks.facts(task)
     total = float(branch.total_score)
     score = BranchScore(

@@ -216,14 +216,15 @@ def _upstream(branch: BranchJson) -> Mapping[str, Any]:
     return cast(Mapping[str, Any], given) if isinstance(given, Mapping) else {}
 
 
-def _rollout_columns(branch: BranchJson) -> TrlRecord:
-    """Columns of the rollout a record comes from; upstream provenance is kept as it was."""
+def _rollout_columns(branch: BranchJson, hashed: str) -> TrlRecord:
+    """Columns of the rollout a record comes from (``hashed``: the task's ``task_hash``);
+    upstream provenance is kept as it was."""
     upstream = _upstream(branch)
     source = upstream.get("source")
     model_id = upstream.get("model_id", cast(Mapping[str, Any], branch).get("model_id"))
     return {
         "rollout_id": branch["rollout_id"],
-        "task_hash": task_hash(branch["task"]),
+        "task_hash": hashed,
         "source": source if isinstance(source, str) else SOURCE,
         "model_id": model_id if isinstance(model_id, str) else None,
         # A JSON string: producers' provenance objects differ in keys and value types.
@@ -260,7 +261,9 @@ class _Built:
     def __init__(self, options: TrlOptions) -> None:
         self.options = options
         self._turns: dict[int, Turns] = {}
+        self._rollout: dict[int, TrlRecord] = {}
         self._columns: dict[int, TrlRecord] = {}
+        self._task_hashes: dict[str, str] = {}  # a rollout's branches share their task
 
     def turns(self, branch: BranchJson) -> Turns:
         turns = self._turns.get(id(branch))
@@ -268,12 +271,23 @@ class _Built:
             turns = self._turns[id(branch)] = branch_turns(branch, self.options)
         return turns
 
+    def rollout(self, branch: BranchJson) -> TrlRecord:
+        """The rollout's columns of a record from ``branch``."""
+        columns = self._rollout.get(id(branch))
+        if columns is None:
+            task = branch["task"]
+            hashed = self._task_hashes.get(task)
+            if hashed is None:
+                hashed = self._task_hashes[task] = task_hash(task)
+            columns = self._rollout[id(branch)] = _rollout_columns(branch, hashed)
+        return columns
+
     def columns(self, branch: BranchJson) -> TrlRecord:
         """The rollout's and the branch's columns (unprefixed) of a per-branch record."""
         columns = self._columns.get(id(branch))
         if columns is None:
             columns = self._columns[id(branch)] = {
-                **_rollout_columns(branch),
+                **self.rollout(branch),
                 **_branch_columns(branch),
             }
         return columns
@@ -295,7 +309,7 @@ def _dpo(branches: Sequence[BranchJson], built: _Built) -> TrlRecord | DpoSkip:
         "chosen": chosen_turns.completion,
         "rejected": rejected_turns.completion,
         "tools": _tools_column(chosen_turns.tool_names + rejected_turns.tool_names, options),
-        **_rollout_columns(chosen),
+        **built.rollout(chosen),
         **_branch_columns(chosen, "chosen"),
         **_branch_columns(rejected, "rejected"),
     }

@@ -20,6 +20,7 @@ OUTPUTS = ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")
 
 def _same_outputs(fast: Run, checked: Run) -> None:
     assert fast.exit_code == checked.exit_code == 0, fast.stderr + checked.stderr
+    assert (fast.out / "ppo.jsonl").read_bytes().count(b"\n") > 5  # something to compare
     for name in OUTPUTS:
         assert (fast.out / name).read_bytes() == (checked.out / name).read_bytes(), name
     # The manifests differ only in where the outputs are.
@@ -88,24 +89,32 @@ def _records(seed: int) -> list[Any]:
     return records
 
 
+#: The trl target, its dataset card left out (it names the output directory).
+TRL = ("--target", "trl", "--no-card")
+
+
+@pytest.mark.parametrize("target", [(), TRL, (*TRL, "--tool-arguments", "object")])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_fast_path_writes_what_the_validating_path_writes(
-    tmp_path: Path, run_cli: RunCli, seed: int
+    tmp_path: Path, run_cli: RunCli, seed: int, target: tuple[str, ...]
 ) -> None:
     data = write_jsonl(tmp_path / "in.jsonl", _records(seed))
     lines = data.read_bytes().splitlines()
     taken = sum(decode_branch(line) is not None for line in lines)
     assert 20 < taken < len(lines) - 10  # both paths are taken
-    fast = run_cli(data)
-    checked = run_cli(data, args=("--contract", str(BUNDLED_DIR)))
+    fast = run_cli(data, args=target)
+    checked = run_cli(data, args=(*target, "--contract", str(BUNDLED_DIR)))
     _same_outputs(fast, checked)
     manifest = orjson.loads((fast.out / "manifest.json").read_bytes())
     assert manifest["lines"]["accepted"] > 40
 
 
-def test_fast_path_on_the_corpus(corpus_dir: Path, run_cli: RunCli) -> None:
+@pytest.mark.parametrize("target", [(), TRL])
+def test_fast_path_on_the_corpus(
+    corpus_dir: Path, run_cli: RunCli, target: tuple[str, ...]
+) -> None:
     inputs = sorted((corpus_dir / "fixtures").rglob("*rollout*.jsonl"))
     assert inputs
-    fast = run_cli(*inputs)
-    checked = run_cli(*inputs, args=("--contract", str(BUNDLED_DIR)))
+    fast = run_cli(*inputs, args=target)
+    checked = run_cli(*inputs, args=(*target, "--contract", str(BUNDLED_DIR)))
     _same_outputs(fast, checked)
