@@ -51,6 +51,7 @@ class Accounting:
     # trl target: records left out, by output and reason (Layer 2 records: by their type)
     kto_records: int = 0
     sft_records: int = 0
+    sft_from_input: int = 0  # of sft_records: SFT input records, passed on
     trl_skipped: Counter[str] = field(default_factory=Counter)
 
     def merge(self, other: Accounting) -> None:
@@ -128,7 +129,7 @@ def build_manifest(
         manifest["trl"] = {
             **{k: v for k, v in target.items() if k != "name"},
             "kto": {"records": acc.kto_records},
-            "sft": {"records": acc.sft_records},
+            "sft": {"records": acc.sft_records, "from_input": acc.sft_from_input},
             "skipped": dict(sorted(acc.trl_skipped.items())),
         }
     return manifest

@@ -41,6 +41,7 @@ __all__ = [
     "INT64_RANGE",
     "LAYER2_DPO",
     "LAYER2_PPO",
+    "SFT",
     "TREE",
     "Normalised",
     "Reject",
@@ -49,11 +50,12 @@ __all__ = [
     "normalise_value",
 ]
 
-BRANCH, TREE, LAYER2_DPO, LAYER2_PPO = (
+BRANCH, TREE, LAYER2_DPO, LAYER2_PPO, SFT = (
     "RolloutBranchRecord",
     "RolloutTreeRecord",
     "DpoRecord",
     "PpoRecord",
+    "SftTrainingRecord",
 )
 _INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)
 
@@ -167,12 +169,13 @@ def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
     return events
 
 
-def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
-    """Repair and validate one parsed line. Raises ``Reject``."""
+def normalise_value(value: Any, validators: ValidatorSet, sft: bool = False) -> Normalised:
+    """Repair and validate one parsed line; ``sft``: SFT records are inputs too (``--target
+    trl --format sft``). Raises ``Reject``."""
     if not isinstance(value, dict):
         raise Reject("not-an-object", f"a record is a JSON object, got {type(value).__name__}")
     record_type = guess_record_type(value)
-    if record_type not in _INPUT_TYPES:
+    if record_type not in _INPUT_TYPES and not (sft and record_type == SFT):
         what = (
             "not a rollout-wire record"
             if record_type is None
@@ -180,9 +183,10 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
             if record_type.startswith("Trl")
             else f"a Layer 3 {record_type}"
         )
+        hint = " (SFT records are read by --target trl --format sft)" if record_type == SFT else ""
         raise Reject(
             "unsupported-record-type",
-            f"{what}; expected a Layer 1 or Layer 2 record",
+            f"{what}; expected a Layer 1 or Layer 2 record{hint}",
             record_type or "unknown",
         )
     repairs: list[str] = []
@@ -219,8 +223,9 @@ def normalise_value(value: Any, validators: ValidatorSet) -> Normalised:
     return Normalised(record_type, data, repairs, rank_given)
 
 
-def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
-    """Parse one JSONL line (without its newline) and normalise it. Raises ``Reject``."""
+def normalise_line(raw: bytes, validators: ValidatorSet, sft: bool = False) -> Normalised:
+    """Parse one JSONL line (without its newline) and normalise it (``sft``: as for
+    ``normalise_value``). Raises ``Reject``."""
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -236,7 +241,7 @@ def normalise_line(raw: bytes, validators: ValidatorSet) -> Normalised:
         wide = _wide_integer(raw)
         if wide is not None:
             raise Reject("unsupported-value", f"integer {wide} does not fit in 64 bits")
-    return normalise_value(value, validators)
+    return normalise_value(value, validators, sft)
 
 
 # orjson reads an integer beyond 64 bits as a float, which would change it silently. Such an

@@ -42,7 +42,7 @@ from datafactory.outputs import (
     workspace,
 )
 from datafactory.parallel import WorkerPool, ordered
-from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
+from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO, SFT
 from datafactory.settings import Settings, check_settings, worker_count
 from datafactory.sources import InputHashes, Watched, expand_inputs, iter_chunks, records_source
 from datafactory.stages import group
@@ -189,7 +189,7 @@ def _load(
 
 
 #: The input record types each target makes its records from.
-_USED_TYPES = {"layer3": (BRANCH, LAYER2_DPO, LAYER2_PPO), "trl": (BRANCH,)}
+_USED_TYPES = {"layer3": (BRANCH, LAYER2_DPO, LAYER2_PPO), "trl": (BRANCH, SFT)}
 
 
 def _check_rollouts(settings: Settings, acc: Accounting) -> None:

@@ -67,7 +67,8 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
             branches, layer2, duplicates = group.split_rollout(entries)
             del entries
             result.duplicates.extend(duplicates)
-            result.acc.rollouts += 1
+            if branches or any(e.kind != group.KIND_SFT for e in layer2):
+                result.acc.rollouts += 1  # SFT input records alone make no rollout
             if branches:
                 result.acc.rank_disagreements += rank_disagreements(branches)
             shared = first_confirmed(
@@ -185,8 +186,11 @@ class _Rollout:
         """The rollout's records of the trl target, from its repaired branches (spilled as
         their JSON); Layer 2 records give none (they hold no trajectory), and are counted."""
         acc = self.acc
+        sft_inputs = [entry for entry in layer2 if entry.kind == group.KIND_SFT]
         for entry in layer2:
-            acc.trl_skipped[f"{_LAYER2_TYPES[entry.kind]}-input"] += 1
+            if entry.kind != group.KIND_SFT:
+                acc.trl_skipped[f"{_LAYER2_TYPES[entry.kind]}-input"] += 1
+        self.sft_inputs(sft_inputs)
         if not branches:
             return
         options = self.worker.ctx.trl
@@ -215,6 +219,17 @@ class _Rollout:
             else:
                 acc.sft_records += len(written)
                 acc.trl_skipped.update(f"sft:{r}" for r in map(_sft_skip, data) if r)
+
+    def sft_inputs(self, entries: list[group.SpillEntry]) -> None:
+        """SFT input records (read only when SFT records are wanted): each one's line, made
+        and checked by the load stage, copied from the spill."""
+        lines = self.outputs.get("sft")
+        if lines is None or not entries:
+            return
+        for entry in entries:
+            lines.add(self.output(entry))
+        self.acc.sft_records += len(entries)
+        self.acc.sft_from_input += len(entries)
 
     def branch_json(self, entry: group.SpillEntry) -> bytes:
         """A branch's JSON as the load stage repaired it: its output line, or when nothing

@@ -56,6 +56,7 @@ __all__ = [
     "KIND_BRANCH",
     "KIND_DPO",
     "KIND_PPO",
+    "KIND_SFT",
     "OUTPUT",
     "Partitioning",
     "Ref",
@@ -72,7 +73,7 @@ __all__ = [
     "split_rollout",
 ]
 
-KIND_BRANCH, KIND_DPO, KIND_PPO = 0, 1, 2
+KIND_BRANCH, KIND_DPO, KIND_PPO, KIND_SFT = 0, 1, 2, 3  # KIND_SFT: an SFT input record
 TARGET_PARTITION_BYTES = 8 * 1024 * 1024
 MAX_BITS = 9  # at most 512 partitions (open files while spilling)
 STDIN_BITS = 8  # unknown size: 256 partitions
@@ -339,6 +340,8 @@ def split_rollout(
     * One record per branch: of the branch records and Layer 2 PPO records with the same
       ``branch_index``, a branch record is kept (the plugin derived its records from the
       branches), else the first in input order.
+    * SFT input records (``--target trl --format sft``) come last among the Layer 2
+      records, in input order, and are never duplicates.
     * One DPO pair per rollout: of several Layer 2 DPO records, the first in input order is
       kept (first among the Layer 2 records returned); the build stage drops it too when the
       rollout's branch records give a pair.
@@ -348,9 +351,13 @@ def split_rollout(
     duplicates: list[tuple[SpillEntry, SpillEntry]] = []
     kept: dict[int, SpillEntry] = {}  # branch_index -> the record kept for that branch
     pairs: list[SpillEntry] = []  # Layer 2 DPO records
-    for entry in entries:  # branches first, then DPO, then PPO records; each by branch index
+    sft: list[SpillEntry] = []  # SFT input records: each its own, never a duplicate
+    for entry in entries:  # branches, then DPO, PPO, SFT records; each by branch index
         if entry.kind == KIND_DPO:
             pairs.append(entry)
+            continue
+        if entry.kind == KIND_SFT:
+            sft.append(entry)
             continue
         first = kept.get(entry.branch_index)
         if first is not None:
@@ -362,7 +369,7 @@ def split_rollout(
         pairs.sort(key=lambda e: e.seq)  # input order
         duplicates.extend((pairs[0], pair) for pair in pairs[1:])
         layer2.insert(0, pairs[0])  # DPO before PPO, as sorted
-    return branches, layer2, duplicates
+    return branches, layer2 + sft, duplicates
 
 
 def duplicate_reason(kept: SpillEntry, dropped: SpillEntry, where: str) -> tuple[str, str]:

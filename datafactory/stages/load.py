@@ -36,6 +36,7 @@ from datafactory.repair import (
     BRANCH,
     INT64_RANGE,
     LAYER2_DPO,
+    SFT,
     TREE,
     Normalised,
     Reject,
@@ -44,7 +45,7 @@ from datafactory.repair import (
 from datafactory.sources import Chunk, InputSource, lines
 from datafactory.stages import group
 from datafactory.targets.shape import TrlCheck
-from datafactory.targets.trl import TrlOptions
+from datafactory.targets.trl import TrlOptions, sft_input_record
 from wiregate.jsonl import too_long
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
@@ -156,6 +157,7 @@ class Worker:
         self.trl = ctx.trl is not None
         arguments = ctx.trl.tool_arguments if ctx.trl is not None else "string"
         self.trl_check = TrlCheck(ctx.validators, arguments)
+        self.sft = self.trl and "sft" in ctx.formats  # SFT input records are read too
         self.dpo = "dpo" in ctx.formats and not self.trl
         self.ppo = "ppo" in ctx.formats and not self.trl
         # The typed decoder is the bundled contract's: another contract's validator judges all.
@@ -203,7 +205,7 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             if not line.strip():
                 acc.blank += 1
                 continue
-            record = normalise_line(line, ctx.validators)
+            record = normalise_line(line, ctx.validators, worker.sft)
             if record.record_type != TREE:  # fork topology: no training record comes from it
                 spilled.append(_spilled(worker, record, line, base | number, chunk.source_index))
         except Reject as exc:
@@ -240,6 +242,8 @@ def _spilled(
     try:
         if record.record_type == BRANCH:
             return _branch(worker, record, raw, seq, source_index)
+        if record.record_type == SFT:
+            return _sft_input(worker, record, raw, seq, source_index)
         return _layer2(worker, record, raw, seq, source_index)
     except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
         raise Reject(
@@ -254,6 +258,8 @@ def _branch_indexes(record: Normalised) -> tuple[float, ...]:
     if record.record_type == LAYER2_DPO:
         given = cast(DpoRecordJson, record.data)["provenance"]
         return (given["chosen_branch"], given["rejected_branch"])
+    if record.record_type == SFT:
+        return ()
     return (cast(PpoRecordJson, record.data)["provenance"]["branch_index"],)
 
 
@@ -373,3 +379,34 @@ def _layer2(
         g3_hit, hashes, 0.0, False, "", 0, False, "default",
     )  # fmt: skip
     return group.Spilled(facts, output, b"", 0, 0, b"", raw)
+
+
+def _sft_input(
+    worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
+) -> group.Spilled:
+    """An SFT input record's entry: its trl SFT line made here (``sft_input_record``), its G3
+    candidates those of every user turn. Grouped under its provenance's ``rollout_id``, or
+    when it names none under ``sft:`` and its task hash (the records of one task share their
+    fate in the G3 gate). ``Reject`` when the trl form cannot hold its conversation."""
+    options = worker.ctx.trl
+    assert options is not None
+    output = sft_input_record(record.data, options)
+    problem = worker.trl_check.problem("sft", output)
+    worker.trl_check.forget()
+    if problem is not None:
+        raise Reject("unsupported-value", f"{SFT} {problem[0]}: {problem[1]}")
+    hits: list[str] = []
+    hashes: tuple[str, str] | None = None
+    for message in record.data["messages"]:
+        if message["role"] == "user":
+            facts, hit = worker.tasks.facts(message["content"])
+            hashes = hashes or facts
+            if hit:
+                hits.append(hit)
+    rollout_id = output["rollout_id"] or f"sft:{output['task_hash']}"
+    facts_tuple = (
+        group.rollout_key(rollout_id), rollout_id, group.KIND_SFT, 0, seq, source_index,
+        "\n".join(hits), hashes or ("", ""), 0.0, False, "", 0, False, "default",
+    )  # fmt: skip
+    line = orjson.dumps(output, option=orjson.OPT_APPEND_NEWLINE)
+    return group.Spilled(facts_tuple, line, b"", 0, 0, b"", raw)

@@ -19,6 +19,7 @@ from datafactory.targets.trl import (
     passed,
     prompt_records,
     rollout_records,
+    sft_input_record,
     sft_records,
     tool_catalogue,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "passed",
     "prompt_records",
     "rollout_records",
+    "sft_input_record",
     "sft_records",
     "tool_catalogue",
 ]

@@ -60,6 +60,7 @@ __all__ = [
     "passed",
     "prompt_records",
     "rollout_records",
+    "sft_input_record",
     "sft_records",
     "tool_catalogue",
 ]
@@ -362,6 +363,7 @@ def _sft(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
         records.append(
             {
                 "messages": turns.prompt + turns.completion,
+                "output_type": "final_answer",
                 "tools": _tools_column(turns.tool_names, built.options),
                 **built.columns(branch),
             }
@@ -396,6 +398,68 @@ def sft_records(branches: Sequence[BranchJson], options: TrlOptions = _DEFAULT) 
     """The whole conversation of each passing branch with a non-blank final answer, in
     ``branch_index`` order, as ``messages``."""
     return _sft(branches, _Built(options))
+
+
+#: The branch columns of an SFT record made from an SFT input, which has no branch.
+_NO_BRANCH: Final[TrlRecord] = dict.fromkeys(
+    ("temperature", "seed", "objective_score", "objective_status", "judge_score")
+) | {"total_score": None, "branch_index": None}
+
+
+def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) -> TrlRecord:
+    """The SFT record of an SFT input record (the contract's ``SftTrainingRecord``, valid):
+    its messages in the trl form (null keys dropped, tool-call arguments and ids as for a
+    branch; a tool turn's ``tool_call_id`` mapped to the id its call got, or to the latest
+    call's when the input names none or an unknown one), its ``output_type``, its provenance
+    as the lineage columns and ``upstream_provenance``; the branch columns are null. A tool
+    turn that follows no call keeps no id: ``targets.shape`` then says so."""
+    messages: list[dict[str, Any]] = []
+    names: list[str] = []
+    ids: dict[str, str] = {}  # the input's call id -> the id written
+    latest = ""
+    for given in record["messages"]:
+        role, content = given["role"], given["content"]
+        turn: dict[str, Any] = {"role": role, "content": content}
+        calls = given.get("tool_calls")
+        if role == "tool":
+            named = given.get("tool_call_id")
+            call_id = ids.get(named, latest) if isinstance(named, str) else latest
+            if call_id:
+                turn["tool_call_id"] = call_id
+        elif calls:
+            written = []
+            for call in calls:
+                function = call["function"]
+                short = _call_id(len(names))
+                latest = short if options.tool_call_ids == "short" else call["id"]
+                ids[call["id"]] = latest
+                names.append(function["name"])
+                arguments: Any = function["arguments"]
+                if options.tool_arguments == "object":
+                    arguments = _as_object(arguments)
+                written.append(
+                    {
+                        "id": latest,
+                        "type": "function",
+                        "function": {"name": function["name"], "arguments": arguments},
+                    }
+                )
+            turn["tool_calls"] = written
+        messages.append(turn)
+    provenance = record["provenance"]
+    task = next((m["content"] for m in record["messages"] if m["role"] == "user"), "")
+    rollout_id = provenance.get("rollout_id")
+    return {
+        "messages": messages,
+        "output_type": record["output_type"],
+        "tools": _tools_column(names, options),
+        "rollout_id": rollout_id or None,
+        "task_hash": task_hash(task),
+        "source": provenance["source"],
+        "model_id": None,
+        "upstream_provenance": orjson.dumps(provenance).decode("utf-8"),
+        **_NO_BRANCH,
+    }
 
 
 #: The record kinds of ``rollout_records``, by the name of its field.

@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=f7261b83fae98a90082258d64688e44d54ffbe96496ded40ebb2093026d19ccf
+# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
 # generator: sha256=8b2dede5ede772fd4a5bf122fa57bb5943c34307087cb5e619f454c58e722e2f
 # body: sha256=9760104ef4a8ca205d0c30be3888b610ed184e1dd3e1daef68a1cf614b747887
 

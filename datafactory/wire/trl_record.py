@@ -3,9 +3,9 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=f7261b83fae98a90082258d64688e44d54ffbe96496ded40ebb2093026d19ccf
+# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
 # generator: sha256=8b2dede5ede772fd4a5bf122fa57bb5943c34307087cb5e619f454c58e722e2f
-# body: sha256=7d95060c86ffbbdc039303ddd51f0a65532f287ff7bef92eeccbf3335589290e
+# body: sha256=5fc121b4e44794347a2b0a45c05e5fda072dcbc400329a3fda05800e4219b326
 
 from __future__ import annotations
 
@@ -265,18 +265,29 @@ class TrlKtoRecord(WireStruct, kw_only=True):
     """Raw RolloutRanker score, NOT normalised."""
 
 
-Temperature4: TypeAlias = Annotated[int, Meta(ge=0)]
-
-
-Temperature5: TypeAlias = Annotated[float, Meta(ge=0.0)]
-
-
 class TrlSftRecord(WireStruct, kw_only=True):
-    """SFTTrainer's conversational record: a passing branch's whole conversation."""
+    """SFTTrainer's conversational record: a passing branch's whole conversation, or an SFT record of the inputs (the contract's SftTrainingRecord, as trace-pipeline writes it) in the same form. The branch columns are null for an SFT input, which has no branch; its provenance object travels as upstream_provenance."""
 
     messages: TrlConversation
+    output_type: Annotated[
+        Literal["final_answer", "repair_patch", "tool_call", "next_action", "escalation"],
+        Meta(
+            description="What the last assistant turn is: an SFT input's own output_type; final_answer for a branch's conversation."
+        ),
+    ]
+    """What the last assistant turn is: an SFT input's own output_type; final_answer for a branch's conversation."""
     tools: TrlTools
-    rollout_id: Annotated[str, Meta(min_length=1)]
+    rollout_id: (
+        Annotated[
+            str,
+            Meta(
+                description="The rollout the conversation comes from; null for an SFT input record whose provenance names none.",
+                min_length=1,
+            ),
+        ]
+        | None
+    )
+    """The rollout the conversation comes from; null for an SFT input record whose provenance names none."""
     task_hash: TrlTaskHash
     source: Annotated[
         str,
@@ -298,15 +309,15 @@ class TrlSftRecord(WireStruct, kw_only=True):
         | None
     )
     """The provenance object the input branch carried, as JSON text (producers' objects differ in keys and value types); null when it had none."""
-    branch_index: Annotated[int, Meta(ge=0)]
-    temperature: Temperature4 | Temperature5
+    branch_index: Annotated[int, Meta(ge=0)] | None
+    temperature: Annotated[float, Meta(ge=0.0)] | None
     seed: int | None
-    objective_score: Literal[0, 1]
+    objective_score: Literal[0, 1] | None
     objective_status: Literal["pass", "fail", "unknown"] | None
     judge_score: Annotated[float, Meta(ge=0.0, le=10.0)] | None
-    total_score: Annotated[
-        int | float, Meta(description="Raw RolloutRanker score, NOT normalised.")
-    ]
+    total_score: (
+        Annotated[float, Meta(description="Raw RolloutRanker score, NOT normalised.")] | None
+    )
     """Raw RolloutRanker score, NOT normalised."""
 
 

@@ -3,9 +3,9 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=f7261b83fae98a90082258d64688e44d54ffbe96496ded40ebb2093026d19ccf
+# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
 # generator: sha256=8b2dede5ede772fd4a5bf122fa57bb5943c34307087cb5e619f454c58e722e2f
-# body: sha256=dc9ef6979988ed1ef4a2a360ddc5b42f2b998df83717a06a817414e0e0fddf6d
+# body: sha256=021291df47062f61c8bab8e829877d4f68a90a4a6ac1ca1c23a9ba8830a07805
 
 from typing import Any, Literal, TypeAlias
 
@@ -179,12 +179,19 @@ class TrlKtoRecord(TypedDict, closed=True):
 
 class TrlSftRecord(TypedDict, closed=True):
     """
-    SFTTrainer's conversational record: a passing branch's whole conversation.
+    SFTTrainer's conversational record: a passing branch's whole conversation, or an SFT record of the inputs (the contract's SftTrainingRecord, as trace-pipeline writes it) in the same form. The branch columns are null for an SFT input, which has no branch; its provenance object travels as upstream_provenance.
     """
 
     messages: TrlConversation
+    output_type: Literal["final_answer", "repair_patch", "tool_call", "next_action", "escalation"]
+    """
+    What the last assistant turn is: an SFT input's own output_type; final_answer for a branch's conversation.
+    """
     tools: TrlTools
-    rollout_id: str
+    rollout_id: str | None
+    """
+    The rollout the conversation comes from; null for an SFT input record whose provenance names none.
+    """
     task_hash: TrlTaskHash
     source: str
     """
@@ -195,13 +202,13 @@ class TrlSftRecord(TypedDict, closed=True):
     """
     The provenance object the input branch carried, as JSON text (producers' objects differ in keys and value types); null when it had none.
     """
-    branch_index: int
-    temperature: float
+    branch_index: int | None
+    temperature: float | None
     seed: int | None
-    objective_score: Literal[0, 1]
+    objective_score: Literal[0, 1] | None
     objective_status: Literal["pass", "fail", "unknown"] | None
     judge_score: float | None
-    total_score: float
+    total_score: float | None
     """
     Raw RolloutRanker score, NOT normalised.
     """

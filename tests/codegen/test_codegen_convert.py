@@ -88,7 +88,7 @@ def test_round_trip_of_every_valid_fixture(definition: str, path: Path) -> None:
 
 
 def test_there_are_valid_fixtures_for_every_record_type() -> None:
-    assert len(VALID_FIXTURES) == 36
+    assert len(VALID_FIXTURES) == 37
     assert {d for d, _ in VALID_FIXTURES} == set(CONTRACT.record_types)
 
 

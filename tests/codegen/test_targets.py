@@ -192,7 +192,7 @@ def test_typescript_compiles_strict_and_types_every_valid_fixture(
         check=False,
     )
     assert (completed.returncode, completed.stdout, completed.stderr) == (0, "", "")
-    assert count == 36
+    assert count == 37
 
 
 def _load(text: str, tmp_path: Path) -> ModuleType:
@@ -232,7 +232,7 @@ def test_pydantic_models_judge_the_fixtures_like_the_contract(
         # The layer's union and the contract's accept what the record type accepts.
         if valid:
             models.WireRecord.model_validate_json(path.read_bytes())
-    assert (checked, rejected_valid) == (99, [])
+    assert (checked, rejected_valid) == (101, [])
     assert accepted_invalid == list(NOT_EXPRESSIBLE)
 
 

@@ -81,8 +81,8 @@ def test_every_fixture_against_every_record_type() -> None:
             if record_type == definition:
                 assert (outcome != "rejected") == valid, path
             outcomes[outcome].append(f"{record_type}:{definition}/{path.stem}")
-    assert len(FIXTURES) == 99
-    assert len(outcomes["accepted"]) == 32
+    assert len(FIXTURES) == 101
+    assert len(outcomes["accepted"]) == 33
     # Valid, but with keys their schema does not name: from_wire keeps them, the judge decides.
     assert outcomes["deferred"] == [
         "DpoRecord:DpoRecord/no-tool-calls",
@@ -90,7 +90,7 @@ def test_every_fixture_against_every_record_type() -> None:
         "RolloutBranchRecord:RolloutBranchRecord/unknown-status-extra-keys",
         "RolloutTreeRecord:RolloutTreeRecord/extra-keys",
     ]
-    assert len(outcomes["rejected"]) == 99 * 11 - 32 - 4
+    assert len(outcomes["rejected"]) == 101 * 11 - 33 - 4
 
 
 def _corpus_lines(corpus_dir: Path) -> list[tuple[str, bytes]]:

@@ -25,6 +25,7 @@ from datafactory.targets import (
     kto_records,
     prompt_records,
     rollout_records,
+    sft_input_record,
     sft_records,
     tool_catalogue,
 )
@@ -504,3 +505,25 @@ def test_mistral_renders_a_system_turn_only_when_the_user_turn_is_last(
         [*prompt, {"role": "assistant", "content": "Hello"}], tokenize=False
     )
     assert (head, whole) == ("<s>[INST]Be brief.\n\nHi[/INST]", "<s>[INST]Hi[/INST]Hello</s>")
+
+
+def test_sft_input_records_load_and_render(
+    repo_root: Path, datasets: Any, templates: dict[str, Any], tmp_path: Path
+) -> None:
+    """The trl SFT records made of SFT input records (the contract's SftTrainingRecord
+    fixtures: trace-pipeline's model dump with null keys, a tool-calling conversation with a
+    system turn) load with ``datasets`` and render through every shared template."""
+    folder = repo_root / "contracts/fixtures/training-record/SftTrainingRecord/valid"
+    inputs = [orjson.loads(path.read_bytes()) for path in sorted(folder.glob("*.json"))]
+    check = TrlCheck(VALIDATORS, "string")
+    rows = [sft_input_record(record, TrlOptions(tools=_CATALOGUE)) for record in inputs]
+    for row in rows:
+        assert check.problem("sft", row) is None, row
+    dataset = load_jsonl(datasets, write_jsonl(tmp_path / "sft.jsonl", rows), tmp_path)
+    assert dataset.num_rows == len(inputs) == 3
+    for row in dataset:
+        system = row["messages"][0]["role"] == "system"
+        for template in TEMPLATES:
+            if template == MISTRAL and system:
+                continue  # drops a system turn; see the test below
+            check_rendering("sft", row, templates[template], template)

@@ -87,7 +87,7 @@ def test_trl_writes_the_builders_records_with_each_branch_own_trajectory(
         "tool_arguments": "string",
         "tools": None,
         "kto": {"records": 0},
-        "sft": {"records": 0},
+        "sft": {"records": 0, "from_input": 0},
         "skipped": {},
     }
     assert manifest["dpo"]["pairs"] == 1 and manifest["ppo"]["records"] == 2
@@ -131,7 +131,9 @@ def test_kto_and_sft_through_export_count_what_they_leave_out(tmp_path: Path) ->
         assert [(r["rollout_id"], r["branch_index"]) for r in written] == kept
         assert result.manifest is not None
         trl = result.manifest["trl"]
-        assert trl[name] == {"records": len(kept)}
+        assert trl[name] == (
+            {"records": len(kept), "from_input": 0} if name == "sft" else {"records": len(kept)}
+        )
         assert (
             trl["skipped"]
             == {
@@ -481,3 +483,159 @@ def test_trl_check_names_the_first_misread(
         "/tools",
         _CONTRACT + "required property is missing",
     )
+
+
+# SFT input records (the contract's SftTrainingRecord) with --target trl --format sft.
+
+_SFT_FIXTURES = REPO / "contracts/fixtures/training-record/SftTrainingRecord/valid"
+
+
+def _sft_inputs() -> list[Any]:
+    return [
+        orjson.loads((_SFT_FIXTURES / f"{name}.json").read_bytes())
+        for name in ("tool-calls-and-annotations", "trace-pipeline-model-dump", "minimal-keys")
+    ]
+
+
+def _sft_run(run_cli: RunCli, path: Path, *args: str) -> Any:
+    out = path.parent / "sft.jsonl"
+    return run_cli(
+        path, args=("--target", "trl", "--format", "sft", "--output-sft", str(out), *args)
+    ), out
+
+
+def test_sft_inputs_become_trl_sft_records(run_cli: RunCli, tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [*_sft_inputs(), *_rollout("r-1")])
+    result, out = _sft_run(run_cli, path)
+    assert result.exit_code == 0, result.stderr
+    # In the order of their groups' keys (the rollout id, else "sft:" and the task hash).
+    records = read_jsonl(out)
+    assert sorted(
+        (r["rollout_id"] or "", r["output_type"], r["branch_index"] or 0) for r in records
+    ) == [
+        ("", "repair_patch", 0),
+        ("", "tool_call", 0),
+        ("00000000-0000-0000-0000-000000000001", "final_answer", 0),
+        ("r-1", "final_answer", 1),
+    ]
+    written = {r["output_type"] + (r["rollout_id"] or ""): r for r in records}
+    assert written["tool_call"] == {
+        "messages": [
+            {"role": "system", "content": "You are a coding agent."},
+            {"role": "user", "content": "Add a hello world button to the page"},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": "call00000",
+                        "type": "function",
+                        "function": {
+                            "name": "write_file",
+                            "arguments": '{"path": "src/Button.tsx"}',
+                        },
+                    }
+                ],
+            },
+            {"role": "tool", "content": "ok", "tool_call_id": "call00000"},
+            {"role": "assistant", "content": "Added HelloButton to src/Button.tsx"},
+        ],
+        "output_type": "tool_call",
+        "tools": None,
+        "rollout_id": None,
+        "task_hash": "a8fb558cfae2e1e3",
+        "source": "bscode-smoke",
+        "model_id": None,
+        "upstream_provenance": '{"source":"bscode-smoke"}',
+        **dict.fromkeys(
+            (
+                "temperature", "seed", "objective_score", "objective_status", "judge_score",
+                "total_score", "branch_index",
+            )
+        ),
+    }  # fmt: skip
+    # trace-pipeline's null message keys are dropped; its task hash is the first user turn's.
+    from_dump = written["final_answer00000000-0000-0000-0000-000000000001"]
+    assert from_dump["task_hash"] == "fad7e1bace9f56d3"
+    assert from_dump["messages"][0] == {
+        "role": "user",
+        "content": "Write a two-sentence summary of the water cycle.",
+    }
+    for record in records:
+        assert VALIDATORS.get("TrlSftRecord").problems(record) == []
+    manifest = result.manifest()
+    assert manifest["trl"]["sft"] == {"records": 4, "from_input": 3}
+    assert manifest["accepted_by_type"] == {"RolloutBranchRecord": 2, "SftTrainingRecord": 3}
+    assert manifest["rollouts"] == 1
+
+
+def test_sft_inputs_are_rejected_where_no_target_reads_them(
+    run_cli: RunCli, tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "in.jsonl", [*_sft_inputs(), *_rollout("r-1")])
+    hint = (
+        "a Layer 3 SftTrainingRecord; expected a Layer 1 or Layer 2 record (SFT records are "
+        "read by --target trl --format sft)"
+    )
+    for args in ((), ("--target", "trl"), ("--target", "trl", "--format", "kto")):
+        out = tmp_path / "kto.jsonl"
+        result = run_cli(path, args=(*args, "--output-kto", str(out)))
+        assert result.exit_code == 0, result.stderr
+        rejects = read_jsonl(result.out / "rejects.jsonl")
+        assert [(r["line"], r["reason"], r["detail"]) for r in rejects] == [
+            (line, "unsupported-record-type", hint) for line in (1, 2, 3)
+        ]
+    only = write_jsonl(tmp_path / "only.jsonl", _sft_inputs())
+    result = run_cli(only, args=("--target", "trl"))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "datafactory: error: no rollout branch records in the inputs: 3 SftTrainingRecord\n",
+    )
+    alone, out = _sft_run(run_cli, only)
+    assert alone.exit_code == 0, alone.stderr
+    assert len(read_jsonl(out)) == 3
+
+
+def test_an_sft_input_the_trl_form_cannot_hold_is_rejected(run_cli: RunCli, tmp_path: Path) -> None:
+    ends_with_user, tool_first = _sft_inputs()[1], _sft_inputs()[2]
+    ends_with_user["messages"] = ends_with_user["messages"][:1]
+    ends_with_user["messages"].append(ends_with_user["messages"][0])
+    tool_first["messages"].insert(0, {"role": "tool", "content": "x"})
+    path = write_jsonl(tmp_path / "in.jsonl", [ends_with_user, tool_first, *_rollout("r-1")])
+    result, out = _sft_run(run_cli, path)
+    assert result.exit_code == 0, result.stderr
+    assert [
+        (r["line"], r["reason"], r["detail"]) for r in read_jsonl(result.out / "rejects.jsonl")
+    ] == [
+        (
+            1,
+            "unsupported-value",
+            "SftTrainingRecord /messages/1/role: a conversation ends with an assistant turn",
+        ),
+        (
+            2,
+            "unsupported-value",
+            "SftTrainingRecord /messages/0: a tool turn, and only a tool turn, names its call",
+        ),
+    ]
+    assert [r["rollout_id"] for r in read_jsonl(out)] == ["r-1"]
+
+
+def test_g3_gates_sft_inputs_on_every_user_turn(run_cli: RunCli, tmp_path: Path) -> None:
+    question = "Summarise the causes of the French revolution in three short numbered points"
+    record = _sft_inputs()[1]
+    record["messages"][1:1] = [
+        {"role": "assistant", "content": "Which topic?"},
+        {"role": "user", "content": f"This one: {question}."},
+    ]
+    evals = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e7", "question": question}])
+    path = write_jsonl(tmp_path / "in.jsonl", [record, *_rollout("r-1")])
+    result, out = _sft_run(run_cli, path, "--eval-items", str(evals))
+    assert result.exit_code == 1
+    assert not out.exists()
+    dropped, out = _sft_run(
+        run_cli, path, "--eval-items", str(evals), "--drop-contaminated", "--no-card"
+    )
+    assert dropped.exit_code == 0, dropped.stderr
+    assert [r["rollout_id"] for r in read_jsonl(out)] == ["r-1"]
+    assert dropped.manifest()["g3"]["contaminated_rollouts"] == 1

@@ -33,7 +33,7 @@ def test_fresh_repository_passes(wiregate_repo: git.Repo) -> None:
     lines = out.splitlines()
     assert code == 0
     assert lines[:3] == [
-        "contract  passed   3 schemas valid, 99 fixtures as labelled",
+        "contract  passed   3 schemas valid, 101 fixtures as labelled",
         "codegen   passed   generated code is fresh",
         "breaking  passed   no breaking change since HEAD (strict)",
     ]
@@ -48,7 +48,7 @@ def test_breaking_change_without_version_bump_fails(wiregate_repo: git.Repo) -> 
     assert "breaking  failed   breaking change without a version bump since HEAD" in out
     assert "codegen   failed   generated code is stale" in out
     # The valid branch-record fixtures lack the new field: the contract step says so too.
-    assert "contract  failed   3 of 99 fixtures mislabelled" in out
+    assert "contract  failed   3 of 101 fixtures mislabelled" in out
     assert out.splitlines()[-1] == "check failed: 3 failed, 1 skipped"
 
 
@@ -99,7 +99,7 @@ def test_first_commit_has_no_previous_version_to_break(repo_root: Path, tmp_path
     assert run_check(root) == (
         0,
         [
-            "contract  passed   3 schemas valid, 99 fixtures as labelled",
+            "contract  passed   3 schemas valid, 101 fixtures as labelled",
             "codegen   passed   generated code is fresh",
             f"breaking  skipped  no previous version to compare ({root}: no commit yet)",
             "drift     skipped  13 copies: 13 skipped (strict)",
@@ -236,7 +236,7 @@ def test_json_and_github_formats(wiregate_repo: git.Repo) -> None:
     assert out.splitlines()[9:11] == [
         f"::warning title=wiregate drift wasmagent-js (4 copies)::{checkout}: no checkout of "
         "'wasmagent-js' (set --repo wasmagent-js=PATH or WIREGATE_REPO_WASMAGENT_JS)",
-        "contract  passed   3 schemas valid, 99 fixtures as labelled",
+        "contract  passed   3 schemas valid, 101 fixtures as labelled",
     ]
 
 

@@ -204,7 +204,7 @@ def test_a_fixture_labelled_valid_shows_why_it_is_invalid(wiregate_repo: git.Rep
     invalid = root / "contracts/fixtures/rollout-wire/DpoRecord/invalid/missing-provenance.json"
     (invalid.parent.parent / "valid" / "missing-provenance.json").write_bytes(invalid.read_bytes())
     result = check_contract_files(locate(root))
-    assert (result.status, result.summary) == (StepStatus.FAILED, "1 of 100 fixtures mislabelled")
+    assert (result.status, result.summary) == (StepStatus.FAILED, "1 of 102 fixtures mislabelled")
     assert result.details == (
         "contracts/fixtures/rollout-wire/DpoRecord/valid/missing-provenance.json: "
         "labelled valid but is invalid as DpoRecord:",
