@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from datafactory import export
 from datafactory.contract import exporter_contract
 from datafactory.pairs import DpoSkip
 from datafactory.records import BranchJson
@@ -32,9 +33,12 @@ from datafactory.targets import (
 from datafactory.targets.shape import TrlCheck
 from tests.datafactory.trl_consumers import (
     COMPLETIONS,
+    DEEPSEEK,
     HERMES,
+    LLAMA31,
     MISTRAL,
     QWEN3,
+    QWEN25,
     TEMPLATES,
     TOJSON_ARGUMENTS,
     check_rendering,
@@ -45,7 +49,7 @@ from tests.datafactory.trl_consumers import (
     tokenizers,
     write_jsonl,
 )
-from wiregate.record_validator import ValidatorSet
+from wiregate.record_validator import ValidatorSet, guess_record_type
 
 pytest.importorskip("transformers", reason="transformers needs Python 3.11 (dev extra)")
 pytest.importorskip("datasets", reason="datasets is in the dev extra (Python 3.11+)")
@@ -527,3 +531,62 @@ def test_sft_input_records_load_and_render(
             if template == MISTRAL and system:
                 continue  # drops a system turn; see the test below
             check_rendering("sft", row, templates[template], template)
+
+
+def _layer3_outcome(row: Any, tokenizer: Any, template: str) -> str:
+    """How one template renders a Layer 3 record's ``messages`` (null keys dropped, as
+    ``datasets`` fills them, arguments as objects): "ok" (the task and every call appear, and
+    for a DPO record the rendered ``prompt_messages`` with a generation prompt is a prefix),
+    "not a prefix", or the template's error."""
+    messages = arguments_as_objects({"messages": row["messages"]})["messages"]
+    try:
+        full = render(tokenizer, template, messages, None)
+        if "prompt_messages" in row:
+            head_turns = arguments_as_objects({"messages": row["prompt_messages"]})["messages"]
+            if not full.startswith(render(tokenizer, template, head_turns, None, True)):
+                return "not a prefix"
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    assert row["prompt"] in full and all(
+        call["function"]["name"] in full for m in messages for call in m.get("tool_calls") or ()
+    ), (template, row)
+    return "ok"
+
+
+def test_layer3_records_render_where_the_templates_allow(
+    repo_root: Path, corpus_dir: Path, datasets: Any, templates: dict[str, Any], tmp_path: Path
+) -> None:
+    """Layer 3 records (the contract's training records: producer call ids, ``content`` null
+    on a tool-calling turn, ``prompt_messages`` ending at the last tool turn) load with
+    ``datasets``; what each shared template makes of them is pinned here and listed in the
+    README, with ``--target trl`` as the option that fixes it."""
+    inputs = [
+        str(repo_root / "contracts/examples/rollouts.jsonl"),
+        *map(str, sorted((corpus_dir / "fixtures").rglob("*rollout*.jsonl"))),
+    ]
+    result = export(
+        [], str(tmp_path / "dpo.jsonl"), str(tmp_path / "ppo.jsonl"), inputs=inputs,
+        allow_missing_g3=True, workers=1,
+    )  # fmt: skip
+    assert result.exit_code == 0
+    outcomes: dict[str, set[str]] = {name: set() for name in TEMPLATES}
+    for name, rows in (("dpo", 5), ("ppo", 18)):
+        dataset = load_jsonl(datasets, tmp_path / f"{name}.jsonl", tmp_path)
+        assert dataset.num_rows == rows
+        for row in dataset:
+            assert VALIDATORS.get(guess_record_type(row) or "").name in (
+                "DpoTrainingRecord", "PpoTrainingRecord",
+            )  # fmt: skip
+            for template in TEMPLATES:
+                outcomes[template].add(_layer3_outcome(row, templates[template], template))
+    assert outcomes == {
+        HERMES: {"ok", "not a prefix"},
+        QWEN25: {"ok"},
+        QWEN3: {"ok", "UndefinedError: 'dict object' has no attribute 'content'"},
+        DEEPSEEK: {"ok"},
+        LLAMA31: {"ok"},
+        MISTRAL: {
+            "ok",
+            "TemplateError: Tool call IDs should be alphanumeric strings with length 9!",
+        },
+    }
