@@ -7,6 +7,7 @@ reason, for the rejects file.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, cast
@@ -385,9 +386,10 @@ def _sft_input(
     worker: Worker, record: Normalised, raw: bytes, seq: int, source_index: int
 ) -> group.Spilled:
     """An SFT input record's entry: its trl SFT line made here (``sft_input_record``), its G3
-    candidates those of every user turn. Grouped under its provenance's ``rollout_id``, or
-    when it names none under ``sft:`` and its task hash (the records of one task share their
-    fate in the G3 gate). ``Reject`` when the trl form cannot hold its conversation."""
+    candidates those of every system and user turn (the prompt text). Grouped under its
+    provenance's ``rollout_id``, or when it names none on its own, as ``sft-record:`` and the
+    sha256 of its line (the same for identical lines, whatever the chunking). ``Reject`` when
+    the trl form cannot hold its conversation."""
     options = worker.ctx.trl
     assert options is not None
     output = sft_input_record(record.data, options)
@@ -398,12 +400,14 @@ def _sft_input(
     hits: list[str] = []
     hashes: tuple[str, str] | None = None
     for message in record.data["messages"]:
-        if message["role"] == "user":
+        if message["role"] in ("system", "user"):
             facts, hit = worker.tasks.facts(message["content"])
-            hashes = hashes or facts
+            if message["role"] == "user":
+                hashes = hashes or facts
             if hit:
                 hits.append(hit)
-    rollout_id = output["rollout_id"] or f"sft:{output['task_hash']}"
+    own = f"sft-record:{hashlib.sha256(raw).hexdigest()[:16]}"
+    rollout_id = output["rollout_id"] or own
     facts_tuple = (
         group.rollout_key(rollout_id), rollout_id, group.KIND_SFT, 0, seq, source_index,
         "\n".join(hits), hashes or ("", ""), 0.0, False, "", 0, False, "default",

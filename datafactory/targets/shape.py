@@ -104,6 +104,8 @@ def _turns(
     key = (id(messages), id(roles))  # a list checked for these roles
     if key in seen:
         return None
+    calling = False  # the turn before is a tool-calling assistant turn or a tool turn
+    asked = roles is not None  # a user turn came before (a completion follows its prompt)
     for number, message in enumerate(messages):
         role = message["role"]
         if roles is not None and role not in roles:
@@ -115,6 +117,12 @@ def _turns(
         calls = message.get("tool_calls")
         if calls is not None and role != "assistant":
             return f"{at}/{number}/tool_calls", "only an assistant turn calls tools"
+        if role == "tool" and not calling:
+            return f"{at}/{number}/role", "a tool turn follows a tool call or another tool turn"
+        if role == "assistant" and not asked:
+            return f"{at}/{number}/role", "an assistant turn follows a user turn"
+        asked = asked or role == "user"
+        calling = bool(calls) or (calling and role == "tool")
         if calls and arguments == "string":
             for position, call in enumerate(calls):
                 if not isinstance(call["function"]["arguments"], str):

@@ -34,6 +34,8 @@ characters, which Mistral's template requires) or the producer's (``"given"``).
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast
@@ -137,15 +139,45 @@ def _call_id(position: int) -> str:
 
 
 def _as_object(arguments: Any) -> Any:
-    """JSON-string arguments as the object they encode; anything else (or a string that does
-    not encode an object) unchanged, so a template still gets what the producer wrote."""
+    """JSON-string arguments as the object they encode; anything else unchanged, so a template
+    still gets what the producer wrote: a string that encodes no object, or one whose object
+    would not say the same (a key given twice, an integer beyond 64 bits, which orjson reads
+    as a float)."""
     if not isinstance(arguments, str):
         return arguments
     try:
         value = orjson.loads(arguments)
     except orjson.JSONDecodeError:
         return arguments
-    return value if isinstance(value, dict) else arguments
+    if not isinstance(value, dict) or not _exact(arguments):
+        return arguments
+    return value
+
+
+def _exact(text: str) -> bool:
+    """Whether ``orjson.loads(text)`` (valid JSON) keeps everything ``text`` says: no object
+    key given twice, no integer beyond 64 bits. Checked only where either may be."""
+    if text.count(":") < 2 and not _LONG_DIGITS.search(text):
+        return True  # one member at most, no long number
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        if len({key for key, _ in items}) != len(items):
+            raise ValueError("a key given twice")
+        return dict(items)
+
+    def integer(token: str) -> int:
+        if not -(2**63) <= int(token) < 2**64:
+            raise ValueError("beyond 64 bits")
+        return 0
+
+    try:
+        json.loads(text, object_pairs_hook=pairs, parse_int=integer)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 def branch_turns(branch: BranchJson, options: TrlOptions = _DEFAULT) -> Turns:
@@ -415,7 +447,9 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
     turn that follows no call keeps no id: ``targets.shape`` then says so."""
     messages: list[dict[str, Any]] = []
     names: list[str] = []
-    ids: dict[str, str] = {}  # the input's call id -> the id written
+    # The input's call id -> the ids written for its calls not answered yet, in call order
+    # (a producer may give two calls one id: the first tool turn answers the first call).
+    waiting: dict[str, list[str]] = {}
     latest = ""
     for given in record["messages"]:
         role, content = given["role"], given["content"]
@@ -423,7 +457,8 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
         calls = given.get("tool_calls")
         if role == "tool":
             named = given.get("tool_call_id")
-            call_id = ids.get(named, latest) if isinstance(named, str) else latest
+            queue = waiting.get(named, []) if isinstance(named, str) else []
+            call_id = queue.pop(0) if queue else latest
             if call_id:
                 turn["tool_call_id"] = call_id
         elif calls:
@@ -432,7 +467,7 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
                 function = call["function"]
                 short = _call_id(len(names))
                 latest = short if options.tool_call_ids == "short" else call["id"]
-                ids[call["id"]] = latest
+                waiting.setdefault(call["id"], []).append(latest)
                 names.append(function["name"])
                 arguments: Any = function["arguments"]
                 if options.tool_arguments == "object":

@@ -5,6 +5,7 @@ run with no rollout record in it stops (exit 2) saying what the lines were."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Any, cast
@@ -21,7 +22,12 @@ from datafactory.records import BranchJson
 from datafactory.repair import normalise_value
 from datafactory.stages import build
 from datafactory.targets.shape import TrlCheck
-from datafactory.targets.trl import TrlOptions, rollout_records
+from datafactory.targets.trl import (
+    TrlOptions,
+    arguments_as_objects,
+    rollout_records,
+    sft_input_record,
+)
 from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
 from wiregate.record_validator import ValidatorSet
 
@@ -601,41 +607,93 @@ def test_an_sft_input_the_trl_form_cannot_hold_is_rejected(run_cli: RunCli, tmp_
     ends_with_user["messages"] = ends_with_user["messages"][:1]
     ends_with_user["messages"].append(ends_with_user["messages"][0])
     tool_first["messages"].insert(0, {"role": "tool", "content": "x"})
-    path = write_jsonl(tmp_path / "in.jsonl", [ends_with_user, tool_first, *_rollout("r-1")])
-    result, out = _sft_run(run_cli, path)
+    no_user = {**_sft_inputs()[2], "messages": [{"role": "assistant", "content": "done"}] * 2}
+    tool_after_text = _sft_inputs()[0]
+    tool_after_text["messages"][3:3] = [{"role": "assistant", "content": "thinking"}]
+    lines = [ends_with_user, tool_first, no_user, tool_after_text, *_rollout("r-1")]
+    result, out = _sft_run(run_cli, write_jsonl(tmp_path / "in.jsonl", lines))
     assert result.exit_code == 0, result.stderr
-    assert [
-        (r["line"], r["reason"], r["detail"]) for r in read_jsonl(result.out / "rejects.jsonl")
-    ] == [
-        (
-            1,
-            "unsupported-value",
-            "SftTrainingRecord /messages/1/role: a conversation ends with an assistant turn",
-        ),
-        (
-            2,
-            "unsupported-value",
-            "SftTrainingRecord /messages/0: a tool turn, and only a tool turn, names its call",
-        ),
-    ]
+    rejects = read_jsonl(result.out / "rejects.jsonl")
+    follows = "a tool turn follows a tool call or another tool turn"
+    assert [(r["line"], r["reason"], r["detail"]) for r in rejects] == [
+        (1, "unsupported-value", "SftTrainingRecord /messages/1/role: a conversation ends with an assistant turn"),
+        (2, "unsupported-value", "SftTrainingRecord /messages/0: a tool turn, and only a tool turn, names its call"),
+        (3, "unsupported-value", "SftTrainingRecord /messages/0/role: an assistant turn follows a user turn"),
+        (4, "unsupported-value", f"SftTrainingRecord /messages/4/role: {follows}"),
+    ]  # fmt: skip
     assert [r["rollout_id"] for r in read_jsonl(out)] == ["r-1"]
 
 
-def test_g3_gates_sft_inputs_on_every_user_turn(run_cli: RunCli, tmp_path: Path) -> None:
+def test_g3_gates_sft_inputs_on_every_system_and_user_turn(run_cli: RunCli, tmp_path: Path) -> None:
     question = "Summarise the causes of the French revolution in three short numbered points"
-    record = _sft_inputs()[1]
-    record["messages"][1:1] = [
+    later_user = _sft_inputs()[2]  # no rollout_id: a group of its own
+    later_user["messages"][1:1] = [
         {"role": "assistant", "content": "Which topic?"},
         {"role": "user", "content": f"This one: {question}."},
     ]
+    in_system = _sft_inputs()[2]
+    in_system["messages"].insert(0, {"role": "system", "content": question})
+    clean = _sft_inputs()[2]  # the same first user turn as both: not dropped with them
     evals = write_jsonl(tmp_path / "eval.jsonl", [{"id": "e7", "question": question}])
-    path = write_jsonl(tmp_path / "in.jsonl", [record, *_rollout("r-1")])
-    result, out = _sft_run(run_cli, path, "--eval-items", str(evals))
-    assert result.exit_code == 1
-    assert not out.exists()
-    dropped, out = _sft_run(
-        run_cli, path, "--eval-items", str(evals), "--drop-contaminated", "--no-card"
+    for number, record in enumerate((later_user, in_system)):
+        (tmp_path / str(number)).mkdir()
+        path = write_jsonl(tmp_path / str(number) / "in.jsonl", [record, clean, *_rollout("r-1")])
+        result, out = _sft_run(run_cli, path, "--eval-items", str(evals))
+        assert result.exit_code == 1
+        assert not out.exists()
+        report = tmp_path / str(number) / "g3.json"
+        dropped, out = _sft_run(
+            run_cli, path, "--eval-items", str(evals), "--drop-contaminated", "--no-card",
+            "--g3-report", str(report),
+        )  # fmt: skip
+        assert dropped.exit_code == 0, dropped.stderr
+        assert sorted(r["rollout_id"] or "" for r in read_jsonl(out)) == ["", "r-1"]
+        assert dropped.manifest()["g3"]["contaminated_rollouts"] == 1
+        digest = hashlib.sha256(orjson.dumps(record)).hexdigest()[:16]
+        assert f'"sft-record:{digest}"' in report.read_text()
+
+
+def test_sft_input_calls_sharing_an_id_are_answered_in_order() -> None:
+    call = {"id": "x", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+    record = {
+        "messages": [
+            {"role": "user", "content": "Q1 do the thing"},
+            {"role": "assistant", "content": "", "tool_calls": [call, call]},
+            {"role": "tool", "content": "a", "tool_call_id": "x"},
+            {"role": "tool", "content": "b", "tool_call_id": "x"},
+            {"role": "assistant", "content": "done"},
+        ],
+        "output_type": "final_answer",
+        "provenance": {"source": "s"},
+    }
+    written = sft_input_record(record)
+    assert [m.get("tool_call_id") for m in written["messages"]] == [
+        None, None, "call00000", "call00001", None,
+    ]  # fmt: skip
+    assert TrlCheck(VALIDATORS, "string").problem("sft", written) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ('{"a": 1}', {"a": 1}),
+        ('{"a": 1, "b": {"c": [1, 2]}}', {"a": 1, "b": {"c": [1, 2]}}),
+        ('{"a": 123456789012345678901234567890}', None),
+        ('{"a": 1, "a": 2}', None),
+        ('{"a": {"b": 1, "b": 1}}', None),
+        ('{"a": "123456789012345678901234567890"}', {"a": "123456789012345678901234567890"}),
+        ("[1, 2]", None),
+        ("not json", None),
+    ],
+)
+def test_object_arguments_keep_the_text_when_the_object_would_not_say_it(
+    text: str, kept: Any
+) -> None:
+    """--tool-arguments object: an argument text becomes its object only when the object says
+    what the text says (None: the text is kept)."""
+    call = {"id": "c", "type": "function", "function": {"name": "f", "arguments": text}}
+    loaded = arguments_as_objects(
+        {"messages": [{"role": "assistant", "content": "", "tool_calls": [call]}]}
     )
-    assert dropped.exit_code == 0, dropped.stderr
-    assert [r["rollout_id"] for r in read_jsonl(out)] == ["r-1"]
-    assert dropped.manifest()["g3"]["contaminated_rollouts"] == 1
+    arguments = loaded["messages"][0]["tool_calls"][0]["function"]["arguments"]
+    assert arguments == (text if kept is None else kept)
