@@ -14,7 +14,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml requirements-nodeps.txt package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[codegen,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[codegen,dev,serve]'
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)

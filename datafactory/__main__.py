@@ -7,6 +7,7 @@ an import traceback; ``datafactory.interrupts`` takes over for the run.
 
 import os
 import signal
+import sys
 from types import FrameType
 
 _EARLY = {
@@ -21,9 +22,18 @@ def _starting(signum: int, frame: FrameType | None) -> None:
     os._exit(code)
 
 
+#: Subcommands of the ingest endpoint; any other first argument is the exporter's.
+_INGEST = ("serve", "store")
+
+
 def command() -> None:
     for number in _EARLY:
         signal.signal(number, _starting)
+    if len(sys.argv) > 1 and sys.argv[1] in _INGEST:
+        from datafactory.ingest.cli import main as ingest
+
+        ingest(prog_name="datafactory")
+        return
     from datafactory.cli import main
 
     main(prog_name="datafactory")

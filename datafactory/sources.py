@@ -101,6 +101,20 @@ def records_source(display: str, records: Iterable[Any]) -> InputSource:
     return InputSource(display, "", False, records)
 
 
+#: ``--input store:DIR``: the accepted records of an ingest store (``datafactory serve``).
+STORE_PREFIX = "store:"
+
+
+def _store_source(given: str) -> InputSource:
+    """The records of an ingest store, read from one snapshot as the run reads them."""
+    from datafactory.ingest.store import DATABASE, iter_accepted
+
+    directory = given[len(STORE_PREFIX) :]
+    if not (Path(directory) / DATABASE).is_file():
+        raise UserError(f"{given}: no ingest store there ({DATABASE} not found)")
+    return records_source(given, iter_accepted(directory))
+
+
 def _source(path: str) -> InputSource:
     return InputSource(path, path, path.endswith(".gz"))
 
@@ -115,6 +129,9 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
             continue
         if given == "-":
             sources.append(InputSource("-", "-", False))
+            continue
+        if given.startswith(STORE_PREFIX):
+            sources.append(_store_source(given))
             continue
         path = Path(given)
         if path.is_dir():

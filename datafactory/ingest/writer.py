@@ -1,0 +1,94 @@
+"""Group commit: one thread owns the store's write connection; requests hand it their
+records and wait for the commit that holds them. Whatever arrived while a commit was on disk
+goes into the next transaction together, so concurrent requests share one fsync.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from datafactory.ingest.store import Accepted, Quarantined, StoreError, open_store, write_batch
+
+__all__ = ["Batch", "GroupCommitter"]
+
+#: The most batches one transaction takes (bounds a transaction under a flood).
+MAX_BATCHES_PER_COMMIT = 512
+
+
+@dataclass
+class Batch:
+    """One request's records; ``done`` gets, per accepted record, whether it was new, once
+    the transaction holding them has committed (or the store's error)."""
+
+    accepted: list[Accepted]
+    quarantined: list[Quarantined]
+    arrived_ms: int
+    request_id: str
+    address: str
+    done: Future[list[bool]] = field(default_factory=Future)
+
+
+class GroupCommitter:
+    """The store's single writer (a daemon thread). ``submit`` returns the batch's future;
+    ``close`` commits what is queued and stops."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self._connection = open_store(directory)
+        self._queue: queue.Queue[Batch | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
+        self._thread.start()
+
+    def submit(self, batch: Batch) -> Future[list[bool]]:
+        self._queue.put(batch)
+        return batch.done
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        self._connection.close()
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            batches = [first]
+            while len(batches) < MAX_BATCHES_PER_COMMIT:
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                batches.append(more)
+            self._commit(batches)
+
+    def _commit(self, batches: list[Batch]) -> None:
+        accepted = [
+            (record, b.arrived_ms, b.request_id, b.address)
+            for b in batches
+            for record in b.accepted
+        ]
+        quarantined = [
+            (record, b.arrived_ms, b.request_id, b.address)
+            for b in batches
+            for record in b.quarantined
+        ]
+        try:
+            new = write_batch(self._connection, accepted, quarantined)
+        except sqlite3.Error as exc:
+            error = StoreError(f"the store cannot write: {exc}")
+            for batch in batches:
+                batch.done.set_exception(error)
+            return
+        at = 0
+        for batch in batches:
+            batch.done.set_result(new[at : at + len(batch.accepted)])
+            at += len(batch.accepted)

@@ -1,0 +1,258 @@
+"""The ingest endpoint over HTTP: the real server process on a free loopback port, talked to
+with httpx and with Node's own fetch sending exactly the plugin's request."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from datafactory import export
+from datafactory.ingest.store import DATABASE
+from tests.ingest.server import Server, running
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = REPO / "contracts" / "fixtures" / "rollout-wire"
+DEMO = REPO / "contracts" / "examples" / "rollouts.jsonl"
+
+
+def _fixture(record_type: str, name: str) -> Any:
+    return orjson.loads((FIXTURES / record_type / "valid" / f"{name}.json").read_bytes())
+
+
+def _demo() -> list[Any]:
+    """Seven valid branch records (one with producer quirks to repair) and one invalid."""
+    return [orjson.loads(line) for line in DEMO.read_bytes().splitlines() if line.strip()]
+
+
+def _post(server: Server, body: bytes, **headers: str) -> httpx.Response:
+    return httpx.post(
+        f"{server.url}/ingest",
+        content=body,
+        headers={"Content-Type": "application/json", **headers},
+        timeout=30,
+    )
+
+
+def _stored(store: Path) -> list[tuple[str, str]]:
+    with closing(sqlite3.connect(store / DATABASE)) as connection:
+        return connection.execute(
+            "SELECT record_type, repairs FROM accepted ORDER BY id"
+        ).fetchall()
+
+
+def _quarantined(store: Path) -> list[tuple[str, str, str]]:
+    with closing(sqlite3.connect(store / DATABASE)) as connection:
+        return connection.execute(
+            "SELECT reason, pointer, message FROM quarantine ORDER BY id"
+        ).fetchall()
+
+
+INVALID_DEMO = {
+    "index": 5,
+    "pointer": "/objective_score",
+    "message": 'RolloutBranchRecord: "1" is not one of [0, 1]',
+}
+
+
+def test_valid_repairable_and_invalid_records_and_a_retry(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    body = orjson.dumps({"records": _demo()})
+    with running(store) as server:
+        first = _post(server, body)
+        assert (first.status_code, first.json()) == (
+            200,
+            {"accepted": 7, "duplicates": 0, "rejected": [INVALID_DEMO]},
+        )
+        again = _post(server, body)  # the plugin's retry: nothing stored twice
+        assert (again.status_code, again.json()) == (
+            200,
+            {"accepted": 0, "duplicates": 7, "rejected": [INVALID_DEMO]},
+        )
+    assert [t for t, _ in _stored(store)] == ["RolloutBranchRecord"] * 7
+    assert [r for _, r in _stored(store) if r] == [
+        "build_result:camelcase_keys,build_result:status_alias"
+    ]
+    assert _quarantined(store) == [
+        ("contract-violation", "/objective_score", 'RolloutBranchRecord: "1" is not one of [0, 1]')
+    ]
+
+
+def test_gzip_and_ndjson_bodies(tmp_path: Path) -> None:
+    ppo, dpo = _fixture("PpoRecord", "producer"), _fixture("DpoRecord", "producer")
+    with running(tmp_path / "store") as server:
+        zipped = _post(
+            server, gzip.compress(orjson.dumps({"records": [ppo]})), **{"Content-Encoding": "gzip"}
+        )
+        assert (zipped.status_code, zipped.json()) == (
+            200, {"accepted": 1, "duplicates": 0, "rejected": []},
+        )  # fmt: skip
+        lines = orjson.dumps(ppo) + b"\n" + orjson.dumps(dpo) + b"\n\n{broken\n"
+        ndjson = _post(server, lines, **{"Content-Type": "application/x-ndjson"})
+        assert ndjson.status_code == 200
+        assert ndjson.json()["accepted"] == 1 and ndjson.json()["duplicates"] == 1
+        assert [(r["index"], r["pointer"]) for r in ndjson.json()["rejected"]] == [(2, "/")]
+        assert ndjson.json()["rejected"][0]["message"].startswith("invalid-json: not valid JSON: ")
+
+
+@pytest.mark.parametrize(
+    ("body", "headers", "status", "error"),
+    [
+        (b"{", {}, 400, "the body is not valid JSON: "),
+        (b"[1]", {}, 400, 'the body is {"records": [...]}'),
+        (b'{"records": 5}', {}, 400, 'the body is {"records": [...]}'),
+        (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03" + b"\xff" * 16, {"Content-Encoding": "gzip"}, 400, "the gzip body cannot be read: Error -3 while decompressing data: invalid block type"),
+        (gzip.compress(b'{"records": []}')[:-9], {"Content-Encoding": "gzip"}, 400, "the gzip body is truncated"),
+        (b"x" * 2048, {}, 413, "the body is over 1024 bytes"),
+        (gzip.compress(b" " * 4096), {"Content-Encoding": "gzip"}, 413, "the body is over 1024 bytes once decompressed"),
+        (b"{}", {"Content-Type": "text/plain"}, 415, "content type 'text/plain': send application/json or application/x-ndjson"),
+        (b"{}", {"Content-Encoding": "br"}, 415, "content encoding 'br': send gzip or identity"),
+    ],
+)  # fmt: skip
+def test_bodies_that_are_not_the_documented_shape(
+    tmp_path: Path, body: bytes, headers: dict[str, str], status: int, error: str
+) -> None:
+    with running(tmp_path / "store", "--max-body-bytes", "1024") as server:
+        response = _post(server, body, **headers)
+    assert response.status_code == status
+    assert response.json()["error"].startswith(error)
+    assert not (tmp_path / "store" / DATABASE).exists() or _stored(tmp_path / "store") == []
+
+
+def test_nothing_stored_is_422(tmp_path: Path) -> None:
+    with running(tmp_path / "store") as server:
+        empty = _post(server, b'{"records": []}')
+        assert (empty.status_code, empty.json()) == (
+            422, {"accepted": 0, "duplicates": 0, "rejected": []},
+        )  # fmt: skip
+        bad = _post(server, orjson.dumps({"records": [{"hello": 1}, [1]]}))
+    assert bad.status_code == 422
+    assert bad.json()["rejected"] == [
+        {
+            "index": 0,
+            "pointer": "/",
+            "message": "unsupported-record-type: not a rollout-wire record; expected a Layer 1 "
+            "or Layer 2 record",
+        },
+        {"index": 1, "pointer": "/", "message": "not-an-object: a record is a JSON object, got list"},
+    ]  # fmt: skip
+    assert [reason for reason, _, _ in _quarantined(tmp_path / "store")] == [
+        "unsupported-record-type", "not-an-object",
+    ]  # fmt: skip
+
+
+def test_bearer_tokens_and_sighup(tmp_path: Path) -> None:
+    tokens = tmp_path / "tokens"
+    tokens.write_text("# producers\nalpha-token\n")
+    body = orjson.dumps({"records": [_fixture("PpoRecord", "producer")]})
+    with running(tmp_path / "store", "--token-file", str(tokens)) as server:
+        assert _post(server, body).status_code == 401
+        assert _post(server, body, Authorization="Bearer wrong").status_code == 401
+        assert _post(server, body, Authorization="alpha-token").status_code == 401
+        assert _post(server, body, Authorization="Bearer alpha-token").status_code == 200
+        tokens.write_text("beta-token\n")
+        server.process.send_signal(signal.SIGHUP)
+        for _ in range(100):  # the handler runs between the server's own steps
+            if _post(server, body, Authorization="Bearer beta-token").status_code == 200:
+                break
+        assert _post(server, body, Authorization="Bearer beta-token").status_code == 200
+        assert _post(server, body, Authorization="Bearer alpha-token").status_code == 401
+        assert httpx.get(f"{server.url}/healthz").json() == {"status": "ok"}
+
+
+def test_the_plugin_request_from_node_fetch(tmp_path: Path) -> None:
+    """Exactly what writeToSink sends: a PPO record per branch and the DPO record."""
+    node = shutil.which("node")
+    assert node is not None, "node is on the machine (the TypeScript tools need it too)"
+    records = tmp_path / "records.json"
+    records.write_bytes(
+        orjson.dumps([_fixture("PpoRecord", "producer"), _fixture("DpoRecord", "producer")])
+    )
+    with running(tmp_path / "store", "--token-file", str(_token(tmp_path))) as server:
+        sent = subprocess.run(
+            [node, str(Path(__file__).with_name("plugin_sink.mjs")), f"{server.url}/ingest",
+             str(records), json.dumps({"Authorization": "Bearer t0ken"})],
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+        retried = subprocess.run(
+            [node, str(Path(__file__).with_name("plugin_sink.mjs")), f"{server.url}/ingest",
+             str(records), json.dumps({"Authorization": "Bearer t0ken"})],
+            capture_output=True, text=True, timeout=60, check=True,
+        )  # fmt: skip
+    assert sent.stdout.splitlines() == ["200", '{"accepted":2,"duplicates":0,"rejected":[]}']
+    assert retried.stdout.splitlines() == ["200", '{"accepted":0,"duplicates":2,"rejected":[]}']
+    assert [t for t, _ in _stored(tmp_path / "store")] == ["PpoRecord", "DpoRecord"]
+
+
+def _token(tmp_path: Path) -> Path:
+    path = tmp_path / "token"
+    path.write_text("t0ken\n")
+    return path
+
+
+def test_metrics_count_what_happened(tmp_path: Path) -> None:
+    with running(tmp_path / "store") as server:
+        _post(server, orjson.dumps({"records": _demo()}))
+        _post(server, orjson.dumps({"records": _demo()}))
+        _post(server, b"{", **{"Content-Type": "text/plain"})
+        text = httpx.get(f"{server.url}/metrics").text
+    lines = text.splitlines()
+    for expected in (
+        "ingest_records_accepted_total 7",
+        "ingest_records_duplicate_total 7",
+        'ingest_records_rejected_total{reason="contract-violation"} 2',
+        'ingest_records_repaired_total{repair="build_result:camelcase_keys"} 2',
+        'ingest_requests_total{code="200"} 2',
+        'ingest_requests_total{code="415"} 1',
+        'ingest_request_duration_seconds_bucket{le="+Inf"} 3',
+        "ingest_request_duration_seconds_count 3",
+    ):
+        assert expected in lines, expected
+    assert any(
+        line.startswith("ingest_store_bytes ") and int(line.split()[1]) > 0 for line in lines
+    )
+
+
+def test_sigterm_drains_and_closes_cleanly(tmp_path: Path) -> None:
+    with running(tmp_path / "store") as server:
+        assert _post(server, orjson.dumps({"records": _demo()})).status_code == 200
+        code, stderr = server.stop(signal.SIGTERM)
+    assert (code, stderr) == (143, "datafactory: terminated\n")
+    assert sorted(os.listdir(tmp_path / "store")) == [DATABASE]  # WAL checkpointed, closed
+
+
+def test_export_from_the_store_equals_export_from_the_file(tmp_path: Path) -> None:
+    with running(tmp_path / "store") as server:
+        assert _post(server, orjson.dumps({"records": _demo()})).status_code == 200
+        # Read while the server is up: a snapshot of what is committed.
+        from_store = tmp_path / "from-store"
+        from_store.mkdir()
+        result = export(
+            [], str(from_store / "dpo.jsonl"), str(from_store / "ppo.jsonl"),
+            inputs=(f"store:{tmp_path / 'store'}",), allow_missing_g3=True, workers=1,
+        )  # fmt: skip
+        assert result.exit_code == 0
+    from_file = tmp_path / "from-file"
+    from_file.mkdir()
+    export(
+        [], str(from_file / "dpo.jsonl"), str(from_file / "ppo.jsonl"), inputs=(str(DEMO),),
+        allow_missing_g3=True, workers=1,
+    )  # fmt: skip
+    for name in ("dpo.jsonl", "ppo.jsonl"):
+        assert (from_store / name).read_bytes() == (from_file / name).read_bytes(), name
+    assert result.manifest is not None
+    assert result.manifest["lines"] == {"read": 7, "accepted": 7, "rejected": 0, "blank": 0}
+    assert result.manifest["repaired"] == {
+        "build_result:camelcase_keys": 1, "build_result:status_alias": 1,
+    }  # fmt: skip
