@@ -106,13 +106,23 @@ STORE_PREFIX = "store:"
 
 
 def _store_source(given: str) -> InputSource:
-    """The records of an ingest store, read from one snapshot as the run reads them."""
-    from datafactory.ingest.store import DATABASE, iter_accepted
+    """The records of an ingest store, read from one snapshot as the run reads them; a store
+    that cannot be read is an input error (exit 2), at once or when it is read."""
+    from datafactory.ingest.store import StoreError, iter_accepted, stats
 
     directory = given[len(STORE_PREFIX) :]
-    if not (Path(directory) / DATABASE).is_file():
-        raise UserError(f"{given}: no ingest store there ({DATABASE} not found)")
-    return records_source(given, iter_accepted(directory))
+    try:
+        stats(directory)  # there, and a store: or the error is one line now
+    except StoreError as exc:
+        raise UserError(f"{STORE_PREFIX}{exc}") from None
+
+    def records() -> Iterator[Any]:
+        try:
+            yield from iter_accepted(directory)
+        except StoreError as exc:
+            raise UserError(f"{STORE_PREFIX}{exc}") from None
+
+    return records_source(given, records())
 
 
 def _source(path: str) -> InputSource:

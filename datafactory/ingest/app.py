@@ -11,14 +11,21 @@ commit, and only then is the request answered:
 * 200 ``{"accepted": n, "duplicates": n, "rejected": [{"index", "pointer", "message"}]}``
   when at least one record is stored (new, or already there: a retry);
 * 422 (same body) when none is; 400 a body that is not the documented shape; 401 no valid
-  bearer token (when a token file is configured); 413 over the body limit (compressed or
-  not); 415 another content type or encoding; 503 the store cannot write (nothing of the
-  request is acknowledged).
+  bearer token (when a token file is configured); 408 a body not received within
+  ``BODY_TIMEOUT`` seconds; 413 over the body limit (compressed or not) or over
+  ``MAX_RECORDS`` records; 415 another content type or encoding; 503 the store cannot write
+  (nothing of the request is acknowledged).
+
+A record is judged on its own: one that cannot be stored as JSON (an integer beyond 64 bits,
+nesting orjson cannot write, a lone surrogate) is quarantined as ``unsupported-value``, and
+another record already stored under the same key is ``key-conflict``; neither costs the
+request's other records.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 import zlib
@@ -29,21 +36,37 @@ from typing import Any
 
 import orjson
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from datafactory.contract import exporter_contract
 from datafactory.ingest.metrics import Metrics
 from datafactory.ingest.settings import IngestSettings
-from datafactory.ingest.store import Accepted, Quarantined, StoreError, record_key, store_bytes
+from datafactory.ingest.store import (
+    CONFLICT,
+    DUPLICATE,
+    KEY_CONFLICT,
+    NEW,
+    Accepted,
+    Quarantined,
+    StoreError,
+    record_key,
+    store_bytes,
+)
 from datafactory.ingest.writer import Batch, GroupCommitter
-from datafactory.repair import Reject, normalise_value
+from datafactory.repair import Reject, normalise_line, normalise_value
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["create_app"]
 
 _JSON, _NDJSON = "application/json", "application/x-ndjson"
+#: The most records one request may carry (the plugin sends a run's branches and a pair).
+MAX_RECORDS = 10_000
+#: Seconds a client has to send its whole body.
+BODY_TIMEOUT = 10.0
 
 
 class _BadRequest(Exception):
@@ -85,29 +108,46 @@ def create_app(settings: IngestSettings) -> Starlette:
         encoding = request.headers.get("content-encoding", "identity").strip().lower()
         if encoding not in ("identity", "gzip"):
             raise _BadRequest(415, f"content encoding {encoding!r}: send gzip or identity")
-        body = await _read_body(request, settings.max_body_bytes)
+        try:
+            body = await asyncio.wait_for(
+                _read_body(request, settings.max_body_bytes), BODY_TIMEOUT
+            )
+        except TimeoutError:
+            raise _BadRequest(408, f"the body was not received within {BODY_TIMEOUT:g} s") from None
+        except ClientDisconnect:
+            raise _BadRequest(400, "the client went away before its body was read") from None
         metrics.bytes += len(body)
-        if encoding == "gzip":
-            body = _gunzip(body, settings.max_body_bytes)
-        records = _records(body, kind)
-        arrived = int(time.time() * 1000)
-        accepted, quarantined, rejected = _judge(records, validators, metrics)
+        # Parsing and judging are CPU work: off the event loop, so /healthz and other
+        # requests go on meanwhile.
+        judged = await run_in_threadpool(
+            _judge_body, body, encoding, kind, settings.max_body_bytes, validators
+        )
+        accepted, quarantined, rejected = judged
+        metrics.repaired.update(repair for _, record in accepted for repair in record.repairs)
+        outcomes: list[str] = []
         if accepted or quarantined:
             request_id = request.headers.get("x-request-id") or str(uuid.uuid4())
             address = request.client.host if request.client else ""
-            batch = Batch(accepted, quarantined, arrived, request_id, address)
+            batch = Batch(
+                [record for _, record in accepted], quarantined, int(time.time() * 1000),
+                request_id, address,
+            )  # fmt: skip
             try:
-                new = await asyncio.wrap_future(state["writer"].submit(batch))
+                outcomes = await asyncio.wrap_future(state["writer"].submit(batch))
             except StoreError as exc:
                 raise _BadRequest(503, str(exc)) from None
-        else:
-            new = []
-        stored, duplicates = sum(new), len(new) - sum(new)
+        stored, duplicates = outcomes.count(NEW), outcomes.count(DUPLICATE)
+        for (index, record), outcome in zip(accepted, outcomes, strict=True):
+            if outcome == CONFLICT:
+                message = f"another record with its key {record.key} is stored"
+                rejected.append({"index": index, "pointer": "/", "message": message})
+                metrics.rejected[KEY_CONFLICT] += 1
+        rejected.sort(key=lambda item: int(item["index"]))
         metrics.accepted += stored
         metrics.duplicates += duplicates
         for item in quarantined:
             metrics.rejected[item.reason] += 1
-        status = 200 if new else 422
+        status = 200 if stored or duplicates else 422
         metrics.requests[str(status)] += 1
         return JSONResponse(
             {"accepted": stored, "duplicates": duplicates, "rejected": rejected},
@@ -121,6 +161,10 @@ def create_app(settings: IngestSettings) -> Starlette:
         text = metrics.render(store_bytes(settings.store))
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
+    async def http_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+
     return Starlette(
         routes=[
             Route("/ingest", ingest, methods=["POST"]),
@@ -128,6 +172,7 @@ def create_app(settings: IngestSettings) -> Starlette:
             Route("/metrics", metrics_page, methods=["GET"]),
         ],
         lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
     )
 
 
@@ -146,67 +191,120 @@ async def _read_body(request: Request, limit: int) -> bytes:
 
 
 def _gunzip(body: bytes, limit: int) -> bytes:
-    """The gzip body decompressed, never more than ``limit`` bytes held (a bomb is 413)."""
-    inflater = zlib.decompressobj(wbits=31)
-    try:
-        data = inflater.decompress(body, limit + 1)
-    except zlib.error as exc:
-        raise _BadRequest(400, f"the gzip body cannot be read: {exc}") from None
-    if len(data) > limit or inflater.unconsumed_tail:
-        raise _BadRequest(413, f"the body is over {limit} bytes once decompressed")
-    if not inflater.eof:
-        raise _BadRequest(400, "the gzip body is truncated")
-    return data
-
-
-_Record = tuple[bytes, Any]  # the record's own bytes (verbatim) and its value, or an error
-
-
-def _records(body: bytes, kind: str) -> list[_Record]:
-    if kind == _NDJSON:
-        out: list[_Record] = []
-        for line in body.splitlines():
-            if not line.strip():
-                continue
-            try:
-                out.append((line, orjson.loads(line)))
-            except orjson.JSONDecodeError as exc:
-                out.append((line, _Invalid(f"not valid JSON: {exc}")))
-        return out
-    try:
-        document = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise _BadRequest(400, f"the body is not valid JSON: {exc}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("records"), list):
-        raise _BadRequest(400, 'the body is {"records": [...]}')
-    return [(orjson.dumps(record), record) for record in document["records"]]
+    """The gzip body decompressed (every member, as ``cat a.gz b.gz`` makes), never more than
+    ``limit`` bytes held (a bomb is 413); bytes after the last member are 400."""
+    out: list[bytes] = []
+    size = 0
+    rest = body
+    while rest:
+        inflater = zlib.decompressobj(wbits=31)
+        try:
+            data = inflater.decompress(rest, limit + 1 - size)
+        except zlib.error as exc:
+            if out:
+                raise _BadRequest(400, "the gzip body has bytes after its last member") from None
+            raise _BadRequest(400, f"the gzip body cannot be read: {exc}") from None
+        size += len(data)
+        if size > limit or inflater.unconsumed_tail:
+            raise _BadRequest(413, f"the body is over {limit} bytes once decompressed")
+        if not inflater.eof:
+            raise _BadRequest(400, "the gzip body is truncated")
+        out.append(data)
+        rest = inflater.unused_data
+    return b"".join(out)
 
 
 @dataclass(frozen=True)
 class _Invalid:
+    code: str
     message: str
 
 
-def _judge(
-    records: list[_Record], validators: ValidatorSet, metrics: Metrics
-) -> tuple[list[Accepted], list[Quarantined], list[dict[str, Any]]]:
-    accepted: list[Accepted] = []
+_Record = tuple[bytes, Any]  # a record's bytes and its parsed value (or ``_Invalid``)
+_Judged = tuple[list[tuple[int, Accepted]], list[Quarantined], list[dict[str, Any]]]
+
+
+def _judge_body(
+    body: bytes, encoding: str, kind: str, limit: int, validators: ValidatorSet
+) -> _Judged:
+    if encoding == "gzip":
+        body = _gunzip(body, limit)
+    records = _ndjson(body) if kind == _NDJSON else _document(body)
+    if len(records) > MAX_RECORDS:
+        raise _BadRequest(413, f"{len(records)} records: at most {MAX_RECORDS} a request")
+    return _judge(records, validators)
+
+
+def _ndjson(body: bytes) -> list[_Record]:
+    """Each line, verbatim: parsed by the exporter's own line reader (``normalise_line``:
+    invalid UTF-8 or JSON, NaN, integers beyond 64 bits are its rejections)."""
+    return [(line, None) for line in body.splitlines() if line.strip()]
+
+
+def _document(body: bytes) -> list[_Record]:
+    """The records of a ``{"records": [...]}`` body, each with its own JSON text. Read by
+    orjson; a body orjson refuses or reads inexactly (a lone surrogate, which JavaScript's
+    JSON.stringify writes; an integer beyond 64 bits) is read by the standard library, so
+    that only the records that hold such a value are refused."""
+    try:
+        document = orjson.loads(body) if b"0" * 19 not in body.translate(_DIGITS) else None
+    except orjson.JSONDecodeError:
+        document = None
+    if document is None:
+        try:
+            document = json.loads(body, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            raise _BadRequest(400, f"the body is not valid JSON: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("records"), list):
+        raise _BadRequest(400, 'the body is {"records": [...]}')
+    records: list[_Record] = []
+    for record in document["records"]:
+        try:
+            records.append((orjson.dumps(record), record))
+        except (TypeError, orjson.JSONEncodeError) as exc:  # 64 bits, nesting, surrogates
+            text = _as_text(record)
+            records.append((text, _Invalid("unsupported-value", f"cannot be stored: {exc}")))
+    return records
+
+
+_DIGITS = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0", else " "
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _as_text(record: Any) -> bytes:
+    """A record orjson cannot write, as JSON text the standard library can (ASCII, escapes
+    kept), for the quarantine; ``b"null"`` if even that fails (deeper than it recurses)."""
+    try:
+        return json.dumps(record).encode("ascii")
+    except (ValueError, RecursionError):
+        return b"null"
+
+
+def _judge(records: list[_Record], validators: ValidatorSet) -> _Judged:
+    accepted: list[tuple[int, Accepted]] = []
     quarantined: list[Quarantined] = []
     rejected: list[dict[str, Any]] = []
     for index, (raw, value) in enumerate(records):
         try:
             if isinstance(value, _Invalid):
-                raise Reject("invalid-json", value.message)
-            normalised = normalise_value(value, validators)
+                raise Reject(value.code, value.message)
+            normalised = (
+                normalise_line(raw, validators)
+                if value is None
+                else normalise_value(value, validators)
+            )
             key = record_key(normalised.record_type, normalised.data)
         except Reject as exc:
             pointer, message = _where(exc)
             quarantined.append(Quarantined(raw, exc.code, pointer, message))
             rejected.append({"index": index, "pointer": pointer, "message": message})
             continue
-        metrics.repaired.update(normalised.repairs)
+        stored = raw if value is None else orjson.dumps(value)
         accepted.append(
-            Accepted(key, normalised.record_type, orjson.dumps(value), tuple(normalised.repairs))
+            (index, Accepted(key, normalised.record_type, stored, tuple(normalised.repairs)))
         )
     return accepted, quarantined, rejected
 

@@ -55,6 +55,7 @@ def serve(
 ) -> None:
     """Serve POST /ingest, GET /healthz and GET /metrics until SIGTERM or SIGINT."""
     try:
+        from datafactory.ingest.serve import bind
         from datafactory.ingest.serve import serve as run
     except ImportError as exc:
         _fail(
@@ -70,7 +71,11 @@ def serve(
         connect(store).close()  # the store opens (or the error is one line now)
     except (TokenFileError, StoreError) as exc:
         _fail(str(exc))
-    run(settings, host, port)
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    run(settings, sock)
 
 
 @main.group()

@@ -10,16 +10,17 @@ once the socket listens (``--port 0``: a free port, for tests).
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 from types import FrameType
 from typing import Any
 
 import uvicorn
 
-from datafactory.ingest.app import create_app
+from datafactory.ingest.app import BODY_TIMEOUT, create_app
 from datafactory.ingest.settings import IngestSettings, TokenFileError
 
-__all__ = ["serve"]
+__all__ = ["bind", "serve"]
 
 
 class _Server(uvicorn.Server):
@@ -32,9 +33,24 @@ class _Server(uvicorn.Server):
         sys.stderr.flush()
 
 
-def serve(settings: IngestSettings, host: str, port: int) -> None:
-    """Serve until SIGTERM or SIGINT (uvicorn re-raises the signal once shut down)."""
-    settings.tokens.reload()
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket; raises ``OSError`` (an address in use, a host that is not
+    this machine's) before anything starts, so the error is one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(settings: IngestSettings, sock: socket.socket) -> None:
+    """Serve on ``sock`` until SIGTERM or SIGINT (uvicorn re-raises the signal once shut
+    down)."""
 
     def reload_tokens(_signum: int, _frame: FrameType | None) -> None:
         try:
@@ -43,8 +59,9 @@ def serve(settings: IngestSettings, host: str, port: int) -> None:
             print(f"datafactory serve: token file not re-read: {exc}", file=sys.stderr)
 
     signal.signal(signal.SIGHUP, reload_tokens)
+    # The graceful shutdown waits for in-flight requests; a body takes at most BODY_TIMEOUT.
     config = uvicorn.Config(
-        create_app(settings), host=host, port=port, log_level="warning", access_log=False,
-        lifespan="on", timeout_graceful_shutdown=30,
+        create_app(settings), log_level="warning", access_log=False, lifespan="on",
+        timeout_graceful_shutdown=int(BODY_TIMEOUT) + 5,
     )  # fmt: skip
-    _Server(config).run()
+    _Server(config).run(sockets=[sock])

@@ -34,16 +34,17 @@ class Tokens:
             text = read_regular(self.path, MAX_TOKEN_FILE_BYTES)
         except NotReadable as exc:
             raise TokenFileError(f"{self.path}: {exc}") from None
-        self.values = tuple(
-            line.strip() for line in text.splitlines() if line.strip() and not line.startswith(b"#")
-        )
+        lines = (line.strip() for line in text.splitlines())
+        self.values = tuple(line for line in lines if line and not line.startswith(b"#"))
 
     def allows(self, header: str | None) -> bool:
         if self.path is None:
             return True
-        if header is None or not header.startswith("Bearer "):
+        scheme, _, credentials = (header or "").partition(" ")
+        if scheme.lower() != "bearer":  # the scheme is case-insensitive (RFC 7235)
             return False
-        given = header[len("Bearer ") :].strip().encode("utf-8", "surrogateescape")
+        # HTTP headers arrive decoded as Latin-1: their bytes again, as the file's are.
+        given = credentials.strip().encode("latin-1", "replace")
         # Every token compared, each in constant time: the answer's timing tells nothing.
         matched = False
         for token in self.values:

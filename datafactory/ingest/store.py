@@ -144,16 +144,24 @@ def open_store(directory: str | Path) -> sqlite3.Connection:
     return connect(directory)
 
 
+#: What became of an accepted record in ``write_batch``.
+NEW, DUPLICATE, CONFLICT = "new", "duplicate", "conflict"
+#: The quarantine reason of a record whose key holds another record already.
+KEY_CONFLICT = "key-conflict"
+
+
 def write_batch(
     connection: sqlite3.Connection,
     accepted: Sequence[tuple[Accepted, int, str, str]],
     quarantined: Sequence[tuple[Quarantined, int, str, str]],
-) -> list[bool]:
+) -> list[str]:
     """Insert in one transaction, committed before returning (``synchronous=FULL``): each
     accepted record with (arrival ms, request id, source address) and each quarantined one.
-    Returns, per accepted record, whether it was new (False: a duplicate of a stored one).
-    Raises ``sqlite3.Error`` with nothing written."""
-    new: list[bool] = []
+    Returns, per accepted record, ``NEW``, ``DUPLICATE`` (the same record is stored: a
+    retry) or ``CONFLICT`` (another record holds its key: it is quarantined as
+    ``KEY_CONFLICT``, never dropped). Raises ``sqlite3.Error`` with nothing written."""
+    outcomes: list[str] = []
+    conflicts: list[tuple[Quarantined, int, str, str]] = []
     connection.execute("BEGIN IMMEDIATE")
     try:
         for record, arrived, request_id, address in accepted:
@@ -165,7 +173,25 @@ def write_batch(
                     arrived, request_id, address,
                 ),
             )  # fmt: skip
-            new.append(cursor.rowcount == 1)
+            if cursor.rowcount == 1:
+                outcomes.append(NEW)
+                continue
+            (stored,) = connection.execute(
+                "SELECT record FROM accepted WHERE record_key = ?", (record.key,)
+            ).fetchone()
+            if bytes(stored) == record.record:
+                outcomes.append(DUPLICATE)
+                continue
+            outcomes.append(CONFLICT)
+            message = f"another record with its key {record.key} is stored"
+            conflicts.append(
+                (
+                    Quarantined(record.record, KEY_CONFLICT, "/", message),
+                    arrived,
+                    request_id,
+                    address,
+                )
+            )
         connection.executemany(
             "INSERT OR IGNORE INTO quarantine (record_sha256, record, reason, pointer, message, "
             "arrived_ms, request_id, source_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -174,7 +200,7 @@ def write_batch(
                     hashlib.sha256(q.record).hexdigest(), q.record, q.reason, q.pointer,
                     q.message, arrived, request_id, address,
                 )
-                for q, arrived, request_id, address in quarantined
+                for q, arrived, request_id, address in [*quarantined, *conflicts]
             ],
         )  # fmt: skip
         connection.execute("COMMIT")
@@ -182,18 +208,20 @@ def write_batch(
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
-    return new
+    return outcomes
 
 
 def iter_accepted(directory: str | Path) -> Iterator[Any]:
     """Every accepted record (parsed), in arrival order, from one snapshot: records committed
-    while it is read are not seen, none is half read."""
+    while it is read are not seen, none is half read. Raises ``StoreError``."""
     connection = connect(directory, readonly=True)
     try:
         connection.execute("BEGIN")  # a read transaction: one WAL snapshot until it ends
         for (record,) in connection.execute("SELECT record FROM accepted ORDER BY id"):
             yield orjson.loads(record)
         connection.execute("COMMIT")
+    except sqlite3.Error as exc:
+        raise StoreError(f"{directory}: cannot read the ingest store: {exc}") from None
     finally:
         connection.close()
 
@@ -202,23 +230,29 @@ def iter_quarantine(directory: str | Path) -> Iterator[dict[str, Any]]:
     """Every quarantined record with its reason, in arrival order."""
     connection = connect(directory, readonly=True)
     try:
-        rows = connection.execute(
-            "SELECT id, record, reason, pointer, message, arrived_ms, request_id, "
-            "source_address FROM quarantine ORDER BY id"
-        )
-        for row in rows:
-            yield {
-                "id": row[0],
-                "record": bytes(row[1]).decode("utf-8", "replace"),
-                "reason": row[2],
-                "pointer": row[3],
-                "message": row[4],
-                "arrived_ms": row[5],
-                "request_id": row[6],
-                "source_address": row[7],
-            }
+        yield from _quarantine_rows(connection)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{directory}: cannot read the ingest store: {exc}") from None
     finally:
         connection.close()
+
+
+def _quarantine_rows(connection: sqlite3.Connection) -> Iterator[dict[str, Any]]:
+    rows = connection.execute(
+        "SELECT id, record, reason, pointer, message, arrived_ms, request_id, "
+        "source_address FROM quarantine ORDER BY id"
+    )
+    for row in rows:
+        yield {
+            "id": row[0],
+            "record": bytes(row[1]).decode("utf-8", "replace"),
+            "reason": row[2],
+            "pointer": row[3],
+            "message": row[4],
+            "arrived_ms": row[5],
+            "request_id": row[6],
+            "source_address": row[7],
+        }
 
 
 def stats(directory: str | Path) -> dict[str, Any]:
@@ -235,6 +269,8 @@ def stats(directory: str | Path) -> dict[str, Any]:
                 "SELECT reason, count(*) FROM quarantine GROUP BY reason ORDER BY 1"
             ).fetchall()
         )
+    except sqlite3.Error as exc:
+        raise StoreError(f"{directory}: cannot read the ingest store: {exc}") from None
     finally:
         connection.close()
     return {

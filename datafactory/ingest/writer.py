@@ -22,15 +22,16 @@ MAX_BATCHES_PER_COMMIT = 512
 
 @dataclass
 class Batch:
-    """One request's records; ``done`` gets, per accepted record, whether it was new, once
-    the transaction holding them has committed (or the store's error)."""
+    """One request's records; ``done`` gets, per accepted record, what became of it
+    (``store.write_batch``), once the transaction holding them has committed (or the store's
+    error)."""
 
     accepted: list[Accepted]
     quarantined: list[Quarantined]
     arrived_ms: int
     request_id: str
     address: str
-    done: Future[list[bool]] = field(default_factory=Future)
+    done: Future[list[str]] = field(default_factory=Future)
 
 
 class GroupCommitter:
@@ -43,7 +44,7 @@ class GroupCommitter:
         self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
         self._thread.start()
 
-    def submit(self, batch: Batch) -> Future[list[bool]]:
+    def submit(self, batch: Batch) -> Future[list[str]]:
         self._queue.put(batch)
         return batch.done
 
