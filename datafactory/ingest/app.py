@@ -57,7 +57,15 @@ from datafactory.ingest.store import (
     store_bytes,
 )
 from datafactory.ingest.writer import Batch, GroupCommitter
-from datafactory.repair import Reject, normalise_line, normalise_value
+from datafactory.repair import (
+    BRANCH,
+    LAYER2_DPO,
+    LAYER2_PPO,
+    TREE,
+    Reject,
+    normalise_line,
+    normalise_value,
+)
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["create_app"]
@@ -65,6 +73,8 @@ __all__ = ["create_app"]
 _JSON, _NDJSON = "application/json", "application/x-ndjson"
 #: The most records one request may carry (the plugin sends a run's branches and a pair).
 MAX_RECORDS = 10_000
+#: Bodies up to this size are judged on the event loop (about a millisecond of work).
+INLINE_BODY_BYTES = 64 * 1024
 #: Seconds a client has to send its whole body.
 BODY_TIMEOUT = 10.0
 
@@ -83,6 +93,8 @@ def create_app(settings: IngestSettings) -> Starlette:
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        for record_type in (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO):
+            validators.get(record_type)  # compiled now, not by the first requests
         state["writer"] = GroupCommitter(settings.store)
         try:
             yield
@@ -117,11 +129,14 @@ def create_app(settings: IngestSettings) -> Starlette:
         except ClientDisconnect:
             raise _BadRequest(400, "the client went away before its body was read") from None
         metrics.bytes += len(body)
-        # Parsing and judging are CPU work: off the event loop, so /healthz and other
-        # requests go on meanwhile.
-        judged = await run_in_threadpool(
-            _judge_body, body, encoding, kind, settings.max_body_bytes, validators
-        )
+
+        # Parsing and judging are CPU work: a large body goes to a worker thread, so /healthz
+        # and other requests go on meanwhile; a plugin's body (a few records) costs less than
+        # handing it over.
+        def judge() -> _Judged:
+            return _judge_body(body, encoding, kind, settings.max_body_bytes, validators)
+
+        judged = judge() if len(body) <= INLINE_BODY_BYTES else await run_in_threadpool(judge)
         accepted, quarantined, rejected = judged
         metrics.repaired.update(repair for _, record in accepted for repair in record.repairs)
         outcomes: list[str] = []
