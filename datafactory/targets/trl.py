@@ -180,6 +180,23 @@ def _exact(text: str) -> bool:
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
+def _written_call(call: Mapping[str, Any], names: list[str], options: TrlOptions) -> dict[str, Any]:
+    """A tool call as a trl record writes it: its id by position (``names``: the names of the
+    trajectory's calls so far, this one appended) or as given, its arguments in the form of
+    ``options``."""
+    function = call["function"]
+    call_id = _call_id(len(names)) if options.tool_call_ids == "short" else call["id"]
+    names.append(function["name"])
+    arguments: Any = function["arguments"]
+    if options.tool_arguments == "object":
+        arguments = _as_object(arguments)
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": function["name"], "arguments": arguments},
+    }
+
+
 def branch_turns(branch: BranchJson, options: TrlOptions = _DEFAULT) -> Turns:
     """The chat turns of one branch; see the module docstring for their shape."""
     conversation = build_messages(
@@ -202,20 +219,9 @@ def branch_turns(branch: BranchJson, options: TrlOptions = _DEFAULT) -> Turns:
         elif calls:
             turn_calls = []
             for call in calls:
-                given = call["id"]
-                call_id = _call_id(len(names)) if options.tool_call_ids == "short" else given
-                function = call["function"]
-                names.append(function["name"])
-                arguments: Any = function["arguments"]
-                if options.tool_arguments == "object":
-                    arguments = _as_object(arguments)
-                turn_calls.append(
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {"name": function["name"], "arguments": arguments},
-                    }
-                )
+                written = _written_call(call, names, options)
+                call_id = written["id"]
+                turn_calls.append(written)
             content = message["content"] or ""
             completion.append({"role": "assistant", "content": content, "tool_calls": turn_calls})
         else:
@@ -464,21 +470,9 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
         elif calls:
             written = []
             for call in calls:
-                function = call["function"]
-                short = _call_id(len(names))
-                latest = short if options.tool_call_ids == "short" else call["id"]
+                written.append(_written_call(call, names, options))
+                latest = written[-1]["id"]
                 waiting.setdefault(call["id"], []).append(latest)
-                names.append(function["name"])
-                arguments: Any = function["arguments"]
-                if options.tool_arguments == "object":
-                    arguments = _as_object(arguments)
-                written.append(
-                    {
-                        "id": latest,
-                        "type": "function",
-                        "function": {"name": function["name"], "arguments": arguments},
-                    }
-                )
             turn["tool_calls"] = written
         messages.append(turn)
     provenance = record["provenance"]
