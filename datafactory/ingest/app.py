@@ -170,6 +170,9 @@ def create_app(settings: IngestSettings) -> Starlette:
         )
 
     async def healthz(_request: Request) -> Response:
+        failing = state["writer"].failing
+        if failing is not None:  # the last commit failed: requests are answered 503
+            return JSONResponse({"status": "failing", "error": failing}, status_code=503)
         return JSONResponse({"status": "ok"})
 
     async def metrics_page(_request: Request) -> Response:

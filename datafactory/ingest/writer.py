@@ -40,6 +40,8 @@ class GroupCommitter:
 
     def __init__(self, directory: str | Path) -> None:
         self._connection = open_store(directory)
+        #: The last commit's error, None once one succeeds (``/healthz`` reports it).
+        self.failing: str | None = None
         self._queue: queue.Queue[Batch | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
         self._thread.start()
@@ -86,9 +88,11 @@ class GroupCommitter:
             new = write_batch(self._connection, accepted, quarantined)
         except sqlite3.Error as exc:
             error = StoreError(f"the store cannot write: {exc}")
+            self.failing = str(error)
             for batch in batches:
                 batch.done.set_exception(error)
             return
+        self.failing = None
         at = 0
         for batch in batches:
             batch.done.set_result(new[at : at + len(batch.accepted)])

@@ -135,6 +135,11 @@ def test_a_full_disk_is_503_and_loses_nothing_acknowledged(tmp_path: Path) -> No
                     )
             assert 503 in statuses and statuses[0] == 200
             assert set(statuses) == {200, 503}
+            health = httpx.get(f"{server.url}/healthz")
+            assert (health.status_code, health.json()) == (
+                503,
+                {"status": "failing", "error": "the store cannot write: database or disk is full"},
+            )
             code, _ = server.stop()
         keys = _keys(store)
         assert len(keys) == len(set(keys))
