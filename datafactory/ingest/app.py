@@ -124,7 +124,7 @@ def create_app(settings: IngestSettings) -> Starlette:
             body = await asyncio.wait_for(
                 _read_body(request, settings.max_body_bytes), BODY_TIMEOUT
             )
-        except TimeoutError:
+        except asyncio.TimeoutError:  # builtins.TimeoutError only from Python 3.11
             raise _BadRequest(408, f"the body was not received within {BODY_TIMEOUT:g} s") from None
         except ClientDisconnect:
             raise _BadRequest(400, "the client went away before its body was read") from None
