@@ -372,6 +372,11 @@ def test_a_body_that_never_arrives_is_408(tmp_path: Path) -> None:
             started = time.monotonic()
             answer = client.recv(4096)
             waited = time.monotonic() - started
+            while b"\r\n\r\n" not in answer or not answer.endswith(b"}"):
+                more = client.recv(4096)  # the body may follow the head in a segment of its own
+                if not more:
+                    break
+                answer += more
         code, stderr = server.stop()
     assert answer.startswith(b"HTTP/1.1 408 ")
     assert b'{"error":"the body was not received within 10 s"}' in answer
