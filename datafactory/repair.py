@@ -46,8 +46,10 @@ __all__ = [
     "Normalised",
     "Reject",
     "formula_total",
+    "may_hold_wide_integer",
     "normalise_line",
     "normalise_value",
+    "wide_integer",
 ]
 
 BRANCH, TREE, LAYER2_DPO, LAYER2_PPO, SFT = (
@@ -84,11 +86,19 @@ def formula_total(objective: float, judge: float | None) -> float:
 class Reject(Exception):
     """A line that cannot be used: ``code`` is stable (manifest key), ``detail`` explains."""
 
-    def __init__(self, code: str, detail: str, record_type: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        record_type: str | None = None,
+        where: tuple[str, str] | None = None,
+    ) -> None:
         super().__init__(f"{code}: {detail}")
         self.code = code
         self.detail = detail
         self.record_type = record_type  # unsupported-record-type: what the line looks like
+        # contract-violation: (JSON pointer, "RecordType: message") of the first problem
+        self.where = where
 
 
 @dataclass
@@ -219,7 +229,11 @@ def normalise_value(value: Any, validators: ValidatorSet, sft: bool = False) -> 
     validator = validators.get(record_type)
     if not validator.is_valid(data):
         problem = validator.problems(data)[0]
-        raise Reject("contract-violation", f"{record_type} {problem.pointer}: {problem.message}")
+        raise Reject(
+            "contract-violation",
+            f"{record_type} {problem.pointer}: {problem.message}",
+            where=(problem.pointer, f"{record_type}: {problem.message}"),
+        )
     return Normalised(record_type, data, repairs, rank_given)
 
 
@@ -237,10 +251,9 @@ def normalise_line(raw: bytes, validators: ValidatorSet, sft: bool = False) -> N
         if _at_non_finite(text, exc.pos):
             raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
         raise Reject("invalid-json", reason) from None
-    if _WIDE_RUN in raw.translate(_DIGITS_ONLY):
-        wide = _wide_integer(raw)
-        if wide is not None:
-            raise Reject("unsupported-value", f"integer {wide} does not fit in 64 bits")
+    wide = wide_integer(raw)
+    if wide is not None:
+        raise Reject("unsupported-value", f"integer {wide} does not fit in 64 bits")
     return normalise_value(value, validators, sft)
 
 
@@ -251,8 +264,18 @@ _WIDE_RUN = b"0" * 19
 INT64_RANGE = range(-(2**63), 2**64)  # the integers orjson reads and writes exactly
 
 
-def _wide_integer(raw: bytes) -> str | None:
-    """The first integer of the line that orjson cannot read exactly, as written, or None."""
+def may_hold_wide_integer(raw: bytes) -> bool:
+    """Whether the JSON text has a run of 19 digits (anywhere, a string's too): only then can
+    it hold an integer orjson does not read exactly (it reads one beyond 64 bits as a float).
+    One pass; rare in real records."""
+    return _WIDE_RUN in raw.translate(_DIGITS_ONLY)
+
+
+def wide_integer(raw: bytes) -> str | None:
+    """The first integer of the JSON text that orjson cannot read exactly, as written, or
+    None; parsed exactly only where ``may_hold_wide_integer``."""
+    if not may_hold_wide_integer(raw):
+        return None
     wide: list[str] = []
 
     def integer(token: str) -> int:

@@ -96,8 +96,9 @@ class InputSource:
 
 
 def records_source(display: str, records: Iterable[Any]) -> InputSource:
-    """Records in memory (dicts, or the generated records of ``datafactory.records``) as an
-    input named ``display``: encoded as JSON Lines as they are read, in memory."""
+    """Records in memory (dicts, the generated records of ``datafactory.records``, or JSON
+    text as ``orjson.Fragment``, written as it is) as an input named ``display``: encoded as
+    JSON Lines as they are read, in memory."""
     return InputSource(display, "", False, records)
 
 
@@ -108,17 +109,17 @@ STORE_PREFIX = "store:"
 def _store_source(given: str) -> InputSource:
     """The records of an ingest store, read from one snapshot as the run reads them; a store
     that cannot be read is an input error (exit 2), at once or when it is read."""
-    from datafactory.ingest.store import StoreError, iter_accepted, stats
+    from datafactory.ingest.store import StoreError, check, iter_accepted
 
     directory = given[len(STORE_PREFIX) :]
     try:
-        stats(directory)  # there, and a store: or the error is one line now
+        check(directory)  # there, and a store: or the error is one line now
     except StoreError as exc:
         raise UserError(f"{STORE_PREFIX}{exc}") from None
 
-    def records() -> Iterator[Any]:
-        try:
-            yield from iter_accepted(directory)
+    def records() -> Iterator[orjson.Fragment]:
+        try:  # each record's JSON text as stored, written as it is (never parsed here)
+            yield from map(orjson.Fragment, iter_accepted(directory))
         except StoreError as exc:
             raise UserError(f"{STORE_PREFIX}{exc}") from None
 
@@ -229,7 +230,7 @@ def _next_line_start(handle: IO[bytes], position: int) -> int:
     return position
 
 
-_JSON_TYPES = (Mapping, list, tuple, str, int, float, type(None))
+_JSON_TYPES = (Mapping, list, tuple, str, int, float, type(None), orjson.Fragment)
 
 
 class _Encoded:

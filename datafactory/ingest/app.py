@@ -53,6 +53,7 @@ from datafactory.ingest.store import (
     Accepted,
     Quarantined,
     StoreError,
+    key_conflict,
     record_key,
     store_bytes,
 )
@@ -63,6 +64,7 @@ from datafactory.repair import (
     LAYER2_PPO,
     TREE,
     Reject,
+    may_hold_wide_integer,
     normalise_line,
     normalise_value,
 )
@@ -154,7 +156,7 @@ def create_app(settings: IngestSettings) -> Starlette:
         stored, duplicates = outcomes.count(NEW), outcomes.count(DUPLICATE)
         for (index, record), outcome in zip(accepted, outcomes, strict=True):
             if outcome == CONFLICT:
-                message = f"another record with its key {record.key} is stored"
+                message = key_conflict(record.key)
                 rejected.append({"index": index, "pointer": "/", "message": message})
                 metrics.rejected[KEY_CONFLICT] += 1
         rejected.sort(key=lambda item: int(item["index"]))
@@ -265,7 +267,8 @@ def _document(body: bytes) -> list[_Record]:
     JSON.stringify writes; an integer beyond 64 bits) is read by the standard library, so
     that only the records that hold such a value are refused."""
     try:
-        document = orjson.loads(body) if b"0" * 19 not in body.translate(_DIGITS) else None
+        # The standard library reads every integer exactly (one parse of its own, not two).
+        document = None if may_hold_wide_integer(body) else orjson.loads(body)
     except orjson.JSONDecodeError:
         document = None
     if document is None:
@@ -283,9 +286,6 @@ def _document(body: bytes) -> list[_Record]:
             text = _as_text(record)
             records.append((text, _Invalid("unsupported-value", f"cannot be stored: {exc}")))
     return records
-
-
-_DIGITS = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0", else " "
 
 
 def _no_constant(name: str) -> Any:
@@ -320,18 +320,14 @@ def _judge(records: list[_Record], validators: ValidatorSet) -> _Judged:
             quarantined.append(Quarantined(raw, exc.code, pointer, message))
             rejected.append({"index": index, "pointer": pointer, "message": message})
             continue
-        stored = raw if value is None else orjson.dumps(value)
+        # The record's JSON as sent: its line, or its text in the body as orjson wrote it.
         accepted.append(
-            (index, Accepted(key, normalised.record_type, stored, tuple(normalised.repairs)))
+            (index, Accepted(key, normalised.record_type, raw, tuple(normalised.repairs)))
         )
     return accepted, quarantined, rejected
 
 
 def _where(reject: Reject) -> tuple[str, str]:
-    """(pointer, message) of a rejection: a contract violation's detail is ``TYPE /pointer:
-    message``; anything else is about the whole record."""
-    if reject.code == "contract-violation":
-        record_type, _, rest = reject.detail.partition(" ")
-        pointer, _, message = rest.partition(": ")
-        return pointer, f"{record_type}: {message}"
-    return "/", f"{reject.code}: {reject.detail}"
+    """(pointer, message) of a rejection: a contract violation's first problem; anything else
+    is about the whole record."""
+    return reject.where or ("/", f"{reject.code}: {reject.detail}")

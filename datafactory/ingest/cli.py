@@ -16,7 +16,7 @@ from datafactory.ingest.settings import (
     TokenFileError,
     Tokens,
 )
-from datafactory.ingest.store import StoreError, iter_quarantine, stats
+from datafactory.ingest.store import StoreError, connect, iter_quarantine, stats
 
 __all__ = ["main"]
 
@@ -66,8 +66,6 @@ def serve(
     settings = IngestSettings(store, max_body_bytes, Tokens(token_file), contract)
     try:
         settings.tokens.reload()
-        from datafactory.ingest.store import connect
-
         connect(store).close()  # the store opens (or the error is one line now)
     except (TokenFileError, StoreError) as exc:
         _fail(str(exc))

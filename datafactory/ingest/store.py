@@ -26,16 +26,18 @@ from typing import Any
 import orjson
 
 from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO, TREE
+from wiregate.files import not_a_regular_file
 
 __all__ = [
     "DATABASE",
     "Accepted",
     "Quarantined",
     "StoreError",
+    "check",
     "connect",
     "iter_accepted",
     "iter_quarantine",
-    "open_store",
+    "key_conflict",
     "record_key",
     "stats",
 ]
@@ -122,10 +124,13 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
     """A connection to the store in ``directory`` (created, with its tables, unless
     ``readonly``). Raises ``StoreError``."""
     path = Path(directory) / DATABASE
+    why = not_a_regular_file(path)  # a FIFO or a device in its place is refused, not opened
+    if why == "file not found" and readonly:
+        raise StoreError(f"{directory}: no ingest store there ({DATABASE} not found)")
+    if why not in (None, "file not found"):
+        raise StoreError(f"{path}: {why}")
     try:
         if readonly:
-            if not path.is_file():
-                raise StoreError(f"{directory}: no ingest store there ({DATABASE} not found)")
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         else:
             Path(directory).mkdir(parents=True, exist_ok=True)
@@ -139,9 +144,9 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
     return connection
 
 
-def open_store(directory: str | Path) -> sqlite3.Connection:
-    """The writer's connection (see ``connect``)."""
-    return connect(directory)
+def key_conflict(key: str) -> str:
+    """The reason given for a record whose key holds another record already."""
+    return f"another record with its key {key} is stored"
 
 
 #: What became of an accepted record in ``write_batch``.
@@ -183,15 +188,8 @@ def write_batch(
                 outcomes.append(DUPLICATE)
                 continue
             outcomes.append(CONFLICT)
-            message = f"another record with its key {record.key} is stored"
-            conflicts.append(
-                (
-                    Quarantined(record.record, KEY_CONFLICT, "/", message),
-                    arrived,
-                    request_id,
-                    address,
-                )
-            )
+            conflict = Quarantined(record.record, KEY_CONFLICT, "/", key_conflict(record.key))
+            conflicts.append((conflict, arrived, request_id, address))
         connection.executemany(
             "INSERT OR IGNORE INTO quarantine (record_sha256, record, reason, pointer, message, "
             "arrived_ms, request_id, source_address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -211,14 +209,25 @@ def write_batch(
     return outcomes
 
 
-def iter_accepted(directory: str | Path) -> Iterator[Any]:
-    """Every accepted record (parsed), in arrival order, from one snapshot: records committed
-    while it is read are not seen, none is half read. Raises ``StoreError``."""
+def check(directory: str | Path) -> None:
+    """Raises ``StoreError`` unless ``directory`` holds a store that can be read."""
+    connection = connect(directory, readonly=True)
+    try:
+        connection.execute("SELECT 1 FROM accepted LIMIT 1").fetchall()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{directory}: cannot read the ingest store: {exc}") from None
+    finally:
+        connection.close()
+
+
+def iter_accepted(directory: str | Path) -> Iterator[bytes]:
+    """The JSON text of every accepted record, in arrival order, from one snapshot: records
+    committed while it is read are not seen, none is half read. Raises ``StoreError``."""
     connection = connect(directory, readonly=True)
     try:
         connection.execute("BEGIN")  # a read transaction: one WAL snapshot until it ends
         for (record,) in connection.execute("SELECT record FROM accepted ORDER BY id"):
-            yield orjson.loads(record)
+            yield bytes(record)
         connection.execute("COMMIT")
     except sqlite3.Error as exc:
         raise StoreError(f"{directory}: cannot read the ingest store: {exc}") from None

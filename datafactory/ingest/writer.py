@@ -12,7 +12,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from datafactory.ingest.store import Accepted, Quarantined, StoreError, open_store, write_batch
+from datafactory.ingest.store import Accepted, Quarantined, StoreError, connect, write_batch
 
 __all__ = ["Batch", "GroupCommitter"]
 
@@ -39,7 +39,7 @@ class GroupCommitter:
     ``close`` commits what is queued and stops."""
 
     def __init__(self, directory: str | Path) -> None:
-        self._connection = open_store(directory)
+        self._connection = connect(directory)
         #: The last commit's error, None once one succeeds (``/healthz`` reports it).
         self.failing: str | None = None
         self._queue: queue.Queue[Batch | None] = queue.Queue()

@@ -14,7 +14,7 @@ contract.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from wiregate.record_validator import RecordValidator, ValidatorSet
 
@@ -29,8 +29,33 @@ RECORD_TYPES: Final[Mapping[str, str]] = {
 }
 OUTPUTS: Final = tuple(RECORD_TYPES)
 
-_PROMPT_ROLES: Final = frozenset({"system", "user"})
-_COMPLETION_ROLES: Final = frozenset({"assistant", "tool"})
+
+class _Turns(NamedTuple):
+    """A kind of message list: the roles it may hold (None: any), whether a user turn comes
+    before it (a completion follows its prompt), and the role of its last turn."""
+
+    roles: frozenset[str] | None
+    asked: bool
+    last: str
+    ends: str  # what to say when the last turn has another role
+
+
+_PROMPT: Final = _Turns(
+    frozenset({"system", "user"}), False, "user", "the prompt ends with a user turn"
+)
+_COMPLETION: Final = _Turns(
+    frozenset({"assistant", "tool"}), True, "assistant", "a completion ends with an assistant turn"
+)
+_CONVERSATION: Final = _Turns(
+    None, False, "assistant", "a conversation ends with an assistant turn"
+)
+#: The message lists of each output's records, in the order they are checked.
+_LISTS: Final[Mapping[str, tuple[tuple[str, _Turns], ...]]] = {
+    "dpo": (("prompt", _PROMPT), ("chosen", _COMPLETION), ("rejected", _COMPLETION)),
+    "ppo": (("prompt", _PROMPT), ("completion", _COMPLETION)),
+    "kto": (("prompt", _PROMPT), ("completion", _COMPLETION)),
+    "sft": (("messages", _CONVERSATION),),
+}
 
 
 class TrlCheck:
@@ -72,40 +97,26 @@ def order_problem(
     ``"object"``). ``checked``: ``id`` of message lists already found sound, kept alive by
     the caller (each list found sound is added)."""
     seen: set[tuple[int, int]] = checked if checked is not None else set()
-    if output == "sft":
-        messages = record["messages"]
-        problem = _turns(messages, "/messages", None, arguments, seen)
-        if problem is None and messages[-1]["role"] != "assistant":
-            problem = (
-                f"/messages/{len(messages) - 1}/role",
-                "a conversation ends with an assistant turn",
-            )
-        return problem
-    prompt = record["prompt"]
-    problem = _turns(prompt, "/prompt", _PROMPT_ROLES, arguments, seen)
-    if problem is None and prompt[-1]["role"] != "user":
-        problem = f"/prompt/{len(prompt) - 1}/role", "the prompt ends with a user turn"
-    for column in ("chosen", "rejected") if output == "dpo" else ("completion",):
-        messages = record[column]
-        problem = problem or _turns(messages, f"/{column}", _COMPLETION_ROLES, arguments, seen)
-        if problem is None and messages[-1]["role"] != "assistant":
-            at = f"/{column}/{len(messages) - 1}/role"
-            problem = at, "a completion ends with an assistant turn"
-    return problem
+    for column, kind in _LISTS[output]:
+        problem = _turns(record[column], f"/{column}", kind, arguments, seen)
+        if problem is not None:
+            return problem
+    return None
 
 
 def _turns(
     messages: list[dict[str, Any]],
     at: str,
-    roles: frozenset[str] | None,
+    kind: _Turns,
     arguments: str,
     seen: set[tuple[int, int]],
 ) -> tuple[str, str] | None:
-    key = (id(messages), id(roles))  # a list checked for these roles
+    key = (id(messages), id(kind))  # a list found sound as this kind
     if key in seen:
         return None
+    roles = kind.roles
     calling = False  # the turn before is a tool-calling assistant turn or a tool turn
-    asked = roles is not None  # a user turn came before (a completion follows its prompt)
+    asked = kind.asked  # a user turn came before
     for number, message in enumerate(messages):
         role = message["role"]
         if roles is not None and role not in roles:
@@ -128,5 +139,7 @@ def _turns(
                 if not isinstance(call["function"]["arguments"], str):
                     where = f"{at}/{number}/tool_calls/{position}/function/arguments"
                     return where, "a JSON string (--tool-arguments string)"
+    if messages[-1]["role"] != kind.last:
+        return f"{at}/{len(messages) - 1}/role", kind.ends
     seen.add(key)
     return None

@@ -46,6 +46,7 @@ from datafactory.conversation import build_messages
 from datafactory.pairs import SOURCE, DpoSkip, choose_pair, task_hash
 from datafactory.rank import BranchScore, reward, total_score
 from datafactory.records import BranchJson
+from datafactory.repair import INT64_RANGE
 
 __all__ = [
     "CALL_ID_LENGTH",
@@ -166,7 +167,7 @@ def _exact(text: str) -> bool:
         return dict(items)
 
     def integer(token: str) -> int:
-        if not -(2**63) <= int(token) < 2**64:
+        if int(token) not in INT64_RANGE:  # what orjson reads exactly
             raise ValueError("beyond 64 bits")
         return 0
 

@@ -107,25 +107,36 @@ def rollout_file(draw: Any) -> list[bytes]:
     return shuffled
 
 
+def _settings(folder: Path, lines: list[bytes], output_format: str, **extra: Any) -> Settings:
+    """A one-worker run of ``lines`` (written to ``folder/in.jsonl``) into ``folder``."""
+    source = folder / "in.jsonl"
+    source.write_bytes(b"".join(line + b"\n" for line in lines))
+    return Settings(
+        inputs=(str(source),),
+        dpo_path=str(folder / "d.jsonl"),
+        ppo_path=str(folder / "p.jsonl"),
+        output_format=output_format,
+        allow_missing_g3=True,
+        workers=1,
+        **extra,
+    )
+
+
+def _no_rollout(lines: list[bytes]) -> bool:
+    """Whether no line could be a rollout (every one that is not blank is ``{"x": 1}``)."""
+    unknown = [line for line in lines if line.strip()]
+    return bool(unknown) and all(line == b'{"x": 1}' for line in unknown)
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rollout_file(), st.sampled_from(["both", "dpo", "ppo"]))
 @example([b'{"x": 1}', b""], "both")
 def test_random_valid_input_exports_consistently(lines: list[bytes], output_format: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        source = folder / "in.jsonl"
-        source.write_bytes(b"".join(line + b"\n" for line in lines))
-        given = Settings(
-            inputs=(str(source),),
-            dpo_path=str(folder / "d.jsonl"),
-            ppo_path=str(folder / "p.jsonl"),
-            output_format=output_format,
-            rejects_path=str(folder / "r.jsonl"),
-            allow_missing_g3=True,
-            workers=1,
-        )
+        given = _settings(folder, lines, output_format, rejects_path=str(folder / "r.jsonl"))
         unknown = [line for line in lines if line.strip()]
-        if unknown and all(line == b'{"x": 1}' for line in unknown):
+        if _no_rollout(lines):
             # No line could be a rollout: the run stops saying what they were.
             with pytest.raises(UserError) as caught:
                 run(given)
@@ -180,23 +191,12 @@ def test_random_valid_input_gives_trl_records_of_the_contract(
     as the record type of its output, and the counts are the manifest's."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        source = folder / "in.jsonl"
-        source.write_bytes(b"".join(line + b"\n" for line in lines))
-        given = Settings(
-            inputs=(str(source),),
-            dpo_path=str(folder / "d.jsonl"),
-            ppo_path=str(folder / "p.jsonl"),
-            kto_path=str(folder / "k.jsonl"),
-            sft_path=str(folder / "s.jsonl"),
-            output_format=output_format,
-            allow_missing_g3=True,
-            workers=1,
-            target="trl",
-            tool_arguments=tool_arguments,
+        given = _settings(
+            folder, lines, output_format, kto_path=str(folder / "k.jsonl"),
+            sft_path=str(folder / "s.jsonl"), target="trl", tool_arguments=tool_arguments,
             card=False,
-        )
-        unknown = [line for line in lines if line.strip()]
-        if unknown and all(line == b'{"x": 1}' for line in unknown):
+        )  # fmt: skip
+        if _no_rollout(lines):
             with pytest.raises(UserError):  # no line could be a rollout (the test above)
                 run(given)
             return
