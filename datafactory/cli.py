@@ -288,7 +288,7 @@ def main(
         card=not no_card,
         license=license_,
     )
-    with interrupts.handled():  # the whole command: a late signal is one line too
+    with interrupts.handled(command=True):  # a late signal is one line too, or none once done
         _main(settings, rejects)
 
 

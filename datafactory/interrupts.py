@@ -6,7 +6,10 @@ ignored, so the clean-up it starts (temporary outputs, the spill directory, the 
 runs to its end. Inside ``deferred()`` (creating or removing a temporary file, the renames of
 the commit) a signal is held until the block ends, so no temporary file is created unseen or
 left half removed. Once the outputs are committed (``finished()``), signals change nothing:
-the run has done its work.
+the run has done its work. For a command (``handled(command=True)``) that stays so until the
+process exits: restored handlers would make a late signal exit 130 / 143 ("nothing written")
+after the outputs were replaced, and during interpreter shutdown Python resets them to the
+default action, which kills the process silently.
 """
 
 from __future__ import annotations
@@ -47,9 +50,10 @@ def _handler(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def handled() -> Iterator[None]:
+def handled(*, command: bool = False) -> Iterator[None]:
     """Signals raise for the length of the block (main thread only; nested blocks share
-    the outermost one)."""
+    the outermost one). ``command``: the block is the process's work; once it has
+    ``finished()``, the signals stay ignored after the block, until the process exits."""
     if _STATE.active or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -61,7 +65,7 @@ def handled() -> Iterator[None]:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, handler)
+            signal.signal(number, signal.SIG_IGN if command and _STATE.done else handler)
         _STATE.active, _STATE.pending = False, None
 
 

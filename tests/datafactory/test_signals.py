@@ -119,3 +119,36 @@ def test_workers_of_a_killed_parent_exit(tmp_path: Path, rollouts: Path) -> None
     while _session_members(child.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _session_members(child.pid) == []
+
+
+LATE_SIGNAL = """
+import atexit, os, signal, sys
+from datafactory.__main__ import command
+# The signal comes while the finished command shuts down (Python would reset a restored
+# handler to the default action, which kills the process without a word).
+atexit.register(lambda: os.kill(os.getpid(), signal.{name}))
+sys.argv = ["datafactory", *sys.argv[1:]]
+command()
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_outputs_are_in_place_changes_nothing(tmp_path: Path, name: str) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(
+        b"".join(orjson.dumps(branch("r-1", b, objective_score=b)) + b"\n" for b in range(2))
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "ppo.jsonl").write_bytes(b"old\n")
+    argv = ["--input", str(data), "--allow-missing-g3", "--format", "ppo"]
+    argv += ["--output-ppo", str(out / "ppo.jsonl")]
+    done = subprocess.run(
+        [sys.executable, "-c", LATE_SIGNAL.format(name=name), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert len((out / "ppo.jsonl").read_bytes().splitlines()) == 2
+    assert sorted(p.name for p in out.iterdir()) == ["ppo.jsonl"]
