@@ -196,9 +196,14 @@ def _check_rollouts(settings: Settings, acc: Accounting) -> None:
     """A run whose every line (blank ones aside) is a record of a type the target does not
     use, or of no rollout type at all, writes nothing: it stops with what the lines were
     (exit 2), not with empty outputs. A line rejected for another reason (bad JSON, a broken
-    contract) may have been a rollout: it goes to the rejects file as usual."""
+    contract) may have been a rollout: it goes to the rejects file as usual. Inputs without
+    a line that is not blank are an input error too: a producer that died before writing
+    must not become an empty training set."""
     if any(acc.by_type[name] for name in _USED_TYPES[settings.target]):
         return
+    if acc.read == acc.blank:
+        found = f"{acc.blank} blank lines" if acc.blank else "they are empty"
+        raise UserError(f"no records in the inputs: {found}")
     kinds: Counter[str] = Counter({k: n for k, n in acc.by_type.items() if n})
     kinds.update(acc.unsupported)
     if not kinds or sum(kinds.values()) != acc.read - acc.blank:

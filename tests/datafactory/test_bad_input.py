@@ -266,3 +266,20 @@ def test_a_byte_order_mark_may_open_an_input(tmp_path: Path, run_cli: RunCli) ->
     (reject,) = run.rejects()  # only at the start of the input
     assert (reject["line"], reject["reason"]) == (2, "invalid-json")
     assert [p["provenance"]["rollout_id"] for p in run.ppo()] == ["r"]
+
+
+@pytest.mark.parametrize(
+    ("content", "line"),
+    [
+        (b"", "datafactory: error: no records in the inputs: they are empty"),
+        (b"\n  \n\t\n", "datafactory: error: no records in the inputs: 3 blank lines"),
+    ],
+)
+def test_inputs_without_a_record_are_an_input_error(
+    tmp_path: Path, run_cli: RunCli, content: bytes, line: str
+) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(content)
+    run = run_cli(data)
+    assert (run.exit_code, run.stderr) == (2, line + "\n")
+    assert list(run.out.iterdir()) == []

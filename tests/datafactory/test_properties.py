@@ -123,14 +123,16 @@ def _settings(folder: Path, lines: list[bytes], output_format: str, **extra: Any
 
 
 def _no_rollout(lines: list[bytes]) -> bool:
-    """Whether no line could be a rollout (every one that is not blank is ``{"x": 1}``)."""
-    unknown = [line for line in lines if line.strip()]
-    return bool(unknown) and all(line == b'{"x": 1}' for line in unknown)
+    """Whether no line could be a rollout (every one that is not blank is ``{"x": 1}``, or
+    every line is blank)."""
+    return all(line == b'{"x": 1}' for line in lines if line.strip())
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rollout_file(), st.sampled_from(["both", "dpo", "ppo"]))
 @example([b'{"x": 1}', b""], "both")
+@example([], "both")
+@example([b"", b" "], "ppo")
 def test_random_valid_input_exports_consistently(lines: list[bytes], output_format: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -140,7 +142,10 @@ def test_random_valid_input_exports_consistently(lines: list[bytes], output_form
             # No line could be a rollout: the run stops saying what they were.
             with pytest.raises(UserError) as caught:
                 run(given)
-            assert str(caught.value) == f"no rollout records in the inputs: {len(unknown)} unknown"
+            found = f"{len(unknown)} unknown" if unknown else f"{len(lines)} blank lines"
+            found = found if lines else "they are empty"
+            what = "rollout records" if unknown else "records"
+            assert str(caught.value) == f"no {what} in the inputs: {found}"
             assert sorted(p.name for p in folder.iterdir()) == ["in.jsonl"]
             return
         result = run(given)
