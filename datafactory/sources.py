@@ -60,6 +60,10 @@ __all__ = [
 ]
 
 CHUNK_BYTES = 8 * 1024 * 1024
+# A chunk ends after this many lines even when it holds fewer bytes: what a worker keeps per
+# line until the chunk is done (a reject, a spill entry) stays bounded when lines are tiny
+# (8 MiB of "[]" lines is 2.8 million rejects).
+CHUNK_LINES = 65_536
 
 # What reading a damaged gzip stream raises: a truncated stream (EOFError), a bad header or
 # CRC (BadGzipFile, an OSError), damaged deflate data (zlib.error).
@@ -214,8 +218,34 @@ def _plain_chunks(
                 end = min(_next_line_start(handle, start + chunk_bytes - 1), size)
             else:
                 end = size
+            end = _after_lines(handle, start, end)
             yield Chunk(index, source_index, start, end)
             start, index = end, index + 1
+
+
+def _after_lines(handle: IO[bytes], start: int, end: int) -> int:
+    """``end``, or where the line after the ``CHUNK_LINES``-th from ``start`` starts when
+    that is sooner; counted reading blocks."""
+    handle.seek(start)
+    position, left = start, CHUNK_LINES
+    while position < end and (block := handle.read(min(BLOCK_BYTES, end - position))):
+        count = block.count(b"\n")
+        if count >= left:
+            return position + _after_newlines(block, 0, len(block), left)
+        left -= count
+        position += len(block)
+    return end
+
+
+def _after_newlines(data: bytes, start: int, stop: int, n: int) -> int:
+    """Where the line after the ``n``-th newline of ``data[start:stop]`` starts, or ``stop``
+    when it holds fewer."""
+    at = start - 1
+    for _ in range(n):
+        at = data.find(b"\n", at + 1, stop)
+        if at < 0:
+            return stop
+    return at + 1
 
 
 def _next_line_start(handle: IO[bytes], position: int) -> int:
@@ -283,9 +313,11 @@ def _stream_chunks(
                 data = pending + block
                 cut = data.rfind(b"\n") + 1
                 pending = data[cut:]
-                if cut:
-                    yield Chunk(index, source_index, offset, offset + cut, data[:cut])
-                    offset, index = offset + cut, index + 1
+                many, at = data.count(b"\n", 0, cut) > CHUNK_LINES, 0
+                while at < cut:  # at most CHUNK_LINES lines a chunk
+                    end = _after_newlines(data, at, cut, CHUNK_LINES) if many else cut
+                    yield Chunk(index, source_index, offset, offset + end - at, data[at:end])
+                    offset, index, at = offset + end - at, index + 1, end
                 del data
                 if len(pending) > max_line_bytes:  # read past it, holding only its head
                     length, rest = _skip_line(read, len(pending))

@@ -25,6 +25,7 @@ from datafactory.interrupts import Terminated
 from datafactory.parallel import WorkerDied
 from datafactory.run import run
 from datafactory.settings import Settings, available_cpus
+from datafactory.sources import CHUNK_LINES, InputSource, iter_chunks
 from tests.datafactory.helpers import TWO_CPUS, RunCli, branch, write_jsonl
 from wiregate.errors import UserError
 
@@ -89,6 +90,46 @@ def test_gzip_bomb_is_one_bounded_line_too_long(tmp_path: Path) -> None:
         "raw_length": 2 * GIB,
     }
     assert peak < 300, f"peak RSS {peak:.0f} MiB"
+
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_million_tiny_rejected_lines_stay_bounded(tmp_path: Path, suffix: str) -> None:
+    """Chunks end after ``CHUNK_LINES`` lines: a worker holds that many rejects at most, not
+    one per line of an 8 MiB chunk."""
+    tiny = b"[]\n" * 1_000_000
+    data = tmp_path / f"tiny.jsonl{suffix}"
+    data.write_bytes(gzip.compress(tiny, mtime=0) if suffix else tiny)
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = [sys.executable, "-m", "datafactory", "--input", str(data), "--allow-missing-g3"]
+    argv += ["--output-dpo", str(out / "d"), "--output-ppo", str(out / "p"), "--workers", "1"]
+    argv += ["--rejects", str(out / "r")]
+    code, stdout, stderr, peak = _peak_rss_mib(argv)
+    assert (code, stderr) == (0, "")
+    assert stdout.splitlines()[:3] == [
+        "lines: 1000000 read, 0 accepted, 1000000 rejected, 0 blank",
+        "repaired: none",
+        "rejected: not-an-object 1000000",
+    ]
+    assert len((out / "r").read_bytes().splitlines()) == 1_000_000
+    assert peak < 150, f"peak RSS {peak:.0f} MiB"
+
+
+def test_chunks_end_after_chunk_lines(tmp_path: Path) -> None:
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(b"[]\n" * (2 * CHUNK_LINES + 5) + b"{}")
+    packed = tmp_path / "in.jsonl.gz"
+    packed.write_bytes(gzip.compress(data.read_bytes(), mtime=0))
+    sources = [InputSource(str(data), str(data), False), InputSource("gz", str(packed), True)]
+    size, lines = data.stat().st_size, 3 * CHUNK_LINES  # a line is 3 bytes
+    whole = ((0, lines), (lines, 2 * lines))
+    assert [(c.source_index, c.offset, c.end) for c in iter_chunks(sources)] == [
+        *((0, *bounds) for bounds in whole),
+        (0, 2 * lines, size),
+        *((1, *bounds) for bounds in whole),
+        (1, 2 * lines, size - 2),  # a stream's unterminated last line is a chunk of its own
+        (1, size - 2, size),
+    ]
 
 
 def test_gzip_bomb_in_wiregate_validate_is_bounded(tmp_path: Path) -> None:
