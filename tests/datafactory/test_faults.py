@@ -115,6 +115,30 @@ def test_a_million_tiny_rejected_lines_stay_bounded(tmp_path: Path, suffix: str)
     assert peak < 150, f"peak RSS {peak:.0f} MiB"
 
 
+@pytest.mark.parametrize("output_format", ["json", "text"])
+def test_validate_memory_does_not_grow_with_the_problems(
+    tmp_path: Path, output_format: str
+) -> None:
+    data = tmp_path / "many.jsonl"
+    data.write_bytes(b"{}\n" * 300_000)
+    argv = [sys.executable, "-c", "from wiregate.cli import main; main()", "validate"]
+    code, stdout, _, peak = _peak_rss_mib([*argv, str(data), "--format", output_format])
+    assert code == 1
+    if output_format == "json":
+        report = orjson.loads(stdout)
+        assert (len(report["problems"]), report["summary"]["invalid"]) == (300_000, 300_000)
+        assert report["problems"][-1] == {
+            "path": str(data),
+            "line": 300_000,
+            "pointer": "/",
+            "message": "cannot tell the record type (a JSON object)",
+            "record_type": None,
+        }
+    else:
+        assert len(stdout.splitlines()) == 300_001
+    assert peak < 100, f"peak RSS {peak:.0f} MiB"
+
+
 def test_chunks_end_after_chunk_lines(tmp_path: Path) -> None:
     data = tmp_path / "in.jsonl"
     data.write_bytes(b"[]\n" * (2 * CHUNK_LINES + 5) + b"{}")

@@ -45,27 +45,21 @@ def validate_command(
     2 on a usage or I/O error.
     """
     from wiregate.record_validator import ValidatorSet
-    from wiregate.reporters.validation import STREAMING_REPORTERS, VALIDATION_REPORTERS
+    from wiregate.reporters.validation import STREAMING_REPORTERS
     from wiregate.validation import FileProblem, validate_files
 
     contract = pass_contract(ctx)
-    streaming = STREAMING_REPORTERS.get(output_format)
-    on_problem = None
-    if streaming is not None:
-        line_of = streaming[0]
+    writer = STREAMING_REPORTERS[output_format]()  # each problem printed as it is found
 
-        def on_problem(problem: FileProblem) -> None:
-            sys.stdout.write(line_of(problem) + "\n")
+    def on_problem(problem: FileProblem) -> None:
+        sys.stdout.write(writer.problem(problem))
 
     try:
         report = validate_files(list(files), record, ValidatorSet(contract), on_problem)
     except (ContractError, UserError) as exc:
         fail(str(exc))
         return
-    if streaming is not None:
-        sys.stdout.write(streaming[1](report))
-    else:
-        sys.stdout.write(VALIDATION_REPORTERS[output_format](report))
+    sys.stdout.write(writer.end(report))
     for message in report.file_errors:
         click.echo(f"wiregate: error: {message}", err=True)
     sys.exit(report.exit_code)

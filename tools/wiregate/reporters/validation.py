@@ -9,7 +9,13 @@ import orjson
 from wiregate.textlines import render_lines
 from wiregate.validation import FileProblem, ValidationReport
 
-__all__ = ["STREAMING_REPORTERS", "VALIDATION_REPORTERS", "problem_line", "render_summary"]
+__all__ = [
+    "STREAMING_REPORTERS",
+    "VALIDATION_REPORTERS",
+    "JsonStream",
+    "problem_line",
+    "render_summary",
+]
 
 
 def _summary(report: ValidationReport) -> str:
@@ -44,33 +50,60 @@ def render_text(report: ValidationReport) -> str:
     return render_lines(lines)
 
 
+class JsonStream:
+    """The JSON report written as problems are found, so memory does not grow with their
+    number: ``{"problems": [...], "valid": ..., "record": ..., "summary": ...,
+    "file_errors": [...]}``, indented by two spaces. ``problem`` gives each problem's text,
+    ``end`` the rest once the report is complete."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def problem(self, p: FileProblem) -> str:
+        item = {
+            "path": p.path,
+            "line": p.line,
+            "pointer": p.pointer,
+            "message": p.message,
+            "record_type": p.record_type,
+        }
+        text = orjson.dumps(item, option=orjson.OPT_INDENT_2).decode().replace("\n", "\n    ")
+        head = '{\n  "problems": [\n    ' if not self.count else ",\n    "
+        self.count += 1
+        return head + text
+
+    def end(self, report: ValidationReport) -> str:
+        rest = {
+            "valid": report.exit_code == 0,
+            "record": report.record_option,
+            "summary": {
+                "files": len(report.files),
+                "records": report.records,
+                "valid": report.valid,
+                "invalid": report.invalid,
+                "broken_lines": report.broken_lines,
+                "blank_lines": report.blank_lines,
+                "file_errors": len(report.file_errors),
+                "picked": dict(sorted(report.picked.items())),
+            },
+            "file_errors": report.file_errors,
+        }
+        body = orjson.dumps(rest, option=orjson.OPT_INDENT_2).decode()[1:]  # after its "{"
+        head = '{\n  "problems": [],' if not self.count else "\n  ],"
+        return head + body + "\n"
+
+
 def render_json(report: ValidationReport) -> str:
-    document = {
-        "valid": report.exit_code == 0,
-        "record": report.record_option,
-        "summary": {
-            "files": len(report.files),
-            "records": report.records,
-            "valid": report.valid,
-            "invalid": report.invalid,
-            "broken_lines": report.broken_lines,
-            "blank_lines": report.blank_lines,
-            "file_errors": len(report.file_errors),
-            "picked": dict(sorted(report.picked.items())),
-        },
-        "problems": [
-            {
-                "path": p.path,
-                "line": p.line,
-                "pointer": p.pointer,
-                "message": p.message,
-                "record_type": p.record_type,
-            }
-            for p in report.problems
-        ],
-        "file_errors": report.file_errors,
-    }
-    return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode() + "\n"
+    stream = JsonStream()
+    return "".join(stream.problem(p) for p in report.problems) + stream.end(report)
+
+
+class _TextStream:
+    def problem(self, p: FileProblem) -> str:
+        return problem_line(p) + "\n"
+
+    def end(self, report: ValidationReport) -> str:
+        return render_summary(report)
 
 
 VALIDATION_REPORTERS: dict[str, Callable[[ValidationReport], str]] = {
@@ -78,9 +111,9 @@ VALIDATION_REPORTERS: dict[str, Callable[[ValidationReport], str]] = {
     "json": render_json,
 }
 
-#: Formats that print each problem as soon as it is found, then the summary.
-STREAMING_REPORTERS: dict[
-    str, tuple[Callable[[FileProblem], str], Callable[[ValidationReport], str]]
-] = {
-    "text": (problem_line, render_summary),
+#: Every format prints each problem as soon as it is found, then the rest: ``make()`` gives a
+#: writer with ``problem(p) -> str`` and ``end(report) -> str``.
+STREAMING_REPORTERS: dict[str, Callable[[], JsonStream | _TextStream]] = {
+    "text": _TextStream,
+    "json": JsonStream,
 }
