@@ -90,8 +90,13 @@ def export(
     (``output_format`` ``kto`` or ``sft`` with ``kto_path`` / ``sft_path``;
     ``tool_arguments``, ``tools_path``, ``card``, ``license``). As on the command line, G3
     needs ``eval_items`` unless ``allow_missing_g3=True``. The manifest and the rejects
-    file name the records ``<records>``, line N being the Nth record. Raises ``UserError``
-    for bad arguments (checked before any record is read) or input."""
+    file name the records ``<records>``, line N being the Nth record; a record is judged as
+    its JSON line would be in a file (an integer past 64 bits is a reject, as it is for the
+    command). Raises ``UserError`` for bad arguments (checked before any record is read),
+    input errors, and a record that is no JSON value (a set, bytes), naming it; nothing is
+    written then."""
+    if not isinstance(records, Iterable) or isinstance(records, (str, bytes, Mapping)):
+        raise UserError(f"export needs an iterable of records, got {type(records).__name__}")
     kto_path, sft_path = options.get("kto_path"), options.get("sft_path")
     if not dpo_path and not ppo_path and not kto_path and not sft_path:
         raise UserError("export needs dpo_path, ppo_path or both")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import gzip
 import hashlib
+import json
 import os
 import stat
 import threading
@@ -278,9 +279,9 @@ class _Encoded:
             self.number += 1
             try:  # a generated record as its JSON; JSON values (a dict, ...) as they are
                 value = record if isinstance(record, _JSON_TYPES) else to_wire(record)
-                line = orjson.dumps(value) + b"\n"
-            except TypeError as exc:  # also orjson's: e.g. an integer past 64 bits
-                raise UserError(f"{self.display}:{self.number}: not JSON: {exc}") from None
+                line = _json_line(value)
+            except (TypeError, ValueError, RecursionError) as exc:
+                raise UserError(f"{self.display}:{self.number}: not a JSON value: {exc}") from None
             parts.append(line)
             have += len(line)
             if have >= size:
@@ -288,6 +289,17 @@ class _Encoded:
         data = b"".join(parts)
         self.pending = data[size:]
         return data[:size]
+
+
+def _json_line(value: Any) -> bytes:
+    """``value`` as the line a file would hold. What orjson will not write but JSON can say (an
+    integer past 64 bits, nesting past 254, a lone surrogate, escaped) is written by the
+    standard library, so the run judges that line as the command judges it in a file (a
+    reject, not an error that stops the run); what is no JSON value (a set, bytes) raises."""
+    try:
+        return orjson.dumps(value) + b"\n"
+    except orjson.JSONEncodeError:
+        return json.dumps(value, allow_nan=False).encode() + b"\n"
 
 
 def _stream_chunks(

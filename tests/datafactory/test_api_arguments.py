@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from click.testing import CliRunner
 
 from datafactory import (
     DpoSkip,
@@ -20,6 +22,7 @@ from datafactory import (
     to_ppo,
     validate_g3,
 )
+from datafactory.cli import main
 from datafactory.records import RolloutBranchRecord, from_wire
 from tests.datafactory.helpers import branch, read_jsonl, write_jsonl
 from wiregate.errors import UserError
@@ -172,3 +175,64 @@ def test_export_errors_name_its_own_parameters(
     assert str(caught.value) == message.format(tmp=tmp_path)
     assert consumed == []  # checked before a record is read
     assert list(out.iterdir()) == []
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> None:
+    """A record orjson cannot write but JSON can say is judged as its line is in a file."""
+    records = [
+        *PAIR,
+        dict(PAIR[0], seed=2**64),  # an integer past 64 bits
+        dict(PAIR[0], branch_index=2, extra=_nested(300)),  # nesting past orjson's limit
+        dict(PAIR[0], branch_index=3, task="lone \ud800 surrogate"),
+    ]
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    found = {}
+    for name in ("api", "cli"):
+        out = tmp_path / name
+        out.mkdir()
+        paths = [str(out / f) for f in ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")]
+        if name == "api":
+            result = export(records, *paths[:2], allow_missing_g3=True, rejects_path=paths[2])
+            assert result.exit_code == 0
+        else:
+            argv = ["--input", str(path), "--allow-missing-g3", "--output-dpo", paths[0]]
+            argv += ["--output-ppo", paths[1], "--rejects", paths[2]]
+            assert CliRunner().invoke(main, argv).exit_code == 0
+        rejects = read_jsonl(out / "rejects.jsonl")
+        found[name] = [(r["line"], r["reason"], r["detail"]) for r in rejects]
+        found[name + " ppo"] = (out / "ppo.jsonl").read_bytes()
+    assert [(line, reason) for line, reason, _ in found["api"]] == [
+        (3, "unsupported-value"),
+        (5, "invalid-json"),
+    ]
+    assert (found["api"], found["api ppo"]) == (found["cli"], found["cli ppo"])
+
+
+@pytest.mark.parametrize(
+    ("records", "message"),
+    [
+        (
+            [{"a": {1, 2}}],
+            "<records>:1: not a JSON value: Object of type set is not JSON serializable",
+        ),
+        (
+            [PAIR[0], b"bytes"],
+            "<records>:2: not a JSON value: <class 'bytes'> is not a generated wire model",
+        ),
+        (42, "export needs an iterable of records, got int"),
+        ({"rollout_id": "r"}, "export needs an iterable of records, got dict"),
+    ],
+)
+def test_export_refuses_what_is_no_json_value(tmp_path: Path, records: Any, message: str) -> None:
+    with pytest.raises(UserError) as caught:
+        export(records, str(tmp_path / "d.jsonl"), None, allow_missing_g3=True)
+    assert str(caught.value) == message
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
