@@ -194,7 +194,7 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
     ]
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
-    found = {}
+    found: dict[str, Any] = {}
     for name in ("api", "cli"):
         out = tmp_path / name
         out.mkdir()
