@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
 from datafactory.contamination import DEFAULT_NGRAM
-from datafactory.sources import InputSource, expand_inputs
+from datafactory.sources import InputSource, expand_inputs, is_input_name
 from wiregate.errors import UserError
 from wiregate.jsonl import DEFAULT_MAX_LINE_BYTES
 
@@ -287,6 +287,7 @@ def _check_distinct_files(settings: Settings) -> None:
         return (facts.st_dev, facts.st_ino)
 
     reads: list[tuple[str, str, str]] = []  # (setting, name shown, path)
+    folders = {identity(g): g for g in settings.inputs if isinstance(g, str) and os.path.isdir(g)}
     for given in settings.inputs:
         try:  # a missing input is reported later, in its turn
             sources = expand_inputs([given])
@@ -331,5 +332,14 @@ def _check_distinct_files(settings: Settings) -> None:
                 f" {path} is the same file as ",
                 Given(first),
                 f" {first_path}",
+            )
+        folder = folders.get(identity(os.path.dirname(path) or "."))
+        if folder is not None and is_input_name(os.path.basename(path)):
+            raise SettingError(
+                setting,
+                Given(setting),
+                f" {path} is in ",
+                Given("inputs"),
+                f" {folder}, whose *.jsonl files the next run would read as inputs",
             )
         seen[key] = (setting, path)

@@ -54,6 +54,7 @@ __all__ = [
     "changed",
     "expand_inputs",
     "file_lines",
+    "is_input_name",
     "iter_chunks",
     "lines",
     "read_error",
@@ -168,6 +169,11 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
     return sources
 
 
+def is_input_name(name: str) -> bool:
+    """Whether a file of that name in an input directory is an input."""
+    return name.endswith((".jsonl", ".jsonl.gz"))
+
+
 def _directory_entry(path: Path) -> Path | None:
     """``path`` if it is a ``*.jsonl[.gz]`` regular file (a symlink to one will do); None for
     a regular file or directory by another name (a README, a subfolder: not inputs).
@@ -181,7 +187,7 @@ def _directory_entry(path: Path) -> Path | None:
         else:
             reason = "a dangling symlink" if path.is_symlink() else "cannot read"
         raise UserError(f"{path}: {reason} in an input directory ({exc.strerror})") from None
-    is_input = path.name.endswith((".jsonl", ".jsonl.gz"))
+    is_input = is_input_name(path.name)
     if not is_input and (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return None
     if not stat.S_ISREG(mode):

@@ -136,6 +136,44 @@ def test_an_output_may_not_be_an_input_the_eval_file_or_another_output(
     assert _tree(work) == before  # no byte changed, no file added
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--output-dpo", "dir/new.jsonl"],
+            "--output-dpo dir/new.jsonl is in --input dir, whose *.jsonl files the next run "
+            "would read as inputs",
+        ),
+        (
+            ["--rejects", "./dir/../dir/r.jsonl.gz"],
+            "--rejects ./dir/../dir/r.jsonl.gz is in --input dir, whose *.jsonl files the next "
+            "run would read as inputs",
+        ),
+    ],
+)
+def test_a_new_output_a_later_run_would_read_as_an_input_is_refused(
+    work: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], line: str
+) -> None:
+    monkeypatch.chdir(work)
+    before = _tree(work)
+    defaults = ["--input", "dir", "--allow-missing-g3", "--output-dpo", "out/d.jsonl"]
+    code, stdout, stderr = _invoke(*defaults, "--output-ppo", "out/p.jsonl", *args)
+    assert (code, stdout, stderr) == (2, "", f"datafactory: error: {line}\n")
+    assert _tree(work) == before
+
+
+def test_other_outputs_in_an_input_directory_are_allowed(
+    work: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(work)
+    code, _, stderr = _invoke(
+        "--input", "dir", "--allow-missing-g3", "--format", "ppo",
+        "--output-ppo", "out/p.jsonl", "--manifest", "dir/manifest.json",
+    )  # fmt: skip
+    assert (code, stderr) == (0, "")
+    assert (work / "dir" / "manifest.json").exists()
+
+
 def test_an_unused_output_of_the_other_format_is_ignored(
     work: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
