@@ -34,6 +34,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from datafactory.rank import MAX_TOTAL
+from wiregate.jsonl import beyond_reach
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
@@ -250,6 +251,11 @@ def normalise_line(raw: bytes, validators: ValidatorSet, sft: bool = False) -> N
             raise Reject("invalid-utf8", f"not valid UTF-8 at byte {uexc.start}") from None
         if _at_non_finite(text, exc.pos):
             raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
+        beyond = beyond_reach(exc)
+        if beyond is not None:  # valid JSON; an integer is named as the 30-digit ones are
+            wide = wide_integer(raw)
+            detail = f"integer {wide} does not fit in 64 bits" if wide else f"{beyond}: {reason}"
+            raise Reject("unsupported-value", detail) from None
         raise Reject("invalid-json", reason) from None
     wide = wide_integer(raw)
     if wide is not None:

@@ -6,13 +6,15 @@ from __future__ import annotations
 import base64
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
-from tests.datafactory.helpers import RunCli, branch, write_jsonl
+from tests.datafactory.helpers import RunCli, branch, read_jsonl, write_jsonl
 
 GOOD = orjson.dumps(branch("r", 0)) + b"\n"
 
@@ -61,6 +63,43 @@ def test_nan_is_not_json(tmp_path: Path, run_cli: RunCli) -> None:
     reject = _single_reject(run_cli, path)
     assert reject["reason"] == "invalid-json"
     assert str(reject["detail"]).startswith("NaN and Infinity are not JSON")
+
+
+def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """1e400, a 400-digit integer and nesting past orjson's limit are valid JSON: each is an
+    ``unsupported-value`` reject saying what it is, and ``wiregate validate`` says so too."""
+    record = orjson.dumps(branch("r", 1))
+    assert record.startswith(b'{"schema_version"')
+    odd = [b'{"x":1e400,' + record[1:], b'{"x":' + b"9" * 400 + b"," + record[1:]]
+    odd.append(b'{"x":' + b"[" * 2000 + b"]" * 2000 + b"," + record[1:])
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(GOOD + b"".join(line + b"\n" for line in odd))
+    run = run_cli(path)
+    assert run.exit_code == 0
+    rejects = read_jsonl(run.out / "rejects.jsonl")
+    assert [(r["line"], r["reason"], r["detail"]) for r in rejects] == [
+        (2, "unsupported-value", "a number beyond the range of a 64-bit float: number is "
+         "infinity when parsed as double: line 1 column 6 (char 5)"),
+        (3, "unsupported-value", f"integer {'9' * 400} does not fit in 64 bits"),
+        (4, "unsupported-value", "nested deeper than 1,024 levels: depth limit exceeded: "
+         "line 1 column 1030 (char 1029)"),
+    ]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", "from wiregate.cli import main; main()", "validate", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    cannot = "valid JSON that cannot be read exactly"
+    assert done.stdout.splitlines()[:3] == [
+        f"{path}:2: /: {cannot}: a number beyond the range of a 64-bit float (number is "
+        "infinity when parsed as double at char 5)",
+        f"{path}:3: /: {cannot}: a number beyond the range of a 64-bit float (number is "
+        "infinity when parsed as double at char 5)",
+        f"{path}:4: /: {cannot}: nested deeper than 1,024 levels (depth limit exceeded at "
+        "char 1029)",
+    ]
 
 
 def test_wrong_types(tmp_path: Path, run_cli: RunCli) -> None:

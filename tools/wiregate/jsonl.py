@@ -179,6 +179,20 @@ def open_binary(path: str) -> Iterator[IO[bytes]]:
         handle.close()
 
 
+# What orjson says when the JSON is valid but past what it reads: a number whose magnitude a
+# 64-bit float cannot hold (1e400, an integer of 400 digits), nesting past its depth limit.
+_BEYOND = {
+    "number is infinity when parsed as double": "a number beyond the range of a 64-bit float",
+    "depth limit exceeded": "nested deeper than 1,024 levels",
+}
+
+
+def beyond_reach(exc: orjson.JSONDecodeError) -> str | None:
+    """Why JSON that orjson refused is valid but cannot be read (said plainly), or None when
+    the refusal is of JSON that is not valid."""
+    return _BEYOND.get(str(exc).split(":", 1)[0])
+
+
 def _why_not_json(data: bytes, exc: orjson.JSONDecodeError) -> str:
     """Why ``data`` did not parse, said truthfully."""
     if data.startswith(BOM):
@@ -187,6 +201,9 @@ def _why_not_json(data: bytes, exc: orjson.JSONDecodeError) -> str:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return "not valid UTF-8"
+    beyond = beyond_reach(exc)
+    if beyond is not None:
+        return f"valid JSON that cannot be read exactly: {beyond} ({exc.msg} at char {exc.pos})"
     return f"not valid JSON: {exc}"
 
 
