@@ -30,6 +30,7 @@ from datafactory.settings import (
 )
 from datafactory.stages.load import OutputInvalidError
 from wiregate.cli.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
+from wiregate.cli.usage import OneLineCommand
 from wiregate.errors import UserError
 
 __all__ = ["main"]
@@ -118,7 +119,11 @@ def _report(result: RunResult, settings: Settings) -> None:
             click.echo(line)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _Command(OneLineCommand):
+    program = "datafactory"
+
+
+@click.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--input",
     "inputs",

@@ -17,6 +17,7 @@ from datafactory.ingest.settings import (
     Tokens,
 )
 from datafactory.ingest.store import StoreError, connect, iter_quarantine, stats
+from wiregate.cli.usage import OneLineCommand, OneLineGroup
 
 __all__ = ["main"]
 
@@ -27,7 +28,16 @@ def _fail(message: str) -> NoReturn:
     sys.exit(2)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Command(OneLineCommand):
+    program = "datafactory"
+
+
+class _Group(OneLineGroup):
+    program = "datafactory"
+    command_class = _Command
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """The ingest endpoint of the rollout plugin's HTTP sink, and its store."""
 

@@ -281,9 +281,9 @@ def test_group_options_before_a_subcommand_are_a_usage_error(
 ) -> None:
     result = run(*args, "history", "--repo", f"producer={tmp_path}")
     assert (result.exit_code, result.stdout) == (2, "")
-    assert result.stderr.splitlines()[-1] == (
-        f"Error: {given} before 'history' would be ignored: "
-        "give the options of 'drift history' after its name"
+    assert result.stderr == (
+        f"wiregate: error: {given} before 'history' would be ignored: "
+        "give the options of 'drift history' after its name\n"
     )
 
 

@@ -14,6 +14,7 @@ import click
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
 from wiregate.cli.signals import InterruptibleGroup
+from wiregate.cli.usage import OneLineGroup
 
 __all__ = ["fail", "internal_errors", "main", "pass_contract"]
 
@@ -48,7 +49,7 @@ def internal_errors(function: Callable[..., T], *args: Any) -> T:
         sys.exit(3)
 
 
-class _Main(InterruptibleGroup):
+class _Main(OneLineGroup, InterruptibleGroup):
     # Ctrl-C exits 130 and SIGTERM 143 (wiregate.cli.signals); any other exception is a bug.
     def invoke(self, ctx: click.Context) -> Any:
         return internal_errors(super().invoke, ctx)

@@ -1,0 +1,70 @@
+"""Usage errors as one line, as every other error of our commands.
+
+click prints a usage error as four lines (the usage, a hint, a blank line, the error), and a
+script reading stderr sees only the first. Commands and groups of these classes print
+``<program>: error: <message>`` and exit 2 instead; ``--help`` still shows the usage.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+import click
+
+__all__ = ["OneLineCommand", "OneLineGroup"]
+
+
+def _refuse(program: str, exc: click.UsageError) -> NoReturn:
+    from wiregate.textlines import visible
+
+    if type(exc).__name__ == "NoArgsIsHelpError":  # a group run bare: its help, as click shows
+        raise exc
+
+    message = " ".join(exc.format_message().split())
+    click.echo(f"{program}: error: {visible(message)}", err=True)
+    sys.exit(exc.exit_code)
+
+
+class OneLineCommand(click.Command):
+    program = "wiregate"
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            _refuse(self.program, exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:  # raised by the command itself
+            _refuse(self.program, exc)
+
+
+class OneLineGroup(click.Group):
+    """Its subcommands are ``command_class``; a subclass for another program sets both."""
+
+    program = "wiregate"
+    command_class = OneLineCommand
+    group_class = type  # a subgroup is of the same class (click's convention)
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as exc:
+            _refuse(self.program, exc)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:  # raised by the group or a subcommand
+            _refuse(self.program, exc)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:  # no such command
+            _refuse(self.program, exc)
