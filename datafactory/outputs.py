@@ -49,11 +49,19 @@ __all__ = [
     "commit_all",
     "current_umask",
     "g3_report",
+    "naming",
     "open_outputs",
     "reject_line",
     "sha256_file",
     "workspace",
 ]
+
+
+def naming(exc: OSError, path: str) -> OSError:
+    """``exc`` naming ``path`` when it names no file: a failed write (a full disk) says which
+    file, as a failed open does."""
+    return exc if exc.filename else OSError(exc.errno, exc.strerror, path)
+
 
 MANIFEST = "manifest"
 CARD = "card"  # the dataset card (README.md) of the trl target
@@ -131,7 +139,10 @@ class AtomicOutput:
 
     def write(self, data: bytes, records: int) -> None:
         if data:
-            self._handle.write(data)
+            try:
+                self._handle.write(data)
+            except OSError as exc:
+                raise naming(exc, self.path) from None
             self._digest.update(data)
         self.records += records
 

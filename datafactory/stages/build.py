@@ -16,6 +16,7 @@ import orjson
 
 from datafactory.contamination import Contamination, first_confirmed
 from datafactory.manifest import Accounting
+from datafactory.outputs import naming
 from datafactory.pairs import DpoSkip, branch_facts, choose_pair, dpo_record, provenance
 from datafactory.rank import BranchScore, rank_disagreements
 from datafactory.records import BranchJson
@@ -49,8 +50,17 @@ class _Lines:
         self.handle: IO[bytes] = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
 
     def add(self, line: bytes) -> None:
-        self.handle.write(line)
+        try:
+            self.handle.write(line)
+        except OSError as exc:
+            raise naming(exc, self.path) from None
         self.count += 1
+
+    def close(self) -> None:
+        try:
+            self.handle.close()
+        except OSError as exc:
+            raise naming(exc, self.path) from None
 
 
 def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionResult:
@@ -86,7 +96,7 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
     finally:
         files.close()
         for lines in outputs.values():
-            lines.handle.close()
+            lines.close()
     result.outputs = {name: (lines.path, lines.count) for name, lines in outputs.items()}
     return result
 

@@ -47,7 +47,7 @@ from itertools import groupby
 from typing import NamedTuple, cast
 
 from datafactory.manifest import DUPLICATE_BRANCH, DUPLICATE_PAIR, Accounting
-from datafactory.outputs import AtomicOutput, reject_line
+from datafactory.outputs import AtomicOutput, naming, reject_line
 from datafactory.records import LossWeightTokens
 from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO
 from datafactory.sources import InputSource
@@ -207,7 +207,9 @@ class SpillWriter:
         for item in spilled:
             buckets[self.partitioning.of(cast(int, item.facts[0]))].append(item)
         for partition, items in buckets.items():
-            fd, size = self._files.get(partition) or (self._open(partition), 0)
+            if partition not in self._files:  # known at once: closed even if a write fails
+                self._files[partition] = (self._open(partition), 0)
+            fd, size = self._files[partition]
             at = size + _FRAME.size
             parts: list[bytes] = []
             entries = []
@@ -227,8 +229,11 @@ class SpillWriter:
             payload = sum(map(len, parts))
             frame = marshal.dumps(entries)
             vectors = [_FRAME.pack(payload, len(frame)), *parts, frame]
-            for start in range(0, len(vectors), _IOV_MAX):  # written in place, not joined
-                _write_all(fd, vectors[start : start + _IOV_MAX])
+            try:
+                for start in range(0, len(vectors), _IOV_MAX):  # written in place, not joined
+                    _write_all(fd, vectors[start : start + _IOV_MAX])
+            except OSError as exc:
+                raise naming(exc, spill_path(self.directory, partition, self.pid)) from None
             self._files[partition] = (fd, size + _FRAME.size + payload + len(frame))
         return set(buckets)
 

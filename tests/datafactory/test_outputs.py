@@ -22,6 +22,7 @@ from datafactory import export, load_rollouts
 from datafactory.api import InputRecord
 from datafactory.cli import main
 from tests.datafactory.helpers import branch, write_jsonl
+from tests.fulldisk import small_disk
 from wiregate.errors import UserError
 
 CLEAN = [
@@ -446,3 +447,26 @@ def test_a_failed_first_rename_writes_nothing(work: Path, monkeypatch: pytest.Mo
         f"datafactory: error: {work / 'out' / 'd.jsonl'}: Permission denied; nothing written\n",
     )
     assert _tree(work / "out") == {}
+
+
+@pytest.mark.parametrize("where", ["temp-dir", "outputs"])
+def test_a_full_disk_names_the_file_it_could_not_write(work: Path, where: str) -> None:
+    """A real full disk (a 1 MiB tmpfs) under the spill or the outputs: one line naming the
+    file whose write failed, exit 2, nothing written, nothing left on that disk."""
+    with small_disk(work / "disk", "1m") as disk:
+        data = work / "big.jsonl"
+        write_jsonl(data, [branch(f"r{n}", b, task="x" * 2000) for n in range(400) for b in (0, 1)])
+        out = disk if where == "outputs" else work / "out"
+        spill = disk if where == "temp-dir" else work / "out"
+        code, stdout, stderr = _invoke(
+            "--input", data, "--allow-missing-g3", "--workers", "1", "--temp-dir", spill,
+            "--output-dpo", out / "d.jsonl", "--output-ppo", out / "p.jsonl",
+        )  # fmt: skip
+        assert (code, stdout) == (2, "")
+        assert stderr.startswith("datafactory: error: ")
+        path, reason = stderr.removeprefix("datafactory: error: ").split(": ", 1)
+        assert reason == "No space left on device; nothing written\n"
+        named = Path(path)
+        # a spill file (in the run's own directory under --temp-dir), or an output's
+        assert (named.parent.parent if where == "temp-dir" else named.parent) == disk
+        assert list(disk.iterdir()) == []

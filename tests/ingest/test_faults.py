@@ -5,19 +5,17 @@ its quarantined records."""
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sqlite3
-import subprocess
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
-import pytest
 
 from datafactory.ingest.store import DATABASE, record_key
+from tests.fulldisk import small_disk
 from tests.ingest.server import Server, running, start
 
 REPO = Path(__file__).resolve().parents[2]
@@ -103,25 +101,8 @@ def test_sigkill_under_50_clients_loses_nothing_acknowledged(tmp_path: Path) -> 
     assert acknowledged <= set(keys)
 
 
-def _tmpfs(directory: Path, size: str) -> None:
-    """A small tmpfs at ``directory``: a real full disk. Root may mount one, unless the
-    machine forbids it (a container without the capability): then the test skips, saying
-    why."""
-    directory.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-
-
 def test_a_full_disk_is_503_and_loses_nothing_acknowledged(tmp_path: Path) -> None:
-    disk = tmp_path / "disk"
-    _tmpfs(disk, "512k")
-    try:
+    with small_disk(tmp_path / "disk", "512k") as disk:
         store = disk / "store"
         with running(store) as server:
             acknowledged: set[str] = set()
@@ -151,5 +132,3 @@ def test_a_full_disk_is_503_and_loses_nothing_acknowledged(tmp_path: Path) -> No
         assert len(keys) == len(set(keys))
         assert acknowledged <= set(keys)
         assert code == 143
-    finally:
-        subprocess.run(["umount", str(disk)], check=True)
