@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import re
 import sys
@@ -321,6 +322,9 @@ def read_eval_items(
             raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
         if not isinstance(value, dict):
             raise UserError(f"{path}:{number}: eval item is not a JSON object")
+        repeated = _repeated_key(raw, (field_name,) if field_name else EVAL_TEXT_FIELDS)
+        if repeated is not None:  # JSON keeps the last: the first text would go unchecked
+            raise UserError(f"{path}:{number}: eval item has the key {repeated!r} twice")
         text = _item_text(value, field_name)
         if text is None:
             wanted = repr(field_name) if field_name else "/".join(EVAL_TEXT_FIELDS)
@@ -329,6 +333,25 @@ def read_eval_items(
         if item_id is None:
             raise UserError(f"{path}:{number}: eval item has no id field {id_field!r}")
         yield EvalItem(number, item_id, text)
+
+
+def _repeated_key(raw: bytes, names: Iterable[str]) -> str | None:
+    """The first of ``names`` that is a key of the object twice, or None. Parsed again only
+    when a name is written twice somewhere in the line (a rare case)."""
+    wanted = [n for n in names if raw.count(orjson.dumps(n)) > 1]
+    if not wanted:
+        return None
+    keys: list[list[str]] = []  # of each object, innermost first: the item's is the last
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys.append([key for key, _ in items])
+        return dict(items)
+
+    try:
+        json.loads(raw, object_pairs_hook=pairs)
+    except RecursionError:  # nested past the standard library's limit: orjson read it once
+        return None
+    return next((n for n in wanted if keys[-1].count(n) > 1), None)
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ index and its exact confirmation."""
 
 from __future__ import annotations
 
+import json
 import random
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from datafactory.contamination import (
     task_words,
 )
 from tests.datafactory.helpers import RunCli, branch, write_jsonl
+from wiregate.errors import UserError
 
 QUESTION = "What is the capital city of France and which river flows through it"
 WORDS = QUESTION.split()  # 14 words: seven 8-grams
@@ -197,6 +199,38 @@ def test_eval_items_without_words_are_input_errors(tmp_path: Path, run_cli: RunC
     )
     named = run_cli(rollouts, args=("--eval-items", str(eval_path), "--eval-field", "prompt"))
     assert named.stderr == f"datafactory: error: {eval_path}:1: eval item has no word in 'prompt'\n"
+
+
+def _twice(key: str, first: str, second: str) -> str:
+    """An eval item with ``key`` twice (no dict can hold that)."""
+    return f'{{"id": 1, "{key}": {json.dumps(first)}, "{key}": {json.dumps(second)}}}'
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "name"),
+    [
+        (_twice("question", QUESTION, "unrelated words here"), None, "question"),
+        (_twice("prompt", "a b c", QUESTION), None, "prompt"),
+        (_twice("body", "a", QUESTION), "body", "body"),
+    ],
+)
+def test_an_eval_item_with_its_text_key_twice_is_an_input_error(
+    tmp_path: Path, line: str, field: str | None, name: str
+) -> None:
+    """JSON keeps the last of two equal keys: the first text would never be checked."""
+    first = {"id": 0, field or "question": 'a "question" with the key inside'}
+    path = tmp_path / "eval.jsonl"
+    path.write_text(json.dumps(first) + "\n" + line + "\n")
+    with pytest.raises(UserError) as caught:
+        list(read_eval_items(str(path), field))
+    assert str(caught.value) == f"{path}:2: eval item has the key {name!r} twice"
+
+
+def test_a_text_key_twice_in_a_nested_object_is_not_the_items(tmp_path: Path) -> None:
+    path = tmp_path / "eval.jsonl"
+    nested = '{"id": 1, "meta": {"question": 1, "question": 2}, "question": '
+    path.write_text(nested + json.dumps(QUESTION) + "}\n")
+    assert [i.text for i in read_eval_items(str(path))] == [QUESTION]
 
 
 def _dirty(tmp_path: Path) -> Path:
