@@ -232,8 +232,7 @@ def test_signals_exit_130_and_143_without_traceback_or_temporary_files(
     assert first, "validate printed nothing"
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=30)
-    assert process.returncode == code
-    assert stderr.decode() == line + "\n"
+    assert (process.returncode, stderr.decode()) == (code, line + "\n")
     assert list(temp.iterdir()) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tmp"]
 
