@@ -1,7 +1,7 @@
 """Benchmark of the datafactory exporter against the orjson read+parse floor.
 
     python benchmarks/bench_datafactory.py --records 100000 --workers 2 [--repeat 3]
-        [--evomerge PATH] [--baseline OTHER_CHECKOUT]
+        [--evomerge PATH [--evomerge-python PY] [--evomerge-gate]] [--baseline OTHER_CHECKOUT]
     python benchmarks/bench_datafactory.py --one-rollout 300000 --workers 2
     python benchmarks/bench_datafactory.py --records 1000000 --workers 2
     python benchmarks/bench_datafactory.py --records 20000 --eval-items 1000000 --realistic-eval
@@ -20,8 +20,10 @@ formats). Per run it prints records/s, CPU microseconds per record summed over e
 single process (``ru_maxrss``) and of the process tree (sampled from /proc), the cores left
 idle during the run (from /proc/stat idle deltas: other jobs on a shared machine show as
 fewer free cores), this machine's sha256 speed and what hashing the inputs, outputs and eval
-file costs per record; with ``--evomerge PATH`` (a trace-pipeline checkout) the time
-evomerge's models take to read the same file; with ``--target trl``, the trl target's export
+file costs per record; with ``--evomerge PATH`` (a trace-pipeline checkout; its dependencies
+in ``--evomerge-python``) the wall time and peak RSS of evomerge's own export command on the
+same file (``--evomerge-gate``: with the same eval file, its contamination check on); with
+``--target trl``, the trl target's export
 of the same file right after, and its throughput as a share of layer3's. Then the medians
 over ``--repeat`` runs.
 
@@ -42,6 +44,7 @@ import hashlib
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -317,20 +320,27 @@ def run_exporter(
         command += ["--workers", str(workers)]
     if target != "layer3":
         command += ["--target", target]
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
-    start = time.perf_counter()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(root), str(root / "tools")))}
-    process = subprocess.Popen(command, cwd=root, stdout=subprocess.DEVNULL, env=env)
-    tree = TreeRss(process.pid)
-    code = process.wait()
-    seconds = time.perf_counter() - start
-    tree_kib = tree.stop()
+    seconds, cpu, single, tree_kib, code = run_measured(command, env, root)
     if code != 0:
         raise SystemExit(f"exporter failed with exit code {code}")
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = usage.ru_utime + usage.ru_stime - cpu_before
-    return seconds, cpu, max(usage.ru_maxrss, before), tree_kib
+    return seconds, cpu, single, tree_kib
+
+
+def run_measured(
+    command: list[str], env: dict[str, str], cwd: Path
+) -> tuple[float, float, int, int, int]:
+    """(seconds, CPU seconds, peak RSS KiB of its largest process, peak RSS KiB of its process
+    tree, exit code) of one command. Its own rusage (``wait4``: the process and the children
+    it waited for), so one command's figures never include another's."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, env=env)
+    tree = TreeRss(process.pid)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss, tree.stop(), process.returncode
 
 
 def generate_one_rollout(path: Path, branches: int, seed: int) -> None:
@@ -360,24 +370,20 @@ def sha256_speed() -> float:
     return len(block) / best
 
 
-EVOMERGE_CHILD = """
-import sys, time
-from evomerge.schemas.rollout import RolloutBranchRecord
-start = time.perf_counter()
-with open(sys.argv[1], "rb") as handle:
-    for line in handle:
-        RolloutBranchRecord.model_validate_json(line)
-print(time.perf_counter() - start)
-"""
-
-
-def run_evomerge(checkout: Path, data: Path) -> float:
-    """Seconds evomerge (its pydantic models, as its data loop reads branch records) takes to
-    read the file, measured from outside as wall-clock time."""
+def run_evomerge(
+    checkout: Path, python: str, data: Path, eval_path: Path | None, out: Path
+) -> tuple[float, int]:
+    """(seconds, peak RSS KiB) of evomerge's own export (its command line, ``python -m evomerge
+    export``: SFT, DPO and PPO from branch records) of ``data``; with ``eval_path``, its
+    contamination check against that eval file too (it reads an item's ``text`` or ``task``)."""
+    command = [python, "-m", "evomerge", "export", "--rollout", str(data), "--out-dir", str(out)]
+    if eval_path is not None:
+        command += ["--eval-items", str(eval_path)]
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", EVOMERGE_CHILD, str(data)], check=True, env=env)
-    return time.perf_counter() - start
+    seconds, _, single, _, code = run_measured(command, env, checkout)
+    if code != 0:
+        raise SystemExit(f"evomerge failed with exit code {code}")
+    return seconds, single
 
 
 def _generate_inputs(args: argparse.Namespace, work: Path) -> tuple[Path, Path, int]:
@@ -412,6 +418,14 @@ def bench_export(args: argparse.Namespace) -> None:
         if evomerge is not None and not (evomerge / "evomerge").is_dir():
             print(f"evomerge: no trace-pipeline checkout at {evomerge} (no evomerge/): skipped")
             evomerge = None
+        evo_eval = eval_path if args.evomerge_gate else None
+        if evomerge is not None:
+            gate = (
+                "with its contamination check on the same eval file"
+                if evo_eval
+                else ("without an eval file (its contamination check off; ours is on)")
+            )
+            print(f"evomerge: its own export command, {gate}")
         figures: dict[str, list[float]] = {}
 
         def keep(**values: float) -> None:
@@ -429,7 +443,11 @@ def bench_export(args: argparse.Namespace) -> None:
                 p.stat().st_size for p in work.iterdir() if p.suffix in (".jsonl", ".json")
                 and p.name not in ("rollouts.jsonl", "eval.jsonl")
             )  # fmt: skip
-            evo = run_evomerge(evomerge, data) if evomerge is not None else float("nan")
+            evo, evo_rss = float("nan"), 0
+            if evomerge is not None:
+                evo_out = work / "evomerge"
+                shutil.rmtree(evo_out, ignore_errors=True)
+                evo, evo_rss = run_evomerge(evomerge, args.evomerge_python, data, evo_eval, evo_out)
             if args.baseline:  # another checkout's exporter on the same files, in turn
                 base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
                 keep(base_seconds=base[0], base_cpu_us=base[1] / records * 1e6)
@@ -451,6 +469,7 @@ def bench_export(args: argparse.Namespace) -> None:
                 rate=records / seconds, seconds=seconds, cpu_us=cpu / records * 1e6,
                 single=single / 1024, tree=tree / 1024, floor_us=floor_s / records * 1e6,
                 free=free, others=others, hash_us=hashed / speed / records * 1e6, evomerge=evo,
+                evomerge_rss=evo_rss / 1024,
             )  # fmt: skip
             print(
                 f"  run {attempt + 1}: {records / seconds:,.0f} records/s ({seconds:.2f} s), "
@@ -459,7 +478,12 @@ def bench_export(args: argparse.Namespace) -> None:
                 f"largest process / {tree / 1024:.0f} MiB tree, cores idle {free:.1f} of "
                 f"{cores} (other jobs busy {others:.1f}), "
                 f"sha256 {hashed / speed / records * 1e6:.2f} us/record"
-                + (f", evomerge {evo:.2f} s ({evo / seconds:.1f}x)" if evomerge else "")
+                + (
+                    f", evomerge {evo:.2f} s ({evo / seconds:.1f}x the exporter's wall time), "
+                    f"peak RSS {evo_rss / 1024:.0f} MiB ({evo_rss / single:.1f}x)"
+                    if evomerge
+                    else ""
+                )
             )
         med = {name: statistics.median(values) for name, values in figures.items()}
         print(
@@ -471,7 +495,7 @@ def bench_export(args: argparse.Namespace) -> None:
             f"{med['free']:.1f} of {cores}, other jobs busy {med['others']:.1f}"
             + (
                 f"; evomerge {med['evomerge']:.2f} s, {med['evomerge'] / med['seconds']:.1f}x "
-                "the exporter's wall time"
+                f"the exporter's wall time, peak RSS {med['evomerge_rss']:.0f} MiB"
                 if evomerge
                 else ""
             )
@@ -672,7 +696,20 @@ def main() -> None:
         "--one-rollout", type=int, metavar="N", help="export one rollout of N branches instead"
     )
     parser.add_argument(
-        "--evomerge", metavar="PATH", help="a trace-pipeline checkout: time evomerge too"
+        "--evomerge",
+        metavar="PATH",
+        help="a trace-pipeline checkout: time evomerge's own export of the same file too",
+    )
+    parser.add_argument(
+        "--evomerge-python",
+        default=sys.executable,
+        metavar="PY",
+        help="the Python with evomerge's dependencies (default: this one)",
+    )
+    parser.add_argument(
+        "--evomerge-gate",
+        action="store_true",
+        help="give evomerge the same eval file (its contamination check on; slow)",
     )
     parser.add_argument(
         "--realistic-eval", action="store_true", help="export against realistic eval items"
