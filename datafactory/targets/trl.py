@@ -107,22 +107,49 @@ def tool_catalogue(specs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
     {"name", "description", "parameters"}}``; a bare function object (``{"name", ...}``) is
     wrapped. A missing ``description`` becomes ``""`` and missing ``parameters`` (or their
     ``properties``) empty: Hermes 3's template reads both unconditionally. Raises
-    ``ValueError`` for a spec without a name (the later of two specs of one name wins)."""
+    ``ValueError`` for a spec without a name, a second spec of a name, and a ``description``,
+    ``parameters`` or ``properties`` of the wrong type (none is changed or dropped silently)."""
     catalogue: dict[str, dict[str, Any]] = {}
+    first: dict[str, int] = {}
     for position, spec in enumerate(specs):
         given = spec.get("function", spec) if spec.get("type") == "function" else spec
         name = given.get("name") if isinstance(given, Mapping) else None
         if not isinstance(name, str) or not name:
             raise ValueError(f"tool spec {position}: no function name")
+        if name in first:
+            raise ValueError(
+                f"tool spec {position}: {name!r} again (first: tool spec {first[name]})"
+            )
+        first[name] = position
         function = dict(cast(Mapping[str, Any], given))
-        if not isinstance(function.get("description"), str):
+        if function.get("description") is None:  # absent or null
             function["description"] = ""
-        parameters = function.get("parameters")
-        parameters = dict(parameters) if isinstance(parameters, Mapping) else {"type": "object"}
+        if function.get("parameters") is None:
+            function["parameters"] = {"type": "object"}
+        problem = _spec_problem(function)
+        if problem is not None:
+            raise ValueError(f"tool spec {position} ({name}): {problem}")
+        parameters = function["parameters"]
+        parameters = dict(parameters)
         parameters.setdefault("properties", {})
         function["parameters"] = parameters
         catalogue[name] = {"type": "function", "function": function}
     return catalogue
+
+
+def _spec_problem(function: Mapping[str, Any]) -> str | None:
+    """What is of the wrong type in a tool's function object, or None."""
+    parameters = function["parameters"]
+    for key, value, kind, wanted in (
+        ("description", function["description"], str, "a string"),
+        ("parameters", parameters, Mapping, "a JSON object (a JSON Schema)"),
+    ):
+        if not isinstance(value, kind):
+            return f"{key} must be {wanted}, got {type(value).__name__}"
+    properties = parameters.get("properties", {})
+    if not isinstance(properties, Mapping):
+        return f"parameters.properties must be a JSON object, got {type(properties).__name__}"
+    return None
 
 
 class Turns(NamedTuple):

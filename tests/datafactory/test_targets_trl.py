@@ -387,3 +387,45 @@ def test_arguments_as_objects_decodes_arguments_and_tools_and_drops_nulls() -> N
         "reward": 0.5,
     }
     assert loaded["tools"] == '[{"type":"function","function":{"name":"a"}}]'  # not mutated
+
+
+@pytest.mark.parametrize(
+    ("specs", "message"),
+    [
+        (
+            [{"name": "read_file", "parameters": "notobj"}],
+            "tool spec 0 (read_file): parameters must be a JSON object (a JSON Schema), got str",
+        ),
+        (
+            [{"name": "grep", "parameters": {"type": "object", "properties": 5}}],
+            "tool spec 0 (grep): parameters.properties must be a JSON object, got int",
+        ),
+        (
+            [{"name": "grep", "description": ["Search."]}],
+            "tool spec 0 (grep): description must be a string, got list",
+        ),
+        (
+            [{"name": "grep"}, {"type": "function", "function": {"name": "grep"}}],
+            "tool spec 1: 'grep' again (first: tool spec 0)",
+        ),
+    ],
+)
+def test_a_tool_spec_is_never_changed_or_dropped_silently(
+    specs: list[dict[str, Any]], message: str
+) -> None:
+    with pytest.raises(ValueError) as caught:
+        tool_catalogue(specs)
+    assert str(caught.value) == message
+
+
+def test_null_description_and_parameters_are_absent_ones() -> None:
+    assert tool_catalogue([{"name": "grep", "description": None, "parameters": None}]) == {
+        "grep": {
+            "type": "function",
+            "function": {
+                "name": "grep",
+                "description": "",
+                "parameters": {"type": "object", "properties": {}},
+            },
+        }
+    }
