@@ -7,7 +7,8 @@ Normalisation, by Unicode's rules (shared by both sides and by ``n_gram_hash``):
 2. every ``Default_Ignorable_Code_Point`` and every format (Cf) character is *invisible*
    (U+200B, U+00AD, U+FEFF, variation selectors, tag characters, bidi controls, the Hangul
    fillers, ...): removed;
-3. combining marks (M*) are removed, so "café" is "cafe";
+3. combining marks (M*) are removed, so "café" is "cafe"; in a task they count as invisible
+   characters (below): one put where a space was hides nothing;
 4. every other character that is not a letter (L*) or a number (N*) is a word break:
    whitespace, punctuation (``_ - . /`` separate words), symbols (U+2800), controls;
 5. NFC puts back together what step 1 took apart (Hangul syllables), and the text is split
@@ -157,10 +158,10 @@ class _Table(dict[int, "int | None"]):
     def __missing__(self, codepoint: int) -> int | None:
         category = unicodedata.category(chr(codepoint))
         value: int | None
-        if category == "Cf" or is_default_ignorable(codepoint):
+        # A mark is dropped from the words as invisible characters are, and like them it may
+        # stand where a space was ("capital\u20ddof"): the pieces on each side are looked up.
+        if category == "Cf" or category[0] == "M" or is_default_ignorable(codepoint):
             value = ord(_INVISIBLE)
-        elif category[0] == "M":
-            value = None
         elif category[0] in "LN":
             value = codepoint
         else:

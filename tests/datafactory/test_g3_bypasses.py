@@ -147,6 +147,16 @@ def test_combining_marks_are_stripped() -> None:
     ]
 
 
+@pytest.mark.parametrize("codepoint", [0x20DD, 0x0488, 0x1AB0, 0x0301, 0x0903], ids=hex)
+def test_a_combining_mark_in_place_of_spaces_is_caught(index: EvalIndex, codepoint: int) -> None:
+    """A mark joins the letters around it once it is stripped; the pieces on each side of it
+    are looked up too, so one put where a space was hides nothing."""
+    task = "Quiz: " + chr(codepoint).join(WORDS) + "?"
+    assert _flagged(index, task) == [FIRST_GRAM]
+    accented = "Quiz: " + " ".join(w[0] + "\u0301" + w[1:] for w in WORDS)  # diacritics
+    assert _flagged(index, accented) == [FIRST_GRAM]
+
+
 def test_a_clean_task_is_not_flagged(index: EvalIndex) -> None:
     for task in (
         "Add a hello world button to the settings page of the web application",
