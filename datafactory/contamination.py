@@ -338,8 +338,11 @@ def read_eval_items(
 
 def _repeated_key(raw: bytes, names: Iterable[str]) -> str | None:
     """The first of ``names`` that is a key of the object twice, or None. Parsed again only
-    when a name is written twice somewhere in the line (a rare case)."""
-    wanted = [n for n in names if raw.count(orjson.dumps(n)) > 1]
+    when a name is written twice somewhere in the line, or a key may be written with escapes
+    (``"quest\\u0069on"`` is ``"question"``)."""
+    names = list(names)
+    escaped = b"\\u" in raw
+    wanted = [n for n in names if escaped or raw.count(orjson.dumps(n)) > 1]
     if not wanted:
         return None
     keys: list[list[str]] = []  # of each object, innermost first: the item's is the last

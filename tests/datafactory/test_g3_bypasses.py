@@ -222,6 +222,11 @@ def _twice(key: str, first: str, second: str) -> str:
         (_twice("question", QUESTION, "unrelated words here"), None, "question"),
         (_twice("prompt", "a b c", QUESTION), None, "prompt"),
         (_twice("body", "a", QUESTION), "body", "body"),
+        (
+            _twice("question", QUESTION, "x").replace('"question"', '"quest\\u0069on"', 1),
+            None,
+            "question",
+        ),
     ],
 )
 def test_an_eval_item_with_its_text_key_twice_is_an_input_error(
