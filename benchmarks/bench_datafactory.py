@@ -327,20 +327,44 @@ def run_exporter(
     return seconds, cpu, single, tree_kib
 
 
+# Runs a command and prints its figures. A child's peak RSS counts its parent's peak at the
+# fork (the kernel keeps the larger at exec), so the command is started from this small
+# process, not from the benchmark, which holds far more.
+PROBE = """
+import os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+print(child.pid, flush=True)
+_, status, usage = os.wait4(child.pid, 0)
+seconds = time.perf_counter() - start
+cpu = usage.ru_utime + usage.ru_stime
+print(seconds, cpu, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_measured(
     command: list[str], env: dict[str, str], cwd: Path
 ) -> tuple[float, float, int, int, int]:
     """(seconds, CPU seconds, peak RSS KiB of its largest process, peak RSS KiB of its process
-    tree, exit code) of one command. Its own rusage (``wait4``: the process and the children
-    it waited for), so one command's figures never include another's."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, env=env)
-    tree = TreeRss(process.pid)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    cpu = usage.ru_utime + usage.ru_stime
-    return seconds, cpu, usage.ru_maxrss, tree.stop(), process.returncode
+    tree, exit code) of one command, from its own rusage (``wait4``: the process and the
+    children it waited for), so one command's figures never include another's."""
+    probe = subprocess.Popen(
+        [sys.executable, "-c", PROBE, *command], cwd=cwd, env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert probe.stdout is not None
+    tree = TreeRss(int(probe.stdout.readline()))
+    figures = probe.stdout.readline().split()
+    probe.wait()
+    tree_kib = tree.stop()
+    if len(figures) != 4:
+        raise SystemExit(f"could not run {command[0]}")
+    seconds, cpu, single, code = (
+        float(figures[0]),
+        float(figures[1]),
+        int(figures[2]),
+        int(figures[3]),
+    )
+    return seconds, cpu, single, tree_kib, code
 
 
 def generate_one_rollout(path: Path, branches: int, seed: int) -> None:
