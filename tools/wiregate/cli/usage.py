@@ -38,28 +38,15 @@ class OneLineCommand(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except click.UsageError as exc:  # raised by the command itself
+        except click.UsageError as exc:  # raised by the command (or a group's subcommand)
             _refuse(self.program, exc)
 
 
-class OneLineGroup(click.Group):
+class OneLineGroup(OneLineCommand, click.Group):
     """Its subcommands are ``command_class``; a subclass for another program sets both."""
 
-    program = "wiregate"
     command_class = OneLineCommand
     group_class = type  # a subgroup is of the same class (click's convention)
-
-    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
-        try:
-            return super().make_context(*args, **kwargs)
-        except click.UsageError as exc:
-            _refuse(self.program, exc)
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:  # raised by the group or a subcommand
-            _refuse(self.program, exc)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
