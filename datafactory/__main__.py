@@ -34,9 +34,14 @@ def command() -> None:
 
         ingest(prog_name="datafactory")
         return
+    from datafactory import interrupts
     from datafactory.cli import main
 
-    main(prog_name="datafactory")
+    interrupts.own_process()
+    try:
+        main(prog_name="datafactory")
+    finally:
+        interrupts.exiting()
 
 
 if __name__ == "__main__":

@@ -293,7 +293,7 @@ def main(
         card=not no_card,
         license=license_,
     )
-    with interrupts.handled(command=True):  # a late signal is one line too, or none once done
+    with interrupts.handled():  # the whole command: a late signal is one line too
         _main(settings, rejects)
 
 

@@ -6,15 +6,20 @@ ignored, so the clean-up it starts (temporary outputs, the spill directory, the 
 runs to its end. Inside ``deferred()`` (creating or removing a temporary file, the renames of
 the commit) a signal is held until the block ends, so no temporary file is created unseen or
 left half removed. Once the outputs are committed (``finished()``), signals change nothing:
-the run has done its work. For a command (``handled(command=True)``) that stays so until the
-process exits: restored handlers would make a late signal exit 130 / 143 ("nothing written")
-after the outputs were replaced, and during interpreter shutdown Python resets them to the
-default action, which kills the process silently.
+the run has done its work. When the command is the process (``own_process()``, called by its
+entry point), a signal after that ends it at once with exit 0, and ``exiting()`` ignores
+signals for the interpreter's shutdown: restored handlers would make a late signal exit
+130 / 143 ("nothing written") after the outputs were replaced, and during shutdown Python
+resets its handlers to the default action, which kills the process without a word. A caller
+of the library (a test runner, ``export()``) gets its own handlers back as they were.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,12 +27,13 @@ from types import FrameType
 
 from wiregate.cli.signals import Terminated  # the one SIGTERM exception of every command
 
-__all__ = ["Terminated", "deferred", "finished", "handled"]
+__all__ = ["Terminated", "deferred", "exiting", "finished", "handled", "own_process"]
 
 _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class _State:
+    process = False  # the command is the whole process (its entry point said so)
     active = False
     depth = 0  # nested deferred() blocks
     pending: BaseException | None = None
@@ -49,11 +55,19 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise exc
 
 
+def own_process() -> None:
+    """The command is the process: after its outputs are in place, a signal exits 0."""
+    _STATE.process = True
+
+
+def _done(signum: int, frame: FrameType | None) -> None:
+    os._exit(0)  # the outputs are in place: nothing to undo, nothing to say
+
+
 @contextmanager
-def handled(*, command: bool = False) -> Iterator[None]:
+def handled() -> Iterator[None]:
     """Signals raise for the length of the block (main thread only; nested blocks share
-    the outermost one). ``command``: the block is the process's work; once it has
-    ``finished()``, the signals stay ignored after the block, until the process exits."""
+    the outermost one)."""
     if _STATE.active or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -65,7 +79,7 @@ def handled(*, command: bool = False) -> Iterator[None]:
         yield
     finally:
         for number, handler in previous.items():
-            signal.signal(number, signal.SIG_IGN if command and _STATE.done else handler)
+            signal.signal(number, _done if _STATE.process and _STATE.done else handler)
         _STATE.active, _STATE.pending = False, None
 
 
@@ -80,6 +94,19 @@ def deferred() -> Iterator[None]:
         if not _STATE.depth and _STATE.pending is not None:
             exc, _STATE.pending = _STATE.pending, None
             raise exc
+
+
+def exiting() -> None:
+    """The command's last step, when it is the process: what it printed goes out (a signal
+    while a full pipe blocks that still ends it, with exit 0), then signals are ignored
+    while the interpreter shuts down."""
+    if not (_STATE.process and _STATE.done):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    for number in _SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
 
 
 def finished() -> None:

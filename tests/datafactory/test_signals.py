@@ -13,7 +13,9 @@ from pathlib import Path
 
 import orjson
 import pytest
+from click.testing import CliRunner
 
+from datafactory.cli import main
 from tests.datafactory.helpers import TWO_CPUS, branch
 
 ROLLOUTS = 60_000
@@ -152,3 +154,15 @@ def test_a_signal_after_the_outputs_are_in_place_changes_nothing(tmp_path: Path,
     assert (done.returncode, done.stderr) == (0, "")
     assert len((out / "ppo.jsonl").read_bytes().splitlines()) == 2
     assert sorted(p.name for p in out.iterdir()) == ["ppo.jsonl"]
+
+
+def test_the_command_run_in_process_gives_the_handlers_back(tmp_path: Path) -> None:
+    """Only the command's own process keeps signals away once it is done: a caller that runs
+    it in process (a test runner) gets its handlers back, and so do the programs it starts."""
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(orjson.dumps(branch("r-1", 0)) + b"\n")
+    before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM))
+    argv = ["--input", str(data), "--allow-missing-g3", "--format", "ppo"]
+    result = CliRunner().invoke(main, [*argv, "--output-ppo", str(tmp_path / "p.jsonl")])
+    assert result.exit_code == 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before
