@@ -6,7 +6,10 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +168,23 @@ def test_json_lines_on_stdin_are_streamed_not_read_whole(monkeypatch: pytest.Mon
     assert (report.records, report.invalid) == (5000, 1)
     assert len(data) > 1_000_000
     assert taken_at_first_problem[0] <= 64 * 1024  # the third line, from the first buffers
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_json_report_is_whole_or_absent_when_interrupted(tmp_path: Path, signum: int) -> None:
+    """The JSON report is one document: a signal halfway leaves nothing on stdout (the text
+    report prints each problem as it is found)."""
+    wiregate = Path(sys.executable).with_name("wiregate")
+    process = subprocess.Popen(
+        [str(wiregate), "validate", "--format", "json", "-"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path,
+    )  # fmt: skip
+    assert process.stdin is not None
+    process.stdin.write(b'{"record_type": "nope"}\n' * 2000)
+    process.stdin.flush()
+    time.sleep(1.0)  # started and reading (a signal while starting gives the same outcome)
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=30)
+    code = 130 if signum == signal.SIGINT else 143
+    word = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert (process.returncode, stdout, stderr) == (code, b"", f"wiregate: {word}\n".encode())

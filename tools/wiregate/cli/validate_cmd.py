@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
+from typing import IO
 
 import click
 
@@ -49,16 +52,23 @@ def validate_command(
     from wiregate.validation import FileProblem, validate_files
 
     contract = pass_contract(ctx)
-    writer = STREAMING_REPORTERS[output_format]()  # each problem printed as it is found
+    writer = STREAMING_REPORTERS[output_format]()
+    # Text goes out as each problem is found. One JSON document goes out whole or not at all
+    # (an error or a signal halfway must not leave half a document): its problems wait in a
+    # spooled file, in memory up to a few MB, then on disk, so memory stays bounded.
+    with tempfile.SpooledTemporaryFile(max_size=8 << 20, mode="w+", encoding="utf-8") as held:
+        out: IO[str] = held if output_format == "json" else sys.stdout
 
-    def on_problem(problem: FileProblem) -> None:
-        sys.stdout.write(writer.problem(problem))
+        def on_problem(problem: FileProblem) -> None:
+            out.write(writer.problem(problem))
 
-    try:
-        report = validate_files(list(files), record, ValidatorSet(contract), on_problem)
-    except (ContractError, UserError) as exc:
-        fail(str(exc))
-        return
+        try:
+            report = validate_files(list(files), record, ValidatorSet(contract), on_problem)
+        except (ContractError, UserError) as exc:
+            fail(str(exc))
+            return
+        held.seek(0)
+        shutil.copyfileobj(held, sys.stdout)
     sys.stdout.write(writer.end(report))
     for message in report.file_errors:
         click.echo(f"wiregate: error: {message}", err=True)
