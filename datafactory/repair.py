@@ -251,7 +251,7 @@ def normalise_line(raw: bytes, validators: ValidatorSet, sft: bool = False) -> N
             raise Reject("invalid-utf8", f"not valid UTF-8 at byte {uexc.start}") from None
         if _at_non_finite(text, exc.pos):
             raise Reject("invalid-json", f"NaN and Infinity are not JSON: {reason}") from None
-        beyond = beyond_reach(exc)
+        beyond = beyond_reach(raw, exc)
         if beyond is not None:  # valid JSON; an integer is named as the 30-digit ones are
             wide = wide_integer(raw)
             detail = f"integer {wide} does not fit in 64 bits" if wide else f"{beyond}: {reason}"

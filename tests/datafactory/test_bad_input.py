@@ -74,6 +74,8 @@ def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
     assert record.startswith(b'{"schema_version"')
     odd = [b'{"x":1e400,' + record[1:], b'{"x":' + b"9" * 400 + b"," + record[1:]]
     odd.append(b'{"x":' + b"[" * 2000 + b"]" * 2000 + b"," + record[1:])
+    # Damaged after what orjson stops at: invalid, whatever came first.
+    odd += [b'{"x":1e400,' + record[1:-20], b'{"x":' + b"[" * 2000 + b"]" * 1999 + b"}"]
     path = tmp_path / "in.jsonl"
     path.write_bytes(GOOD + b"".join(line + b"\n" for line in odd))
     run = run_cli(path)
@@ -85,6 +87,8 @@ def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
         (3, "unsupported-value", f"integer {'9' * 400} does not fit in 64 bits"),
         (4, "unsupported-value", "nested deeper than 1,024 levels: depth limit exceeded: "
          "line 1 column 1030 (char 1029)"),
+        (5, "invalid-json", "number is infinity when parsed as double: line 1 column 6 (char 5)"),
+        (6, "invalid-json", "depth limit exceeded: line 1 column 1030 (char 1029)"),
     ]  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", "from wiregate.cli import main; main()", "validate", str(path)],

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import stat
 import sys
@@ -187,10 +188,41 @@ _BEYOND = {
 }
 
 
-def beyond_reach(exc: orjson.JSONDecodeError) -> str | None:
-    """Why JSON that orjson refused is valid but cannot be read (said plainly), or None when
-    the refusal is of JSON that is not valid."""
-    return _BEYOND.get(str(exc).split(":", 1)[0])
+# Nesting the standard library's parser is allowed to follow when it confirms such a line.
+_CONFIRM_DEPTH = 3_000
+
+
+def beyond_reach(data: bytes, exc: orjson.JSONDecodeError) -> str | None:
+    """Why ``data``, which orjson refused, is valid JSON that cannot be read (said plainly), or
+    None when it is not valid JSON (orjson stops at the first problem it meets, so the rest of
+    the line is checked by the standard library's parser, which reads any number)."""
+    reason = _BEYOND.get(str(exc).split(":", 1)[0])
+    return reason if reason is not None and _valid_json(data) else None
+
+
+def _valid_json(data: bytes) -> bool:
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    def parse() -> None:
+        json.loads(data, parse_int=len, parse_float=len, parse_constant=refuse)
+
+    try:
+        parse()
+    except RecursionError:
+        if data.count(b"[") + data.count(b"{") > _CONFIRM_DEPTH:
+            return False  # too deep to confirm here: said to be invalid, never to be valid
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(limit + _CONFIRM_DEPTH)
+        try:
+            parse()
+        except (ValueError, RecursionError):
+            return False
+        finally:
+            sys.setrecursionlimit(limit)
+    except ValueError:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return False
+    return True
 
 
 def _why_not_json(data: bytes, exc: orjson.JSONDecodeError) -> str:
@@ -201,7 +233,7 @@ def _why_not_json(data: bytes, exc: orjson.JSONDecodeError) -> str:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return "not valid UTF-8"
-    beyond = beyond_reach(exc)
+    beyond = beyond_reach(data, exc)
     if beyond is not None:
         return f"valid JSON that cannot be read exactly: {beyond} ({exc.msg} at char {exc.pos})"
     return f"not valid JSON: {exc}"
