@@ -297,15 +297,40 @@ class _Encoded:
         return data[:size]
 
 
+# What orjson will not write but JSON can say: written by the standard library instead.
+_JSON_CAN_SAY = (
+    "Integer exceeds 64-bit range",
+    "Recursion limit reached",
+    "str is not valid UTF-8",
+)
+
+
 def _json_line(value: Any) -> bytes:
     """``value`` as the line a file would hold. What orjson will not write but JSON can say (an
-    integer past 64 bits, nesting past 254, a lone surrogate, escaped) is written by the
+    integer past 64 bits, nesting past 254 levels, a lone surrogate, escaped) is written by the
     standard library, so the run judges that line as the command judges it in a file (a
-    reject, not an error that stops the run); what is no JSON value (a set, bytes) raises."""
+    reject, not an error that stops the run). What is no JSON value (a set, bytes, a key that
+    is not a string) raises, and so does nesting past the standard library's own limit."""
     try:
         return orjson.dumps(value) + b"\n"
-    except orjson.JSONEncodeError:
+    except orjson.JSONEncodeError as exc:
+        if not str(exc).startswith(_JSON_CAN_SAY):
+            raise
+        _check_keys(value)  # the standard library would turn 1 into "1" without a word
         return json.dumps(value, allow_nan=False).encode() + b"\n"
+
+
+def _check_keys(value: Any) -> None:
+    """TypeError if an object anywhere in ``value`` has a key that is not a string."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            if not all(isinstance(key, str) for key in item):
+                raise TypeError("Dict key must be str")
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
 
 
 def _stream_chunks(

@@ -221,11 +221,19 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
     [
         (
             [{"a": {1, 2}}],
-            "<records>:1: not a JSON value: Object of type set is not JSON serializable",
+            "<records>:1: not a JSON value: Type is not JSON serializable: set",
         ),
         (
             [PAIR[0], b"bytes"],
             "<records>:2: not a JSON value: <class 'bytes'> is not a generated wire model",
+        ),
+        (
+            [dict(PAIR[0], seed=2**70, extra={1: "a"})],
+            "<records>:1: not a JSON value: Dict key must be str",
+        ),
+        (
+            [{"a": _nested(2000)}],
+            "<records>:1: not a JSON value: maximum recursion depth exceeded while encoding a JSON object",
         ),
         (42, "export needs an iterable of records, got int"),
         ({"rollout_id": "r"}, "export needs an iterable of records, got dict"),
