@@ -11,8 +11,9 @@ Normalisation, by Unicode's rules (shared by both sides and by ``n_gram_hash``):
    characters (below): one put where a space was hides nothing;
 4. every other character that is not a letter (L*) or a number (N*) is a word break:
    whitespace, punctuation (``_ - . /`` separate words), symbols (U+2800), controls;
-5. NFC puts back together what step 1 took apart (Hangul syllables), and the text is split
-   into words.
+5. with the invisible characters out, NFC puts back together what step 1 took apart
+   (Hangul syllables, also those an invisible character or a mark split), and the text is
+   split into words.
 
 ASCII text takes a fast path with the same result (NFKC changes nothing, case folding is
 ``lower()``, no ASCII character is invisible or a mark, and the letters and numbers are
@@ -179,20 +180,24 @@ _ASCII_WORD_CHAR = re.compile(r"[A-Za-z0-9]")
 
 
 def _prepare(text: str) -> str:
-    """``text`` after steps 1-5 (module docstring), words separated by spaces, each
-    invisible character replaced by ``_INVISIBLE``."""
+    """``text`` after steps 1-4 (module docstring), words separated by spaces, each
+    invisible character replaced by ``_INVISIBLE``; not composed yet (step 5, ``_composed``):
+    letters an invisible character separates compose once it is out (Hangul jamo)."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
-    kept = folded.translate(_TABLE)
-    return kept if kept.isascii() else unicodedata.normalize("NFC", kept)
+    return folded.translate(_TABLE)
+
+
+def _composed(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def _normalise_unicode(text: str) -> list[str]:
     """``normalise_words`` without the ASCII fast path (tests compare the two)."""
     folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
-    kept = unicodedata.normalize("NFC", folded.translate(_TABLE))
-    return kept.replace(_INVISIBLE, "").split()
+    kept = folded.translate(_TABLE).replace(_INVISIBLE, "")
+    return unicodedata.normalize("NFC", kept).split()
 
 
 def normalise_words(text: str) -> list[str]:
@@ -200,7 +205,7 @@ def normalise_words(text: str) -> list[str]:
     prepared = _prepare(text)
     if _INVISIBLE in prepared:
         prepared = prepared.replace(_INVISIBLE, "")
-    return prepared.split()
+    return _composed(prepared).split()
 
 
 def task_words(text: str) -> tuple[list[str], list[list[str]] | None]:
@@ -208,9 +213,10 @@ def task_words(text: str) -> tuple[list[str], list[list[str]] | None]:
     character, else its words split at them too, one list per run between breaks."""
     prepared = _prepare(text)
     if _INVISIBLE not in prepared:
-        return prepared.split(), None
+        return _composed(prepared).split(), None
+    # Pieces stay decomposed: a run of them is composed when it is looked up (``_runs``).
     pieces = [[p for p in run.split(_INVISIBLE) if p] for run in prepared.split()]
-    return prepared.replace(_INVISIBLE, "").split(), [run for run in pieces if run]
+    return _composed(prepared.replace(_INVISIBLE, "")).split(), [run for run in pieces if run]
 
 
 def _has_word(text: str) -> bool:
@@ -659,8 +665,10 @@ class EvalIndex:
                     break
                 split = split or after_invisible
                 ends_split = at + 1 < end and flat[at + 1][2]
-                if (split or ends_split) and lengths[len(letters)]:
-                    yield letters
+                if split or ends_split:
+                    run = _composed(letters)
+                    if lengths[len(run)]:
+                        yield run
 
     def confirm(self, candidates: Iterable[str]) -> dict[str, tuple[str, str]]:
         """Each candidate (``candidates``' letters) that some eval item really holds -> (the

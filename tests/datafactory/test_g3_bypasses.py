@@ -157,6 +157,17 @@ def test_a_combining_mark_in_place_of_spaces_is_caught(index: EvalIndex, codepoi
     assert _flagged(index, accented) == [FIRST_GRAM]
 
 
+@pytest.mark.parametrize("between", ["\u0301", "\u200b", "\u20dd"], ids=["mark", "ZWSP", "Me"])
+def test_a_syllable_split_by_an_invisible_character_is_put_back_together(between: str) -> None:
+    """Decomposed Hangul jamo with a mark or an invisible character between them compose to
+    the syllable once it is out; the run of pieces is composed before it is looked up."""
+    question = "\uac00\ub098\ub2e4 \uc218\ub3c4\ub294 \uc5b4\ub514\uc785\ub2c8\uae4c"
+    index = _index(question)
+    task = "\u1100" + between + "\u1161\u1102\u1161\u1103\u1161 " + question.split(" ", 1)[1]
+    assert normalise_words(task) == question.split()
+    assert _flagged(index, task) == [("r", "e1", question)]
+
+
 def test_a_clean_task_is_not_flagged(index: EvalIndex) -> None:
     for task in (
         "Add a hello world button to the settings page of the web application",
