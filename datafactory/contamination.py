@@ -329,7 +329,10 @@ def read_eval_items(
             raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
         if not isinstance(value, dict):
             raise UserError(f"{path}:{number}: eval item is not a JSON object")
-        repeated = _repeated_key(raw, (field_name,) if field_name else EVAL_TEXT_FIELDS)
+        try:
+            repeated = _repeated_key(raw, (field_name,) if field_name else EVAL_TEXT_FIELDS)
+        except UserError as exc:
+            raise UserError(f"{path}:{number}: {exc}") from None
         if repeated is not None:  # JSON keeps the last: the first text would go unchecked
             raise UserError(f"{path}:{number}: eval item has the key {repeated!r} twice")
         text = _item_text(value, field_name)
@@ -345,9 +348,10 @@ def read_eval_items(
 def _repeated_key(raw: bytes, names: Iterable[str]) -> str | None:
     """The first of ``names`` that is a key of the object twice, or None. Parsed again only
     when a name is written twice somewhere in the line, or a key may be written with escapes
-    (``"quest\\u0069on"`` is ``"question"``)."""
+    (``"quest\\u0069on"`` is ``"question"``). An item nested past the standard library's
+    limit cannot be checked: ``UserError``."""
     names = list(names)
-    escaped = b"\\u" in raw
+    escaped = b"\\" in raw
     wanted = [n for n in names if escaped or raw.count(orjson.dumps(n)) > 1]
     if not wanted:
         return None
@@ -359,8 +363,8 @@ def _repeated_key(raw: bytes, names: Iterable[str]) -> str | None:
 
     try:
         json.loads(raw, object_pairs_hook=pairs)
-    except RecursionError:  # nested past the standard library's limit: orjson read it once
-        return None
+    except RecursionError:
+        raise UserError("eval item nested too deep to check its keys") from None
     return next((n for n in wanted if keys[-1].count(n) > 1), None)
 
 

@@ -252,6 +252,15 @@ def test_an_eval_item_with_its_text_key_twice_is_an_input_error(
     assert str(caught.value) == f"{path}:2: eval item has the key {name!r} twice"
 
 
+def test_an_eval_item_too_deep_to_check_its_keys_is_an_input_error(tmp_path: Path) -> None:
+    path = tmp_path / "eval.jsonl"
+    deep = "[" * 1000 + "]" * 1000
+    path.write_text(_twice("question", QUESTION, "zz")[:-1] + f', "d": {deep}}}\n')
+    with pytest.raises(UserError) as caught:
+        list(read_eval_items(str(path)))
+    assert str(caught.value) == f"{path}:1: eval item nested too deep to check its keys"
+
+
 def test_a_text_key_twice_in_a_nested_object_is_not_the_items(tmp_path: Path) -> None:
     path = tmp_path / "eval.jsonl"
     nested = '{"id": 1, "meta": {"question": 1, "question": 2}, "question": '
