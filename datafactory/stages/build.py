@@ -72,6 +72,7 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
     files = group.SpillFiles(directory)
     names = sorted(worker.ctx.formats)
     outputs = {n: _Lines(os.path.join(directory, f"out-{partition:04d}.{n}")) for n in names}
+    failed: list[OSError] = []
     try:
         for rollout_id, entries in group.read_partition(directory, partition):
             branches, layer2, duplicates = group.split_rollout(entries)
@@ -95,8 +96,13 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
                 rollout.build(rollout_id, branches, layer2, result)
     finally:
         files.close()
-        for lines in outputs.values():
-            lines.close()
+        for lines in outputs.values():  # every one closed; a failure raised after
+            try:
+                lines.close()
+            except OSError as exc:
+                failed.append(exc)
+    if failed:  # (an exception already on its way is not replaced by it)
+        raise failed[0]
     result.outputs = {name: (lines.path, lines.count) for name, lines in outputs.items()}
     return result
 

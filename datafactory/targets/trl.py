@@ -131,7 +131,8 @@ def tool_catalogue(specs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
             raise ValueError(f"tool spec {position} ({name}): {problem}")
         parameters = function["parameters"]
         parameters = dict(parameters)
-        parameters.setdefault("properties", {})
+        if parameters.get("properties") is None:  # absent or null
+            parameters["properties"] = {}
         function["parameters"] = parameters
         catalogue[name] = {"type": "function", "function": function}
     return catalogue
@@ -146,8 +147,8 @@ def _spec_problem(function: Mapping[str, Any]) -> str | None:
     ):
         if not isinstance(value, kind):
             return f"{key} must be {wanted}, got {type(value).__name__}"
-    properties = parameters.get("properties", {})
-    if not isinstance(properties, Mapping):
+    properties = parameters.get("properties")
+    if properties is not None and not isinstance(properties, Mapping):
         return f"parameters.properties must be a JSON object, got {type(properties).__name__}"
     return None
 

@@ -429,3 +429,11 @@ def test_null_description_and_parameters_are_absent_ones() -> None:
             },
         }
     }
+
+
+def test_null_properties_are_absent_ones() -> None:
+    spec = {"name": "grep", "parameters": {"type": "object", "properties": None}}
+    assert tool_catalogue([spec])["grep"]["function"]["parameters"] == {
+        "type": "object",
+        "properties": {},
+    }
