@@ -333,8 +333,9 @@ def _check_distinct_files(settings: Settings) -> None:
                 Given(first),
                 f" {first_path}",
             )
-        folder = folders.get(identity(os.path.dirname(path) or "."))
-        if folder is not None and is_input_name(os.path.basename(path)):
+        real = os.path.realpath(path)  # where it is written (a symlink replaces its target)
+        folder = folders.get(identity(os.path.dirname(real)))
+        if folder is not None and is_input_name(os.path.basename(real)):
             raise SettingError(
                 setting,
                 Given(setting),

@@ -146,6 +146,11 @@ def test_an_output_may_not_be_an_input_the_eval_file_or_another_output(
             "would read as inputs",
         ),
         (
+            ["--manifest", "link-into-dir"],
+            "--manifest link-into-dir is in --input dir, whose *.jsonl files the next run "
+            "would read as inputs",
+        ),
+        (
             ["--rejects", "./dir/../dir/r.jsonl.gz"],
             "--rejects ./dir/../dir/r.jsonl.gz is in --input dir, whose *.jsonl files the next "
             "run would read as inputs",
@@ -156,6 +161,7 @@ def test_a_new_output_a_later_run_would_read_as_an_input_is_refused(
     work: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], line: str
 ) -> None:
     monkeypatch.chdir(work)
+    (work / "link-into-dir").symlink_to(work / "dir" / "later.jsonl")  # dangling until written
     before = _tree(work)
     defaults = ["--input", "dir", "--allow-missing-g3", "--output-dpo", "out/d.jsonl"]
     code, stdout, stderr = _invoke(*defaults, "--output-ppo", "out/p.jsonl", *args)
