@@ -54,7 +54,7 @@ import time
 from collections.abc import Callable
 from itertools import accumulate
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
@@ -123,9 +123,21 @@ def _branch(rng: random.Random, rollout: int, task: str, index: int) -> dict[str
     }
 
 
-def generate(path: Path, records: int, seed: int) -> None:
+#: The producer's camelCase event data (``tool_call:camelcase_data``), as evomerge reads it.
+_CAMEL = {"name": "toolName", "call_id": "callId"}
+
+
+def _camel_events(branch: dict[str, object]) -> dict[str, object]:
+    for event in cast(list[dict[str, dict[str, object]]], branch["tool_call_sequence"]):
+        event["data"] = {_CAMEL.get(key, key): value for key, value in event["data"].items()}
+    return branch
+
+
+def generate(path: Path, records: int, seed: int, camel: bool = False) -> None:
     """``records`` branch records, 4 per rollout, written in shuffled windows of 4,096
-    records so the branches of a rollout are not next to each other."""
+    records so the branches of a rollout are not next to each other; ``camel``: their tool
+    events in the producer's camelCase form (``toolName``, ``callId``), which the exporter
+    repairs and evomerge reads as it is."""
     rng = random.Random(seed)
     window: list[bytes] = []
     with path.open("wb") as handle:
@@ -133,7 +145,8 @@ def generate(path: Path, records: int, seed: int) -> None:
             rollout, index = divmod(number, 4)
             if index == 0:
                 task = _sentence(rng, WORDS, 10, 24)
-            window.append(orjson.dumps(_branch(rng, rollout, task, index)) + b"\n")
+            branch = _branch(rng, rollout, task, index)
+            window.append(orjson.dumps(_camel_events(branch) if camel else branch) + b"\n")
             if len(window) == 4096:
                 rng.shuffle(window)
                 handle.writelines(window)
@@ -416,7 +429,7 @@ def _generate_inputs(args: argparse.Namespace, work: Path) -> tuple[Path, Path, 
         generate_one_rollout(data, args.one_rollout, args.seed)
         records = args.one_rollout
     else:
-        generate(data, args.records, args.seed)
+        generate(data, args.records, args.seed, args.camel_case_events)
         records = args.records
     if args.realistic_eval:
         generate_realistic_eval(eval_path, args.eval_items, args.seed)
@@ -729,6 +742,12 @@ def main() -> None:
         default=sys.executable,
         metavar="PY",
         help="the Python with evomerge's dependencies (default: this one)",
+    )
+    parser.add_argument(
+        "--camel-case-events",
+        action="store_true",
+        help="tool events as the producer writes them (toolName, callId): the exporter "
+        "repairs them, evomerge reads them (without, evomerge drops every tool turn)",
     )
     parser.add_argument(
         "--evomerge-gate",
