@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TypeAlias, TypeVar
+from types import GenericAlias
+from typing import Any, TypeAlias, TypeVar
 
 import msgspec
 
@@ -69,6 +70,7 @@ PpoTrainingJson: TypeAlias = _training_json.PpoTrainingRecord
 BranchFactsJson: TypeAlias = _training_json.BranchFacts
 
 __all__ = [
+    "CAMELCASE_EVENTS",
     "NO_EXTRA",
     "BranchFacts",
     "BranchFactsJson",
@@ -109,6 +111,7 @@ __all__ = [
     "decode_dpo_training",
     "decode_ppo_record",
     "decode_ppo_training",
+    "decode_produced_branch",
     "decode_sft_training",
     "decode_tree",
     "decode_trl_kto",
@@ -146,7 +149,7 @@ def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
     or UTF-8, an integer of 19 digits or more (or 19 digits in a string), 254 brackets or
     more, and every line of a record type whose Structs cannot carry each of its schema's
     constraints (``INEXACT``)."""
-    if cls.__name__ in INEXACT:
+    if any(base.__name__ in INEXACT for base in cls.__mro__):
         return _never
     decoder = msgspec.json.Decoder(cls)
     wide, shape = _WIDE_RUN, _SHAPE
@@ -169,6 +172,40 @@ def _never(_line: bytes) -> None:
 
 
 decode_branch = fast_decoder(RolloutBranchRecord)
+
+
+def _as_produced(cls: type[msgspec.Struct], fields: list[Any], **config: Any) -> Any:
+    """A subclass of ``cls`` with ``fields`` declared again: the same type to every reader of
+    its attributes, read from other keys (``rename`` covers only the fields it declares)."""
+    name = f"{cls.__name__}AsProduced"
+    return msgspec.defstruct(name, fields, bases=(cls,), kw_only=True, **config)
+
+
+#: The producer's camelCase tool events (``{"toolName", "args", "callId"}``), which the
+#: validating path repairs by renaming (``tool_call:camelcase_data``): read here under those
+#: keys instead, into the canonical types. A record with any other repair still defers.
+_ProducedEventData = _as_produced(
+    ToolEventData,
+    [(f.name, f.type, f.default) for f in msgspec.structs.fields(ToolEventData)],
+    rename={"name": "toolName", "call_id": "callId"},
+)
+_ProducedEvent = _as_produced(ToolCallEvent, [("data", _ProducedEventData)])
+_ProducedBranch = _as_produced(
+    RolloutBranchRecord, [("tool_call_sequence", GenericAlias(list, (_ProducedEvent,)))]
+)
+CAMELCASE_EVENTS = "tool_call:camelcase_data"
+_PRODUCER_KEYS = (b'"toolName"', b'"callId"')
+_decode_produced: Callable[[bytes], RolloutBranchRecord | None] = fast_decoder(_ProducedBranch)
+
+
+def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
+    """``decode_branch`` of a line whose tool events carry the producer's camelCase keys, and
+    only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise."""
+    if not any(key in line for key in _PRODUCER_KEYS):
+        return None
+    return _decode_produced(line)
+
+
 decode_tree = fast_decoder(RolloutTreeRecord)
 decode_dpo_record = fast_decoder(DpoRecord)
 decode_ppo_record = fast_decoder(PpoRecord)

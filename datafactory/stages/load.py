@@ -27,11 +27,13 @@ from datafactory.pairs import (
 )
 from datafactory.rank import MAX_TOTAL, BranchScore
 from datafactory.records import (
+    CAMELCASE_EVENTS,
     BranchJson,
     DpoRecordJson,
     PpoRecordJson,
     RolloutBranchRecord,
     decode_branch,
+    decode_produced_branch,
 )
 from datafactory.repair import (
     BRANCH,
@@ -67,6 +69,7 @@ __all__ = [
 _MESSAGES = b'"messages":'
 _AFTER_MESSAGES = b',"reward":'
 _CLAMPED = ("reward:clamped",)
+_CAMELCASE = (CAMELCASE_EVENTS,)
 
 
 class OutputInvalidError(Exception):
@@ -193,13 +196,19 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
         try:
             if over:  # only its head was read: the rejects file gets that and its length
                 raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
-            # The fast path: a valid branch that needs no repair (``records.fast_decoder``).
+            # The fast path: a valid branch that needs no repair (``records.fast_decoder``),
+            # or whose one repair is the producer's camelCase tool events (layer3: the trl
+            # target's build stage reads the spilled input line itself).
             typed = decode_branch(line) if worker.typed else None
+            produced = typed is None and worker.typed and not worker.trl
+            typed = decode_produced_branch(line) if produced else typed
             if typed is not None:
                 item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
                 spilled.append(item)
                 acc.valid += 1
                 acc.by_type[BRANCH] += 1
+                if produced:
+                    acc.repaired.update(_CAMELCASE)
                 if not 0 <= typed.total_score <= MAX_TOTAL:  # counted as the normaliser does
                     acc.repaired.update(_CLAMPED)
                 continue

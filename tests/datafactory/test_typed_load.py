@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from contracts import BUNDLED_DIR
-from datafactory.records import decode_branch
+from datafactory.records import decode_branch, decode_produced_branch
 from tests.datafactory.helpers import Run, RunCli, branch, write_jsonl
 
 OUTPUTS = ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")
@@ -84,9 +84,20 @@ def _records(seed: int) -> list[Any]:
                 record["extra"] = 1  # an unknown key: the fast path defers
             elif roll < 0.4:
                 record["branch_index"] = float(b)  # 1.0 for an integer: deferred, accepted
+            elif roll < 0.6:  # the producer's camelCase events: read as produced (layer3)
+                _camel_case(record, every=roll < 0.55)
             records.append(record)
     records += [records[2], {"rollout_id": "r-x", "task": 5}, [1, 2]]
     return records
+
+
+def _camel_case(record: dict[str, Any], every: bool) -> None:
+    """The producer's keys in each event's data (``every``), or in the first one only (a mix,
+    which the fast path leaves to the validating path)."""
+    for number, event in enumerate(record["tool_call_sequence"]):
+        if every or number == 0:
+            keys = {"name": "toolName", "call_id": "callId"}
+            event["data"] = {keys.get(k, k): v for k, v in event["data"].items()}
 
 
 #: The trl target, its dataset card left out (it names the output directory).
@@ -102,6 +113,7 @@ def test_fast_path_writes_what_the_validating_path_writes(
     lines = data.read_bytes().splitlines()
     taken = sum(decode_branch(line) is not None for line in lines)
     assert 20 < taken < len(lines) - 10  # both paths are taken
+    assert sum(decode_produced_branch(line) is not None for line in lines) >= 3
     fast = run_cli(data, args=target)
     checked = run_cli(data, args=(*target, "--contract", str(BUNDLED_DIR)))
     _same_outputs(fast, checked)
