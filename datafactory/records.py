@@ -121,6 +121,7 @@ __all__ = [
     "encode",
     "fast_decoder",
     "from_wire",
+    "may_be_produced",
     "to_wire",
 ]
 
@@ -198,12 +199,15 @@ _PRODUCER_KEYS = (b'"toolName"', b'"callId"')
 _decode_produced: Callable[[bytes], RolloutBranchRecord | None] = fast_decoder(_ProducedBranch)
 
 
+def may_be_produced(line: bytes) -> bool:
+    """Whether the line holds a key of the producer's camelCase tool events (a cheap look)."""
+    return _PRODUCER_KEYS[0] in line or _PRODUCER_KEYS[1] in line
+
+
 def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
     """``decode_branch`` of a line whose tool events carry the producer's camelCase keys, and
     only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise."""
-    if not any(key in line for key in _PRODUCER_KEYS):
-        return None
-    return _decode_produced(line)
+    return _decode_produced(line) if may_be_produced(line) else None
 
 
 decode_tree = fast_decoder(RolloutTreeRecord)

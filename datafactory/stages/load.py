@@ -34,6 +34,7 @@ from datafactory.records import (
     RolloutBranchRecord,
     decode_branch,
     decode_produced_branch,
+    may_be_produced,
 )
 from datafactory.repair import (
     BRANCH,
@@ -199,9 +200,13 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             # The fast path: a valid branch that needs no repair (``records.fast_decoder``),
             # or whose one repair is the producer's camelCase tool events (layer3: the trl
             # target's build stage reads the spilled input line itself).
-            typed = decode_branch(line) if worker.typed else None
-            produced = typed is None and worker.typed and not worker.trl
-            typed = decode_produced_branch(line) if produced else typed
+            typed, produced = None, False
+            if worker.typed:
+                if not worker.trl and may_be_produced(line):  # tried first: it is the likelier
+                    typed = decode_produced_branch(line)
+                    produced = typed is not None
+                if typed is None:
+                    typed = decode_branch(line)
             if typed is not None:
                 item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
                 spilled.append(item)
