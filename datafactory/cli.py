@@ -29,8 +29,8 @@ from datafactory.settings import (
     Settings,
 )
 from datafactory.stages.load import OutputInvalidError
-from wiregate.cli.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
-from wiregate.cli.usage import OneLineCommand
+from wiregate.commandline.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
+from wiregate.commandline.usage import OneLineCommand
 from wiregate.errors import UserError
 
 __all__ = ["main"]

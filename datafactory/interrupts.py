@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-from wiregate.cli.signals import Terminated  # the one SIGTERM exception of every command
+from wiregate.commandline.signals import Terminated  # the one SIGTERM exception of every command
 
 __all__ = ["Terminated", "deferred", "exiting", "finished", "handled", "own_process"]
 

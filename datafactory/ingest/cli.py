@@ -17,7 +17,7 @@ from datafactory.ingest.settings import (
     Tokens,
 )
 from datafactory.ingest.store import StoreError, connect, iter_quarantine, stats
-from wiregate.cli.usage import OneLineCommand, OneLineGroup
+from wiregate.commandline.usage import OneLineCommand, OneLineGroup
 
 __all__ = ["main"]
 

@@ -13,8 +13,8 @@ import click
 
 from contracts import Contract, ContractError, locate
 from wiregate import __version__
-from wiregate.cli.signals import InterruptibleGroup
-from wiregate.cli.usage import OneLineGroup
+from wiregate.commandline.signals import InterruptibleGroup
+from wiregate.commandline.usage import OneLineGroup
 
 __all__ = ["fail", "internal_errors", "main", "pass_contract"]
 
@@ -50,7 +50,7 @@ def internal_errors(function: Callable[..., T], *args: Any) -> T:
 
 
 class _Main(OneLineGroup, InterruptibleGroup):
-    # Ctrl-C exits 130 and SIGTERM 143 (wiregate.cli.signals); any other exception is a bug.
+    # Ctrl-C exits 130 and SIGTERM 143 (wiregate.commandline.signals); any other exception is a bug.
     def invoke(self, ctx: click.Context) -> Any:
         return internal_errors(super().invoke, ctx)
 
