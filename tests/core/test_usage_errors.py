@@ -26,16 +26,22 @@ CASES = [
     (
         ingest,
         ["serve", "--store", "s", "--port", "99999"],
-        "datafactory: error: Invalid value for '--port': 99999 is not in the range 0<=x<=65535.",
+        "datafactory: error: serve: Invalid value for '--port': 99999 is not in the range "
+        "0<=x<=65535.",
     ),
-    (ingest, ["store", "bogus"], "datafactory: error: No such command 'bogus'."),
+    (ingest, ["store", "bogus"], "datafactory: error: store: No such command 'bogus'."),
     (
         wiregate,
         ["validate", "--format", "xml", "x.jsonl"],
-        "wiregate: error: Invalid value for '--format': 'xml' is not one of 'json', 'text'.",
+        "wiregate: error: validate: Invalid value for '--format': 'xml' is not one of 'json', "
+        "'text'.",
     ),
     (wiregate, ["nosuch"], "wiregate: error: No such command 'nosuch'."),
-    (wiregate, ["drift", "baseline", "--bogus"], "wiregate: error: No such option '--bogus'."),
+    (
+        wiregate,
+        ["drift", "baseline", "--bogus"],
+        "wiregate: error: drift baseline: No such option '--bogus'.",
+    ),
 ]
 
 

@@ -282,7 +282,7 @@ def test_group_options_before_a_subcommand_are_a_usage_error(
     result = run(*args, "history", "--repo", f"producer={tmp_path}")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr == (
-        f"wiregate: error: {given} before 'history' would be ignored: "
+        f"wiregate: error: drift: {given} before 'history' would be ignored: "
         "give the options of 'drift history' after its name\n"
     )
 

@@ -2,7 +2,8 @@
 
 click prints a usage error as four lines (the usage, a hint, a blank line, the error), and a
 script reading stderr sees only the first. Commands and groups of these classes print
-``<program>: error: <message>`` and exit 2 instead; ``--help`` still shows the usage.
+``<program>: error: [<subcommand>: ]<message>`` and exit 2 instead; ``--help`` still shows
+the usage.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ def _refuse(program: str, exc: click.UsageError) -> NoReturn:
         raise exc
 
     message = " ".join(exc.format_message().split())
+    # The subcommand it is about (click names only the option): "drift baseline: ...".
+    where = exc.ctx.command_path.split(" ", 1)[1:] if exc.ctx is not None else []
+    message = f"{where[0]}: {message}" if where else message
     click.echo(f"{program}: error: {visible(message)}", err=True)
     sys.exit(exc.exit_code)
 
