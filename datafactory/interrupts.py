@@ -6,12 +6,13 @@ ignored, so the clean-up it starts (temporary outputs, the spill directory, the 
 runs to its end. Inside ``deferred()`` (creating or removing a temporary file, the renames of
 the commit) a signal is held until the block ends, so no temporary file is created unseen or
 left half removed. Once the outputs are committed (``finished()``), signals change nothing:
-the run has done its work. When the command is the process (``own_process()``, called by its
-entry point), a signal after that ends it at once with exit 0, and ``exiting()`` ignores
-signals for the interpreter's shutdown: restored handlers would make a late signal exit
-130 / 143 ("nothing written") after the outputs were replaced, and during shutdown Python
-resets its handlers to the default action, which kills the process without a word. A caller
-of the library (a test runner, ``export()``) gets its own handlers back as they were.
+the run has done its work. When the command is the process (``own_process()``, called by
+its entry point), a signal after that ends it at once with the run's exit code, and
+``exiting()`` ignores signals while the interpreter shuts down: restored handlers would make
+a late signal exit 130 / 143 ("nothing written") after the outputs were replaced, and
+during shutdown Python resets its handlers to the default action, which kills the process
+without a word. A caller of the library (a test runner, ``export()``) gets its own handlers
+back as they were.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 class _State:
     process = False  # the command is the whole process (its entry point said so)
+    exit_code = 0  # the run's, once done
     active = False
     depth = 0  # nested deferred() blocks
     pending: BaseException | None = None
@@ -44,6 +46,8 @@ _STATE = _State()
 
 
 def _handler(signum: int, frame: FrameType | None) -> None:
+    if _STATE.done and _STATE.process:
+        _done(signum, frame)
     for number in _SIGNALS:
         signal.signal(number, signal.SIG_IGN)  # the clean-up this starts must finish
     if _STATE.done:
@@ -56,12 +60,18 @@ def _handler(signum: int, frame: FrameType | None) -> None:
 
 
 def own_process() -> None:
-    """The command is the process: after its outputs are in place, a signal exits 0."""
+    """The command is the process: after its outputs are in place, a signal ends it with the
+    run's exit code."""
     _STATE.process = True
 
 
 def _done(signum: int, frame: FrameType | None) -> None:
-    os._exit(0)  # the outputs are in place: nothing to undo, nothing to say
+    """The outputs are in place: nothing to undo. What was printed goes out if it can (a
+    summary still to print is cut short), then the process ends with the run's exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # e.g. a write this signal interrupted
+            stream.flush()
+    os._exit(_STATE.exit_code)
 
 
 @contextmanager
@@ -98,8 +108,8 @@ def deferred() -> Iterator[None]:
 
 def exiting() -> None:
     """The command's last step, when it is the process: what it printed goes out (a signal
-    while a full pipe blocks that still ends it, with exit 0), then signals are ignored
-    while the interpreter shuts down."""
+    while a full pipe blocks that still ends it, with the run's exit code), then signals are
+    ignored while the interpreter shuts down."""
     if not (_STATE.process and _STATE.done):
         return
     for stream in (sys.stdout, sys.stderr):
@@ -109,8 +119,10 @@ def exiting() -> None:
         signal.signal(number, signal.SIG_IGN)
 
 
-def finished() -> None:
-    """The outputs are in place: a signal from now on (or held until now) is ignored."""
+def finished(exit_code: int = 0) -> None:
+    """The outputs are in place: a signal from now on (or held until now) is ignored, or ends
+    the command's own process with ``exit_code``, the run's (1: the G3 report alone)."""
     if _STATE.active:
         _STATE.done = True
         _STATE.pending = None
+        _STATE.exit_code = exit_code

@@ -271,7 +271,7 @@ def _finish(
         for name, output in outputs.items():
             if name != G3_REPORT:
                 output.discard()
-        _commit([report] if report is not None else [])
+        _commit([report] if report is not None else [], exit_code=1)
         return RunResult(1, None, named)
     index, eval_path = ctx.eval_index, settings.eval_items
     eval_facts = FileFacts(eval_path, eval_digest, index.items) if index and eval_path else None
@@ -305,12 +305,12 @@ def _target_facts(settings: Settings) -> dict[str, Any]:
     }
 
 
-def _commit(outputs: list[AtomicOutput]) -> None:
+def _commit(outputs: list[AtomicOutput], exit_code: int = 0) -> None:
     """Put the outputs in place, in one step a signal does not cut; once they are, a signal
     changes nothing."""
     with interrupts.deferred():
         commit_all(outputs)
-        interrupts.finished()
+        interrupts.finished(exit_code)
 
 
 def _size(pool: WorkerPool | None) -> int:

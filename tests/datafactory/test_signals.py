@@ -156,6 +156,53 @@ def test_a_signal_after_the_outputs_are_in_place_changes_nothing(tmp_path: Path,
     assert sorted(p.name for p in out.iterdir()) == ["ppo.jsonl"]
 
 
+SIGNAL_WHILE_REPORTING = """
+import os, signal, sys
+import datafactory.cli
+from datafactory.__main__ import command
+report = datafactory.cli._report
+def reporting(*args, **kwargs):  # the outputs are in place: the summary is being printed
+    os.kill(os.getpid(), signal.{name})
+    report(*args, **kwargs)
+datafactory.cli._report = reporting
+sys.argv = ["datafactory", *sys.argv[1:]]
+command()
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("contaminated", [False, True])
+def test_a_signal_once_the_outputs_are_in_place_ends_with_the_runs_exit_code(
+    tmp_path: Path, name: str, contaminated: bool
+) -> None:
+    """At once, with the run's exit code and the outputs as committed: 0 with them all, 1 (a
+    G3 violation) with the G3 report alone; the summary not yet printed is left out."""
+    task = "Explain the rules of chess to a child in a few short sentences please"
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(
+        b"".join(
+            orjson.dumps(branch("r-1", b, task=task, objective_score=b)) + b"\n" for b in range(2)
+        )
+    )
+    eval_items = tmp_path / "eval.jsonl"
+    question = task if contaminated else "What is the capital of France and its river"
+    eval_items.write_bytes(orjson.dumps({"id": "q1", "question": question}) + b"\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    argv = ["--input", str(data), "--eval-items", str(eval_items), "--format", "ppo"]
+    argv += ["--output-ppo", str(out / "ppo.jsonl"), "--g3-report", str(out / "g3.json")]
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_WHILE_REPORTING.format(name=name), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout) == (int(contaminated), "")  # no summary: it ended
+    assert "Traceback" not in done.stderr and "interrupted" not in done.stderr
+    written = ["g3.json"] if contaminated else ["g3.json", "ppo.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == written
+
+
 def test_the_command_run_in_process_gives_the_handlers_back(tmp_path: Path) -> None:
     """Only the command's own process keeps signals away once it is done: a caller that runs
     it in process (a test runner) gets its handlers back, and so do the programs it starts."""
