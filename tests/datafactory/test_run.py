@@ -311,6 +311,8 @@ def test_sigkill_midway_leaves_no_partial_output(tmp_path: Path) -> None:
             str(out / "m.json"),
             "--workers",
             "1",
+            "--temp-dir",  # SIGKILL leaves the spill behind: here, not in the system's temp
+            str(tmp_path),
         ],
         cwd=REPO,
         stdout=subprocess.DEVNULL,

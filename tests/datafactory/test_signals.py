@@ -110,6 +110,7 @@ def test_workers_of_a_killed_parent_exit(tmp_path: Path, rollouts: Path) -> None
     """SIGKILL leaves the parent no clean-up; its workers see their pipes close and exit."""
     argv = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--workers", "2"]
     argv += ["--output-dpo", str(tmp_path / "d"), "--output-ppo", str(tmp_path / "p")]
+    argv += ["--temp-dir", str(tmp_path)]  # SIGKILL leaves the spill behind: here
     child = subprocess.Popen([*argv, "--allow-missing-g3"], start_new_session=True)
     deadline = time.monotonic() + 10
     while len(_session_members(child.pid)) < 3 and time.monotonic() < deadline:
