@@ -123,13 +123,12 @@ def _branch(rng: random.Random, rollout: int, task: str, index: int) -> dict[str
     }
 
 
-#: The producer's camelCase event data (``tool_call:camelcase_data``), as evomerge reads it.
-_CAMEL = {"name": "toolName", "call_id": "callId"}
-
-
 def _camel_events(branch: dict[str, object]) -> dict[str, object]:
+    from datafactory.records import PRODUCER_EVENT_KEYS
+
     for event in cast(list[dict[str, dict[str, object]]], branch["tool_call_sequence"]):
-        event["data"] = {_CAMEL.get(key, key): value for key, value in event["data"].items()}
+        data = event["data"].items()  # as evomerge reads it
+        event["data"] = {PRODUCER_EVENT_KEYS.get(key, key): value for key, value in data}
     return branch
 
 

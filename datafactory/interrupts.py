@@ -68,10 +68,14 @@ def own_process() -> None:
 def _done(signum: int, frame: FrameType | None) -> None:
     """The outputs are in place: nothing to undo. What was printed goes out if it can (a
     summary still to print is cut short), then the process ends with the run's exit code."""
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # e.g. a write this signal interrupted
-            stream.flush()
+    _flush_printed()
     os._exit(_STATE.exit_code)
+
+
+def _flush_printed() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed pipe, a write a signal interrupted
+            stream.flush()
 
 
 @contextmanager
@@ -112,9 +116,7 @@ def exiting() -> None:
     ignored while the interpreter shuts down."""
     if not (_STATE.process and _STATE.done):
         return
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):
-            stream.flush()
+    _flush_printed()
     for number in _SIGNALS:
         signal.signal(number, signal.SIG_IGN)
 

@@ -22,6 +22,7 @@ from types import GenericAlias
 from typing import Any, TypeAlias, TypeVar
 
 import msgspec
+import orjson
 
 from datafactory.wire import (
     INEXACT,
@@ -72,6 +73,7 @@ BranchFactsJson: TypeAlias = _training_json.BranchFacts
 __all__ = [
     "CAMELCASE_EVENTS",
     "NO_EXTRA",
+    "PRODUCER_EVENT_KEYS",
     "BranchFacts",
     "BranchFactsJson",
     "BranchJson",
@@ -121,7 +123,6 @@ __all__ = [
     "encode",
     "fast_decoder",
     "from_wire",
-    "may_be_produced",
     "to_wire",
 ]
 
@@ -182,32 +183,33 @@ def _as_produced(cls: type[msgspec.Struct], fields: list[Any], **config: Any) ->
     return msgspec.defstruct(name, fields, bases=(cls,), kw_only=True, **config)
 
 
-#: The producer's camelCase tool events (``{"toolName", "args", "callId"}``), which the
-#: validating path repairs by renaming (``tool_call:camelcase_data``): read here under those
-#: keys instead, into the canonical types. A record with any other repair still defers.
+#: The producer's camelCase keys of tool-event data (``{"toolName", "args", "callId"}``) by
+#: the contract's names, and the repair that renames them (``datafactory.repair``).
+PRODUCER_EVENT_KEYS = {"name": "toolName", "call_id": "callId"}
+CAMELCASE_EVENTS = "tool_call:camelcase_data"
+
+# Such events read under the producer's keys, into the canonical types: a record whose one
+# repair that would be takes the fast path too; any other repair still defers.
 _ProducedEventData = _as_produced(
     ToolEventData,
     [(f.name, f.type, f.default) for f in msgspec.structs.fields(ToolEventData)],
-    rename={"name": "toolName", "call_id": "callId"},
+    rename=PRODUCER_EVENT_KEYS,
 )
 _ProducedEvent = _as_produced(ToolCallEvent, [("data", _ProducedEventData)])
 _ProducedBranch = _as_produced(
     RolloutBranchRecord, [("tool_call_sequence", GenericAlias(list, (_ProducedEvent,)))]
 )
-CAMELCASE_EVENTS = "tool_call:camelcase_data"
-_PRODUCER_KEYS = (b'"toolName"', b'"callId"')
+_PRODUCER_KEYS = tuple(orjson.dumps(key) for key in PRODUCER_EVENT_KEYS.values())
 _decode_produced: Callable[[bytes], RolloutBranchRecord | None] = fast_decoder(_ProducedBranch)
-
-
-def may_be_produced(line: bytes) -> bool:
-    """Whether the line holds a key of the producer's camelCase tool events (a cheap look)."""
-    return _PRODUCER_KEYS[0] in line or _PRODUCER_KEYS[1] in line
 
 
 def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
     """``decode_branch`` of a line whose tool events carry the producer's camelCase keys, and
-    only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise."""
-    return _decode_produced(line) if may_be_produced(line) else None
+    only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise, at the cost of a
+    look for those keys when the line has none."""
+    if not any(key in line for key in _PRODUCER_KEYS):
+        return None
+    return _decode_produced(line)
 
 
 decode_tree = fast_decoder(RolloutTreeRecord)

@@ -34,6 +34,7 @@ from typing import Any, TypeGuard
 import orjson
 
 from datafactory.rank import MAX_TOTAL
+from datafactory.records import CAMELCASE_EVENTS, PRODUCER_EVENT_KEYS
 from wiregate.jsonl import beyond_reach
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
@@ -114,7 +115,7 @@ class Normalised:
 
 _BUILD_KEYS = {"exitCode": "exit_code", "ranAtMs": "ran_at_ms"}
 _STATUS_ALIASES = {"success": "pass", "failed": "fail"}
-_DATA_KEYS = {"toolName": "name", "callId": "call_id"}
+_DATA_KEYS = {produced: name for name, produced in PRODUCER_EVENT_KEYS.items()}
 
 
 def _repair_build_result(value: Any, repairs: list[str]) -> Any:
@@ -169,7 +170,7 @@ def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
             data = entry.get("data")
             if isinstance(data, dict) and any(k in data for k in _DATA_KEYS):
                 entry = {**entry, "data": {_DATA_KEYS.get(k, k): v for k, v in data.items()}}
-                kinds.add("tool_call:camelcase_data")
+                kinds.add(CAMELCASE_EVENTS)
             events.append(entry)
         elif isinstance(entry.get("tool_name"), str):
             kinds.add("tool_call:flat_arguments" if "arguments" in entry else "tool_call:flat_args")

@@ -34,7 +34,6 @@ from datafactory.records import (
     RolloutBranchRecord,
     decode_branch,
     decode_produced_branch,
-    may_be_produced,
 )
 from datafactory.repair import (
     BRANCH,
@@ -202,7 +201,7 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             # target's build stage reads the spilled input line itself).
             typed, produced = None, False
             if worker.typed:
-                if not worker.trl and may_be_produced(line):  # tried first: it is the likelier
+                if not worker.trl:  # tried first: a line with the producer's keys is one
                     typed = decode_produced_branch(line)
                     produced = typed is not None
                 if typed is None:
