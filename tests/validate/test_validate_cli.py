@@ -188,3 +188,25 @@ def test_gzip_on_stdin_is_recognised(tmp_path: Path) -> None:
         out.splitlines()[0]
         == '-:1: /rejected: must be at least 1 characters long, got "" [DpoRecord]'
     )
+
+
+def test_a_records_invisible_characters_are_shown_escaped_one_problem_a_line(
+    tmp_path: Path,
+) -> None:
+    """A value with a newline, a bidi override and a bell is printed escaped: each problem
+    stays one line, and nothing reaches the terminal that it would act on."""
+    record = {
+        "schema_version": "rollout-wire/v1", "rollout_id": "r", "task": "t", "branch_index": 0,
+        "temperature": 0.5, "session_id": "s", "tool_call_sequence": [], "final_answer": "a",
+        "objective_score": "x\u202e\u0007\nNEXT", "rank": 1, "total_score": 1,
+    }  # fmt: skip
+    path = write_jsonl(tmp_path / "a.jsonl", [record])
+    code, out, _ = run("validate", "--record", "RolloutBranchRecord", str(path))
+    assert code == 1
+    assert out.splitlines() == [
+        f'{path}:1: /objective_score: "x\\u202e\\u0007\\u000aNEXT" is not one of [0, 1] '
+        "[RolloutBranchRecord]",
+        f'{path}:1: /objective_score: expected type integer, got "x\\u202e\\u0007\\u000aNEXT" '
+        "[RolloutBranchRecord]",
+        "1 records in 1 files, 0 valid, 1 invalid, 0 broken lines",
+    ]

@@ -40,14 +40,13 @@ def problem_line(p: FileProblem) -> str:
 
 
 def render_summary(report: ValidationReport) -> str:
-    return _summary(report) + "\n"
+    return render_lines([_summary(report)])
 
 
 def render_text(report: ValidationReport) -> str:
-    lines = [problem_line(p) for p in report.problems]
     # File errors go to stderr, from the command, not here.
-    lines.append(_summary(report))
-    return render_lines(lines)
+    stream = _TextStream()
+    return "".join(stream.problem(p) for p in report.problems) + stream.end(report)
 
 
 class JsonStream:
@@ -100,7 +99,7 @@ def render_json(report: ValidationReport) -> str:
 
 class _TextStream:
     def problem(self, p: FileProblem) -> str:
-        return problem_line(p) + "\n"
+        return render_lines([problem_line(p)])  # a record's value made visible, on one line
 
     def end(self, report: ValidationReport) -> str:
         return render_summary(report)
