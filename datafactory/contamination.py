@@ -316,6 +316,7 @@ def read_eval_items(
     eval set with holes would make the gate silently weaker. ``digest`` (a hashlib object)
     gets the file's bytes as they are read."""
     _check_field_names(field_name, id_field)
+    repeats = _RepeatedKeys((field_name,) if field_name else EVAL_TEXT_FIELDS)
     lines = file_lines(path, max_line_bytes, digest)
     for number, (_, raw, length, over) in enumerate(lines, start=1):
         if over:  # bounded, as inputs are
@@ -330,7 +331,7 @@ def read_eval_items(
         if not isinstance(value, dict):
             raise UserError(f"{path}:{number}: eval item is not a JSON object")
         try:
-            repeated = _repeated_key(raw, (field_name,) if field_name else EVAL_TEXT_FIELDS)
+            repeated = repeats.find(raw)
         except UserError as exc:
             raise UserError(f"{path}:{number}: {exc}") from None
         if repeated is not None:  # JSON keeps the last: the first text would go unchecked
@@ -345,27 +346,34 @@ def read_eval_items(
         yield EvalItem(number, item_id, text)
 
 
-def _repeated_key(raw: bytes, names: Iterable[str]) -> str | None:
-    """The first of ``names`` that is a key of the object twice, or None. Parsed again only
-    when a name is written twice somewhere in the line, or a key may be written with escapes
-    (``"quest\\u0069on"`` is ``"question"``). An item nested past the standard library's
-    limit cannot be checked: ``UserError``."""
-    names = list(names)
-    escaped = b"\\" in raw
-    wanted = [n for n in names if escaped or raw.count(orjson.dumps(n)) > 1]
-    if not wanted:
-        return None
-    keys: list[list[str]] = []  # of each object, innermost first: the item's is the last
+class _RepeatedKeys:
+    """Finds the first of ``names`` that is a key of an eval item twice. A line is parsed
+    again only when a name is written twice in it, or a key may be written with escapes
+    (``"quest\\u0069on"`` is ``"question"``; a name with ``/``, ``"`` or ``\\`` has short
+    escapes too). An item nested past the standard library's limit cannot be checked:
+    ``UserError``."""
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        keys.append([key for key, _ in items])
-        return dict(items)
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = [(name, orjson.dumps(name)) for name in names]
+        plain = all(c.isalnum() or c in "_- " for name, _ in self.names for c in name)
+        self.escape = b"\\u" if plain else b"\\"
 
-    try:
-        json.loads(raw, object_pairs_hook=pairs)
-    except RecursionError:
-        raise UserError("eval item nested too deep to check its keys") from None
-    return next((n for n in wanted if keys[-1].count(n) > 1), None)
+    def find(self, raw: bytes) -> str | None:
+        escaped = self.escape in raw
+        wanted = [name for name, quoted in self.names if escaped or raw.count(quoted) > 1]
+        if not wanted:
+            return None
+        keys: list[list[str]] = []  # of each object, innermost first: the item's is the last
+
+        def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+            keys.append([key for key, _ in items])
+            return dict(items)
+
+        try:
+            json.loads(raw, object_pairs_hook=pairs)
+        except RecursionError:
+            raise UserError("eval item nested too deep to check its keys") from None
+        return next((name for name in wanted if keys[-1].count(name) > 1), None)
 
 
 # ---------------------------------------------------------------------------------------
