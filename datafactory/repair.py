@@ -297,6 +297,30 @@ def wide_integer(raw: bytes) -> str | None:
     return wide[0] if wide else None
 
 
+def read_exactly(raw: bytes) -> bool:
+    """Whether ``orjson.loads(raw)`` (valid JSON) keeps everything the text says: no object key
+    given twice (orjson keeps the last), no integer beyond 64 bits. Parsed exactly only where
+    either may be."""
+    if raw.count(b":") < 2 and not may_hold_wide_integer(raw):
+        return True  # one member at most, no long number
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        if len({key for key, _ in items}) != len(items):
+            raise ValueError("a key given twice")
+        return dict(items)
+
+    def integer(token: str) -> int:
+        if int(token) not in INT64_RANGE:
+            raise ValueError("beyond 64 bits")
+        return 0
+
+    try:
+        json.loads(raw, object_pairs_hook=pairs, parse_int=integer)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
 def _at_non_finite(text: str, pos: int) -> bool:
     """Whether a parse error at ``pos`` (a character offset, as orjson gives it) is a NaN or
     Infinity token (orjson stops after the sign of ``-Infinity``); not the word in a string."""

@@ -34,8 +34,6 @@ characters, which Mistral's template requires) or the producer's (``"given"``).
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, NamedTuple, TypeAlias, cast
@@ -46,7 +44,7 @@ from datafactory.conversation import build_messages
 from datafactory.pairs import SOURCE, DpoSkip, choose_pair, task_hash
 from datafactory.rank import BranchScore, reward, total_score
 from datafactory.records import BranchJson
-from datafactory.repair import INT64_RANGE
+from datafactory.repair import read_exactly
 
 __all__ = [
     "CALL_ID_LENGTH",
@@ -178,35 +176,9 @@ def _as_object(arguments: Any) -> Any:
         value = orjson.loads(arguments)
     except orjson.JSONDecodeError:
         return arguments
-    if not isinstance(value, dict) or not _exact(arguments):
+    if not isinstance(value, dict) or not read_exactly(arguments.encode()):
         return arguments
     return value
-
-
-def _exact(text: str) -> bool:
-    """Whether ``orjson.loads(text)`` (valid JSON) keeps everything ``text`` says: no object
-    key given twice, no integer beyond 64 bits. Checked only where either may be."""
-    if text.count(":") < 2 and not _LONG_DIGITS.search(text):
-        return True  # one member at most, no long number
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        if len({key for key, _ in items}) != len(items):
-            raise ValueError("a key given twice")
-        return dict(items)
-
-    def integer(token: str) -> int:
-        if int(token) not in INT64_RANGE:  # what orjson reads exactly
-            raise ValueError("beyond 64 bits")
-        return 0
-
-    try:
-        json.loads(text, object_pairs_hook=pairs, parse_int=integer)
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-_LONG_DIGITS = re.compile(r"[0-9]{19}")
 
 
 def _written_call(call: Mapping[str, Any], names: list[str], options: TrlOptions) -> dict[str, Any]:
