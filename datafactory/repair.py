@@ -51,6 +51,7 @@ __all__ = [
     "may_hold_wide_integer",
     "normalise_line",
     "normalise_value",
+    "read_exactly",
     "wide_integer",
 ]
 
