@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 
 from contracts import locate
+from tests.fulldisk import small_disk
 from tests.validate.helpers import dpo_record, run, write_jsonl
 from wiregate.record_validator import ValidatorSet
 from wiregate.validation import FileProblem, validate_files
@@ -188,3 +190,20 @@ def test_json_report_is_whole_or_absent_when_interrupted(tmp_path: Path, signum:
     code = 130 if signum == signal.SIGINT else 143
     word = "interrupted" if signum == signal.SIGINT else "terminated"
     assert (process.returncode, stdout, stderr) == (code, b"", f"wiregate: {word}\n".encode())
+
+
+def test_json_report_on_a_full_temporary_disk_is_one_line(tmp_path: Path) -> None:
+    """The JSON report's problems wait in the temporary directory: a full one is an input
+    error naming it (exit 2), not an internal error."""
+    data = tmp_path / "many.jsonl"
+    data.write_bytes(b"{}\n" * 150_000)  # about 20 MB of problems: past the 8 MB in memory
+    with small_disk(tmp_path / "disk", "1m") as disk:
+        wiregate = Path(sys.executable).with_name("wiregate")
+        done = subprocess.run(
+            [str(wiregate), "validate", "--format", "json", str(data)],
+            capture_output=True, text=True, env={**os.environ, "TMPDIR": str(disk)},
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"wiregate: error: {disk}: cannot hold the JSON report: No space left on device\n"
+    )

@@ -67,6 +67,10 @@ def validate_command(
         except (ContractError, UserError) as exc:
             fail(str(exc))
             return
+        except OSError as exc:  # the held report's disk (reading errors are the files')
+            where = tempfile.gettempdir()
+            fail(f"{where}: cannot hold the JSON report: {exc.strerror or exc}")
+            return
         held.seek(0)
         shutil.copyfileobj(held, sys.stdout)
     sys.stdout.write(writer.end(report))
