@@ -600,7 +600,14 @@ def bench_stages(args: argparse.Namespace) -> None:
     from contracts import locate
     from datafactory.contamination import EvalIndex
     from datafactory.conversation import build_typed_messages
-    from datafactory.pairs import choose_pair, conversation_of, dpo_record, ppo_record, provenance
+    from datafactory.pairs import (
+        choose_pair,
+        conversation_of,
+        dpo_fact_fields,
+        dpo_record,
+        ppo_record,
+        provenance,
+    )
     from datafactory.rank import rank_disagreements, total_score
     from datafactory.records import decode_branch
     from datafactory.repair import normalise_line
@@ -671,7 +678,8 @@ def bench_stages(args: argparse.Namespace) -> None:
                     b["branch_index"], n, 0, hit, hashes, total_score(b), True,
                     group.answer_key(b["final_answer"]), b["rank"], True, c.loss_weight_tokens,
                 ),
-                out, b"", out.index(m), len(m), b["final_answer"].encode(), line,
+                out, b"", out.index(m), len(m), b["final_answer"].encode(),
+                orjson.dumps(dpo_fact_fields(b)), line,
             )
             for n, ((b, c), (hashes, hit), out, m, line) in enumerate(
                 zip(pairs, facts, lines_out, messages, lines, strict=True)

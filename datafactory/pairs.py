@@ -34,6 +34,7 @@ from datafactory.records import (
 )
 
 __all__ = [
+    "DPO_FACT_KEYS",
     "SCHEMA_VERSION",
     "SKIP_EMPTY_CHOSEN",
     "SKIP_FEWER_THAN_TWO",
@@ -45,6 +46,7 @@ __all__ = [
     "branch_facts",
     "choose_pair",
     "conversation_of",
+    "dpo_fact_fields",
     "dpo_from_layer2",
     "dpo_record",
     "ppo_from_layer2",
@@ -136,6 +138,20 @@ def branch_facts(branch: BranchJson, total: float | None = None) -> BranchFactsJ
         # JSON text: producers' objects differ in keys and value types (one Arrow type).
         facts["upstream_provenance"] = orjson.dumps(upstream).decode("utf-8")
     return facts
+
+
+#: What ``provenance`` and ``branch_facts`` read of a branch besides its scores: all a DPO
+#: record needs of its chosen and rejected branches' input lines (``dpo_fact_fields``).
+DPO_FACT_KEYS = frozenset(
+    ("temperature", "seed", "objective_score", "objective_status", "judge_score", "provenance",
+     "model_id")
+)  # fmt: skip
+
+
+def dpo_fact_fields(branch: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``DPO_FACT_KEYS`` of a branch, in its order: ``provenance`` and ``branch_facts``
+    of them equal those of the whole branch."""
+    return {key: value for key, value in branch.items() if key in DPO_FACT_KEYS}
 
 
 def _integer(score: float) -> Literal[0, 1]:

@@ -109,6 +109,7 @@ __all__ = [
     "WireExtra",
     "decode",
     "decode_branch",
+    "decode_branch_forms",
     "decode_dpo_record",
     "decode_dpo_training",
     "decode_ppo_record",
@@ -154,19 +155,28 @@ def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
     if any(base.__name__ in INEXACT for base in cls.__mro__):
         return _never
     decoder = msgspec.json.Decoder(cls)
-    wide, shape = _WIDE_RUN, _SHAPE
-    errors = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
 
     def fast_decode(line: bytes) -> _T | None:
-        shaped = line.translate(shape)
-        if (wide in shaped and _WIDE_INTEGER.search(line)) or shaped.count(b"{") >= _NESTING:
+        if not _decodable(line):
             return None
         try:
             return decoder.decode(line)
-        except errors:  # ValidationError is a DecodeError
+        except _DEFERRED:  # ValidationError is a DecodeError
             return None
 
     return fast_decode
+
+
+_DEFERRED = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+
+def _decodable(line: bytes) -> bool:
+    """False for a line the typed decoders leave to the validating path whatever its type:
+    an integer of 19 digits or more (or such a run of digits anywhere), or 254 brackets."""
+    shaped = line.translate(_SHAPE)
+    if _WIDE_RUN in shaped and _WIDE_INTEGER.search(line):
+        return False
+    return shaped.count(b"{") < _NESTING
 
 
 def _never(_line: bytes) -> None:
@@ -210,6 +220,29 @@ def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
     if not any(key in line for key in _PRODUCER_KEYS):
         return None
     return _decode_produced(line)
+
+
+_branch_decoder = msgspec.json.Decoder(RolloutBranchRecord)
+_produced_decoder = msgspec.json.Decoder(_ProducedBranch)
+
+
+def decode_branch_forms(line: bytes) -> tuple[RolloutBranchRecord | None, bool]:
+    """(``decode_branch(line)``, False), or when the line is in the producer's form
+    (``decode_produced_branch``), (its record, True); (None, False) when neither decodes it.
+    The canonical form is tried first: a line with a producer's key is never one (an unknown
+    key defers), and the line is screened once for both."""
+    if not _decodable(line):
+        return None, False
+    try:
+        return _branch_decoder.decode(line), False
+    except _DEFERRED:
+        pass
+    if any(key in line for key in _PRODUCER_KEYS):
+        try:
+            return _produced_decoder.decode(line), True
+        except _DEFERRED:
+            pass
+    return None, False
 
 
 decode_tree = fast_decoder(RolloutTreeRecord)

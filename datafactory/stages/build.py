@@ -169,21 +169,22 @@ class _Rollout:
     def dpo_line(
         self, rollout_id: str, chosen: group.SpillEntry, rejected: group.SpillEntry
     ) -> bytes:
-        """The pair's DPO line, from the conversation and answers the load stage carried
-        forward (the conversation's JSON is decoded for the contract check, and written as
-        it is)."""
+        """The pair's DPO line, from the conversation, answers and facts (``dpo_fact_fields``)
+        the load stage carried forward (the conversation's JSON is decoded for the contract
+        check, and written as it is)."""
         mine, theirs = chosen.where, rejected.where
-        # The conversation and the answer, in one read: the answer follows the conversation.
+        # The conversation, the answer and the facts, in one read: they follow each other.
         start = mine.at + mine.messages_at
-        data = self.read(chosen, start, mine.at + mine.answer_at + mine.answer_len - start)
+        data = self.read(chosen, start, mine.at + mine.facts_at + mine.facts_len - start)
         messages = data[: mine.messages_len]
-        answer = data[len(data) - mine.answer_len :].decode()
-        other = self.read(rejected, theirs.at + theirs.answer_at, theirs.answer_len).decode()
-        # Provenance facts from the input lines (no repair touches them but a total score).
-        chosen_branch = orjson.loads(self.read(chosen, mine.at + mine.raw_at, mine.raw_len))
-        rejected_branch = orjson.loads(
-            self.read(rejected, theirs.at + theirs.raw_at, theirs.raw_len)
+        facts_from = len(data) - mine.facts_len
+        answer = data[facts_from - mine.answer_len : facts_from].decode()
+        chosen_branch = orjson.loads(data[facts_from:])
+        data = self.read(
+            rejected, theirs.at + theirs.answer_at, theirs.answer_len + theirs.facts_len
         )
+        other = data[: theirs.answer_len].decode()
+        rejected_branch = orjson.loads(data[theirs.answer_len :])
         record = dpo_record(
             provenance(rollout_id, chosen.hashes, chosen_branch),
             orjson.loads(messages),

@@ -129,11 +129,13 @@ class Ref(NamedTuple):
     messages_len: int
     answer_at: int  # a branch's final answer, UTF-8 (when DPO records are wanted)
     answer_len: int
+    facts_at: int  # a branch's ``DPO_FACT_KEYS`` of its input line, JSON (DPO records wanted)
+    facts_len: int
     raw_at: int  # the input line, for the rejects file should it be a duplicate
     raw_len: int
 
 
-_REF = struct.Struct("<8Q")
+_REF = struct.Struct("<10Q")
 #: (at, output_len) at the start of a ``ref``: ``OUTPUT.unpack_from(entry.ref)``.
 OUTPUT = struct.Struct("<QQ")
 #: Answers longer than this rank by a digest (the text stays in the spill file).
@@ -159,6 +161,7 @@ class Spilled(NamedTuple):
     messages_at: int
     messages_len: int
     answer: bytes
+    dpo_facts: bytes  # a branch's ``DPO_FACT_KEYS`` of its input, JSON (DPO records wanted)
     raw: bytes
 
 
@@ -216,15 +219,17 @@ class SpillWriter:
             pack, pid = _REF.pack, self.pid
             for item in items:
                 output, messages, answer, raw = item.output, item.messages, item.answer, item.raw
+                facts = item.dpo_facts
                 messages_at = len(output) if messages else item.messages_at
                 answer_at = len(output) + len(messages)
-                raw_at = answer_at + len(answer)
+                facts_at = answer_at + len(answer)
+                raw_at = facts_at + len(facts)
                 ref = pack(
                     at, len(output), messages_at, item.messages_len, answer_at, len(answer),
-                    raw_at, len(raw),
+                    facts_at, len(facts), raw_at, len(raw),
                 )  # fmt: skip
                 entries.append((*item.facts, pid, ref))
-                parts += (output, messages, answer, raw)
+                parts += (output, messages, answer, facts, raw)
                 at += raw_at + len(raw)
             payload = sum(map(len, parts))
             frame = marshal.dumps(entries)

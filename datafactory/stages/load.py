@@ -20,6 +20,7 @@ from datafactory.conversation import Conversation, build_typed_messages
 from datafactory.manifest import Accounting
 from datafactory.pairs import (
     conversation_of,
+    dpo_fact_fields,
     dpo_from_layer2,
     ppo_from_layer2,
     ppo_record,
@@ -33,7 +34,7 @@ from datafactory.records import (
     PpoRecordJson,
     RolloutBranchRecord,
     decode_branch,
-    decode_produced_branch,
+    decode_branch_forms,
 )
 from datafactory.repair import (
     BRANCH,
@@ -98,7 +99,13 @@ class OutputCheck:
             )
         if messages:  # the same bytes, without serialising the messages again
             record = {**record, "messages": orjson.Fragment(messages)}
-        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+        return _exact(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+
+
+def _exact(data: bytes) -> bytes:
+    """``data`` in memory of its own size: orjson's buffer for a text of 1.7 kB takes 8 KiB,
+    for 100 bytes 4 KiB, and a chunk's lines are held until it is spilled."""
+    return memoryview(data).tobytes()
 
 
 class RecentTasks:
@@ -200,12 +207,10 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             # or whose one repair is the producer's camelCase tool events (layer3: the trl
             # target's build stage reads the spilled input line itself).
             typed, produced = None, False
-            if worker.typed:
-                if not worker.trl:  # tried first: a line with the producer's keys is one
-                    typed = decode_produced_branch(line)
-                    produced = typed is not None
-                if typed is None:
-                    typed = decode_branch(line)
+            if worker.trl:
+                typed = decode_branch(line) if worker.typed else None
+            elif worker.typed:
+                typed, produced = decode_branch_forms(line)
             if typed is not None:
                 item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
                 spilled.append(item)
@@ -285,8 +290,10 @@ def _branch(
     conversation = None if worker.trl else conversation_of(branch)
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     score = BranchScore.of(branch, record.rank_given)
+    # A DPO record's facts of a branch are of its input line (``pairs.branch_facts``).
+    given = orjson.loads(raw) if worker.dpo else branch
     return _branch_entry(
-        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index,
+        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index, given,
         repaired=bool(record.repairs),
     )  # fmt: skip
 
@@ -301,14 +308,16 @@ def _branch_entry(
     raw: bytes,
     seq: int,
     source_index: int,
+    given: Mapping[str, Any],
     *,
     repaired: bool = False,
 ) -> group.Spilled:
+    """``given``: the branch as its input line says, for the DPO facts (``dpo_fact_fields``)."""
     rollout_id = branch["rollout_id"]
     output, messages = b"", b""
     if worker.trl:  # the build stage makes the records from the repaired branch itself
         # (unrepaired, the branch is the input line, which the spill holds anyway)
-        output = orjson.dumps(branch) if repaired else b""
+        output = _exact(orjson.dumps(branch)) if repaired else b""
         messages_at, messages_len = 0, 0
     elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
         assert conversation is not None
@@ -318,9 +327,10 @@ def _branch_entry(
         messages_len = output.rindex(_AFTER_MESSAGES, messages_at) - messages_at
     else:
         assert conversation is not None
-        messages = orjson.dumps(conversation.messages)
+        messages = _exact(orjson.dumps(conversation.messages))
         messages_at, messages_len = 0, len(messages)
     answer = score.final_answer.encode("utf-8") if worker.dpo else b""
+    dpo_facts = _exact(orjson.dumps(dpo_fact_fields(given))) if worker.dpo else b""
     facts = (
         group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
         seq, source_index, g3_hit, hashes, score.total, score.usable,
@@ -328,7 +338,7 @@ def _branch_entry(
         "default" if conversation is None else conversation.loss_weight_tokens,
     )  # fmt: skip
     separate = messages if worker.dpo else b""
-    return group.Spilled(facts, output, separate, messages_at, messages_len, answer, raw)
+    return group.Spilled(facts, output, separate, messages_at, messages_len, answer, dpo_facts, raw)
 
 
 def _typed_branch(
@@ -361,9 +371,10 @@ def _typed_branch(
         if value is not UNSET:
             fields[key] = value
     try:
+        # Its input line is ``fields`` to the DPO facts: unrepaired, and no unknown key.
         return _branch_entry(
             worker, cast(BranchJson, fields), conversation, hashes, g3_hit, score, raw, seq,
-            source_index,
+            source_index, fields,
         )  # fmt: skip
     except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
         raise Reject("unsupported-value", f"{BRANCH}: cannot be written: {exc}") from None
@@ -392,7 +403,7 @@ def _layer2(
         group.rollout_key(rollout_id), rollout_id, kind, int(branch_index), seq, source_index,
         g3_hit, hashes, 0.0, False, "", 0, False, "default",
     )  # fmt: skip
-    return group.Spilled(facts, output, b"", 0, 0, b"", raw)
+    return group.Spilled(facts, output, b"", 0, 0, b"", b"", raw)
 
 
 def _sft_input(
@@ -425,5 +436,5 @@ def _sft_input(
         group.rollout_key(rollout_id), rollout_id, group.KIND_SFT, 0, seq, source_index,
         "\n".join(hits), hashes or ("", ""), 0.0, False, "", 0, False, "default",
     )  # fmt: skip
-    line = orjson.dumps(output, option=orjson.OPT_APPEND_NEWLINE)
-    return group.Spilled(facts_tuple, line, b"", 0, 0, b"", raw)
+    line = _exact(orjson.dumps(output, option=orjson.OPT_APPEND_NEWLINE))
+    return group.Spilled(facts_tuple, line, b"", 0, 0, b"", b"", raw)

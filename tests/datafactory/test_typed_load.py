@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from contracts import BUNDLED_DIR
-from datafactory.records import decode_branch, decode_produced_branch
+from datafactory.records import decode_branch, decode_branch_forms, decode_produced_branch
 from tests.datafactory.helpers import Run, RunCli, branch, write_jsonl
 
 OUTPUTS = ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")
@@ -98,6 +98,23 @@ def _camel_case(record: dict[str, Any], every: bool) -> None:
         if every or number == 0:
             keys = {"name": "toolName", "call_id": "callId"}
             event["data"] = {keys.get(k, k): v for k, v in event["data"].items()}
+
+
+def test_branch_forms_decode_each_line_as_the_two_decoders_do() -> None:
+    """``decode_branch_forms`` (the load stage's one call) agrees with ``decode_branch`` and
+    ``decode_produced_branch`` on every line, and says which form it read."""
+    lines = [orjson.dumps(record) for record in _records(4)]
+    forms = [decode_branch_forms(line) for line in lines]
+    canonical = [decode_branch(line) for line in lines]
+    produced = [decode_produced_branch(line) for line in lines]
+    assert [record for record, _ in forms] == [
+        c or p for c, p in zip(canonical, produced, strict=True)
+    ]
+    assert [was for _, was in forms] == [
+        c is None and p is not None for c, p in zip(canonical, produced, strict=True)
+    ]
+    assert sum(was for _, was in forms) >= 3 and sum(c is not None for c in canonical) > 20
+    assert decode_branch_forms(b'{"a": ' + b"1" * 19 + b"}") == (None, False)
 
 
 #: The trl target, its dataset card left out (it names the output directory).
