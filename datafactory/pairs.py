@@ -107,16 +107,22 @@ def provenance(
         source = upstream.get("source")
         if isinstance(source, str) and source:
             record["source"] = source
-        model_id = upstream.get("model_id", cast(Mapping[str, Any], branch).get("model_id"))
+        model_id = upstream.get("model_id", cast(_Object, branch).get("model_id"))
         if isinstance(model_id, str) and model_id:
             record["model_id"] = model_id
     return record
 
 
+# Types named once: a subscripted type costs a look-up at each call, on the hot path.
+_Object = Mapping[str, Any]
+_ZeroOrOne = Literal[0, 1]
+_NOTHING: _Object = {}
+
+
 def _upstream(branch: BranchJson) -> Mapping[str, Any]:
     """The branch record's own ``provenance`` object (a key the contract leaves open)."""
-    given = cast(Mapping[str, Any], branch).get("provenance")
-    return cast(Mapping[str, Any], given) if isinstance(given, Mapping) else {}
+    given = cast(_Object, branch).get("provenance")
+    return cast(_Object, given) if isinstance(given, dict) else _NOTHING
 
 
 def branch_facts(branch: BranchJson, total: float | None = None) -> BranchFactsJson:
@@ -156,7 +162,7 @@ def dpo_fact_fields(branch: Mapping[str, Any]) -> dict[str, Any]:
 
 def _integer(score: float) -> Literal[0, 1]:
     """An objective score (0 or 1, perhaps written 1.0) as the integer the output says."""
-    return cast(Literal[0, 1], int(score))
+    return cast(_ZeroOrOne, int(score))
 
 
 def conversation_of(branch: BranchJson) -> Conversation:
