@@ -226,18 +226,29 @@ _branch_decoder = msgspec.json.Decoder(RolloutBranchRecord)
 _produced_decoder = msgspec.json.Decoder(_ProducedBranch)
 
 
-def decode_branch_forms(line: bytes) -> tuple[RolloutBranchRecord | None, bool]:
+def decode_branch_forms(
+    line: bytes, produced_first: bool = False
+) -> tuple[RolloutBranchRecord | None, bool]:
     """(``decode_branch(line)``, False), or when the line is in the producer's form
     (``decode_produced_branch``), (its record, True); (None, False) when neither decodes it.
-    The canonical form is tried first: a line with a producer's key is never one (an unknown
-    key defers), and the line is screened once for both."""
+    The line is screened once for both. A line with a producer's key is never of the
+    canonical form (an unknown key defers); ``produced_first``: try the producer's form
+    first (the line before was of it: a file is mostly of one form)."""
     if not _decodable(line):
         return None, False
+    if produced_first:
+        try:
+            record = _produced_decoder.decode(line)
+        except _DEFERRED:
+            pass
+        else:  # a line without a producer's key (no tool event) is canonical
+            if any(key in line for key in _PRODUCER_KEYS):
+                return record, True
     try:
         return _branch_decoder.decode(line), False
     except _DEFERRED:
         pass
-    if any(key in line for key in _PRODUCER_KEYS):
+    if not produced_first and any(key in line for key in _PRODUCER_KEYS):
         try:
             return _produced_decoder.decode(line), True
         except _DEFERRED:

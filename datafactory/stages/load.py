@@ -173,6 +173,7 @@ class Worker:
         self.ppo = "ppo" in ctx.formats and not self.trl
         # The typed decoder is the bundled contract's: another contract's validator judges all.
         self.typed = ctx.validators.contract.bundled
+        self.produced_first = False  # the last branch was in the producer's form
 
     def close(self) -> None:
         self.spill.close()
@@ -210,7 +211,8 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             if worker.trl:
                 typed = decode_branch(line) if worker.typed else None
             elif worker.typed:
-                typed, produced = decode_branch_forms(line)
+                typed, produced = decode_branch_forms(line, worker.produced_first)
+                worker.produced_first = produced
             if typed is not None:
                 item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
                 spilled.append(item)
