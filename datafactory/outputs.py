@@ -135,6 +135,7 @@ class AtomicOutput:
         self._handle: IO[bytes] = os.fdopen(fd, "wb", buffering=1 << 20)
         self._digest = hashlib.sha256()
         self._committed = False
+        self._handed = 0  # bytes handed to the disk early (``start_writeback``)
         self.records = 0
 
     def write(self, data: bytes, records: int) -> None:
@@ -149,6 +150,20 @@ class AtomicOutput:
     @property
     def sha256(self) -> str:
         return self._digest.hexdigest()
+
+    def start_writeback(self) -> None:
+        """Hand what is written so far to the disk now, without waiting: the commit's
+        ``fsync`` then has little left to wait for (Linux starts writing dirty pages back
+        at ``POSIX_FADV_DONTNEED``; the pages are not read again)."""
+        try:
+            self._handle.flush()
+        except OSError as exc:
+            raise naming(exc, self.path) from None
+        if hasattr(os, "posix_fadvise"):  # the part written since the last call
+            end = self._handle.tell()
+            fd, start = self._handle.fileno(), self._handed
+            os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
+            self._handed = end
 
     def finish(self) -> None:
         """Everything on disk under the temporary name: the step a full disk can fail."""
@@ -287,6 +302,7 @@ def append_lines(output: AtomicOutput | None, path: str, lines: int) -> None:
     os.unlink(path)
     if output is not None:
         output.records += lines
+        output.start_writeback()
 
 
 @contextmanager

@@ -103,6 +103,8 @@ def build_partition(worker: Worker, work: tuple[int, Confirmed]) -> PartitionRes
                 failed.append(exc)
     if failed:  # (an exception already on its way is not replaced by it)
         raise failed[0]
+    if not result.duplicates:  # else the rejects file takes their input lines from it
+        group.remove_partition(directory, partition)
     result.outputs = {name: (lines.path, lines.count) for name, lines in outputs.items()}
     return result
 

@@ -68,6 +68,7 @@ __all__ = [
     "duplicate_reason",
     "read_partition",
     "reject_duplicates",
+    "remove_partition",
     "rollout_key",
     "spill_path",
     "split_rollout",
@@ -268,6 +269,13 @@ def _write_all(fd: int, parts: list[bytes]) -> None:
 def _partition_files(directory: str, partition: int) -> list[str]:
     prefix = f"partition-{partition:04d}-"
     return sorted(os.path.join(directory, n) for n in os.listdir(directory) if n.startswith(prefix))
+
+
+def remove_partition(directory: str, partition: int) -> None:
+    """Delete the partition's spill files, once built (in the worker: the run's end has less
+    to delete, and no one waits for it)."""
+    for path in _partition_files(directory, partition):
+        os.unlink(path)
 
 
 def read_partition(directory: str, partition: int) -> Iterator[tuple[str, list[SpillEntry]]]:
