@@ -489,10 +489,14 @@ def bench_export(args: argparse.Namespace) -> None:
                 evo, evo_rss = run_evomerge(evomerge, args.evomerge_python, data, evo_eval, evo_out)
             if args.baseline:  # another checkout's exporter on the same files, in turn
                 base = run_exporter(data, eval_path, work, args.workers, Path(args.baseline))
-                keep(base_seconds=base[0], base_cpu_us=base[1] / records * 1e6)
+                keep(
+                    base_seconds=base[0], base_cpu_us=base[1] / records * 1e6,
+                    base_ratio=cpu / base[1],
+                )  # fmt: skip
                 print(
                     f"  run {attempt + 1}: baseline {args.baseline}: {base[0]:.2f} s, CPU "
-                    f"{base[1] / records * 1e6:.1f} us/record, peak RSS {base[2] / 1024:.0f} MiB"
+                    f"{base[1] / records * 1e6:.1f} us/record, peak RSS {base[2] / 1024:.0f} MiB;"
+                    f" this checkout's CPU is {cpu / base[1]:.1%} of it"
                 )
             if args.target == "trl":  # the same files, in turn: the ratio is of one moment
                 trl_out = work / "trl"
@@ -508,7 +512,7 @@ def bench_export(args: argparse.Namespace) -> None:
                 rate=records / seconds, seconds=seconds, cpu_us=cpu / records * 1e6,
                 single=single / 1024, tree=tree / 1024, floor_us=floor_s / records * 1e6,
                 free=free, others=others, hash_us=hashed / speed / records * 1e6, evomerge=evo,
-                evomerge_rss=evo_rss / 1024,
+                evomerge_rss=evo_rss / 1024, evomerge_ratio=evo / seconds,
             )  # fmt: skip
             print(
                 f"  run {attempt + 1}: {records / seconds:,.0f} records/s ({seconds:.2f} s), "
@@ -534,7 +538,9 @@ def bench_export(args: argparse.Namespace) -> None:
             f"{med['free']:.1f} of {cores}, other jobs busy {med['others']:.1f}"
             + (
                 f"; evomerge {med['evomerge']:.2f} s, {med['evomerge'] / med['seconds']:.1f}x "
-                f"the exporter's wall time, peak RSS {med['evomerge_rss']:.0f} MiB"
+                f"the exporter's wall time (run by run: median {med['evomerge_ratio']:.1f}x, "
+                f"{min(figures['evomerge_ratio']):.1f}x to {max(figures['evomerge_ratio']):.1f}x)"
+                f", peak RSS {med['evomerge_rss']:.0f} MiB"
                 if evomerge
                 else ""
             )
@@ -543,7 +549,9 @@ def bench_export(args: argparse.Namespace) -> None:
             print(
                 f"baseline {args.baseline}, median: {med['base_seconds']:.2f} s, CPU "
                 f"{med['base_cpu_us']:.1f} us/record: this checkout's CPU is "
-                f"{med['cpu_us'] / med['base_cpu_us']:.0%} of it"
+                f"{med['cpu_us'] / med['base_cpu_us']:.0%} of it; run by run (each pair run in "
+                f"turn, the machine's drift cancels): median {med['base_ratio']:.1%}, "
+                f"{min(figures['base_ratio']):.1%} to {max(figures['base_ratio']):.1%}"
             )
         if args.target == "trl":
             print(
