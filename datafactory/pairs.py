@@ -155,9 +155,15 @@ DPO_FACT_KEYS = frozenset(
 
 
 def dpo_fact_fields(branch: Mapping[str, Any]) -> dict[str, Any]:
-    """The ``DPO_FACT_KEYS`` of a branch, in its order: ``provenance`` and ``branch_facts``
-    of them equal those of the whole branch."""
-    return {key: value for key, value in branch.items() if key in DPO_FACT_KEYS}
+    """The ``DPO_FACT_KEYS`` of a branch, in its order, but a ``model_id`` that is not a
+    string or a ``provenance`` that is not an object (both ignored, so never written):
+    ``provenance`` and ``branch_facts`` of them equal those of the whole branch."""
+    fields = {key: value for key, value in branch.items() if key in DPO_FACT_KEYS}
+    if "model_id" in fields and not isinstance(fields["model_id"], str):
+        del fields["model_id"]
+    if "provenance" in fields and not isinstance(fields["provenance"], dict):
+        del fields["provenance"]
+    return fields
 
 
 def _integer(score: float) -> Literal[0, 1]:

@@ -23,6 +23,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import msgspec
 import orjson
+from msgspec import UNSET
 
 from datafactory.wire import (
     INEXACT,
@@ -222,6 +223,7 @@ def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
     return _decode_produced(line)
 
 
+_exact_branch = not any(base.__name__ in INEXACT for base in RolloutBranchRecord.__mro__)
 _branch_decoder = msgspec.json.Decoder(RolloutBranchRecord)
 _produced_decoder = msgspec.json.Decoder(_ProducedBranch)
 
@@ -229,20 +231,21 @@ _produced_decoder = msgspec.json.Decoder(_ProducedBranch)
 def decode_branch_forms(
     line: bytes, produced_first: bool = False
 ) -> tuple[RolloutBranchRecord | None, bool]:
-    """(``decode_branch(line)``, False), or when the line is in the producer's form
-    (``decode_produced_branch``), (its record, True); (None, False) when neither decodes it.
-    The line is screened once for both. A line with a producer's key is never of the
-    canonical form (an unknown key defers); ``produced_first``: try the producer's form
-    first (the line before was of it: a file is mostly of one form)."""
-    if not _decodable(line):
+    """(``decode_branch(line)``, False) when that is a record; else when the line is in the
+    producer's form (``decode_produced_branch``), (its record, True); else (None, False).
+    The line is screened once for both. A line with a producer's key in an event's data is
+    never of the canonical form (an unknown key defers), and one without is canonical
+    whichever decoder reads it; ``produced_first``: try the producer's decoder first (the
+    line before was of that form: a file is mostly of one)."""
+    if not _exact_branch or not _decodable(line):
         return None, False
     if produced_first:
         try:
             record = _produced_decoder.decode(line)
         except _DEFERRED:
             pass
-        else:  # a line without a producer's key (no tool event) is canonical
-            if any(key in line for key in _PRODUCER_KEYS):
+        else:
+            if _producer_keys_used(record):
                 return record, True
     try:
         return _branch_decoder.decode(line), False
@@ -250,10 +253,21 @@ def decode_branch_forms(
         pass
     if not produced_first and any(key in line for key in _PRODUCER_KEYS):
         try:
-            return _produced_decoder.decode(line), True
+            record = _produced_decoder.decode(line)
         except _DEFERRED:
             pass
+        else:
+            return record, _producer_keys_used(record)
     return None, False
+
+
+def _producer_keys_used(record: RolloutBranchRecord) -> bool:
+    """Whether an event's data of a record the producer's decoder read holds one of its keys
+    (``toolName`` and ``callId`` are read into ``name`` and ``call_id``)."""
+    return any(
+        event.data.name is not UNSET or event.data.call_id is not UNSET
+        for event in record.tool_call_sequence
+    )
 
 
 decode_tree = fast_decoder(RolloutTreeRecord)

@@ -292,10 +292,10 @@ def _branch(
     conversation = None if worker.trl else conversation_of(branch)
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     score = BranchScore.of(branch, record.rank_given)
-    # A DPO record's facts of a branch are of its input line (``pairs.branch_facts``).
-    given = orjson.loads(raw) if worker.dpo else branch
+    # A DPO record's facts of a branch are its input's (``pairs.branch_facts``): no repair
+    # touches ``DPO_FACT_KEYS``.
     return _branch_entry(
-        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index, given,
+        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index, branch,
         repaired=bool(record.repairs),
     )  # fmt: skip
 

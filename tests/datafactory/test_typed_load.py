@@ -120,6 +120,72 @@ def test_branch_forms_decode_each_line_as_the_two_decoders_do(produced_first: bo
     assert decode_branch_forms(b'{"a": ' + b"1" * 19 + b"}") == (None, False)
 
 
+def _ambiguous_lines() -> list[bytes]:
+    """Branches both decoders read, with a producer's key elsewhere than in an event's data:
+    canonical (the validating path repairs nothing)."""
+    no_events = branch("r-a", 0, tool_call_sequence=[], final_answer="toolName")
+    in_args = branch(
+        "r-b", 0, tool_call_sequence=[{"event": "tool_call", "data": {"args": {"callId": 1}}}]
+    )
+    call = {"toolName": "ls", "args": {}, "callId": "c1"}
+    produced = branch(
+        "r-c",
+        0,
+        tool_call_sequence=[
+            {"event": "tool_call", "data": call},
+            {"event": "tool_result", "data": {"output": "ok", "callId": "c1"}},
+        ],
+    )
+    return [orjson.dumps(record) for record in (produced, no_events, in_args)]
+
+
+def test_a_producer_key_outside_the_event_data_is_no_repair_whatever_came_before() -> None:
+    produced, *ambiguous = _ambiguous_lines()
+    assert decode_branch_forms(produced, False)[1] is decode_branch_forms(produced, True)[1] is True
+    for line in ambiguous:
+        first = decode_branch_forms(line, produced_first=True)
+        assert first == decode_branch_forms(line, produced_first=False)
+        assert first[1] is False and type(first[0]) is type(decode_branch(line))
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (1, 2, 0), (0, 2, 1)])
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_the_camelcase_repair_count_is_the_validating_paths(
+    tmp_path: Path, run_cli: RunCli, order: tuple[int, ...], workers: str
+) -> None:
+    """One file per line, so with two workers a line of the producer's form and one that
+    only looks like it may meet in one worker, in either order."""
+    lines = _ambiguous_lines()
+    files = []
+    for number in order:
+        files.append(tmp_path / f"in{number}.jsonl")
+        files[-1].write_bytes(lines[number] + b"\n")
+    fast = run_cli(*files, args=("--workers", workers))
+    checked = run_cli(*files, args=("--workers", workers, "--contract", str(BUNDLED_DIR)))
+    assert fast.manifest()["repaired"] == checked.manifest()["repaired"]
+    assert fast.manifest()["repaired"] == {"tool_call:camelcase_data": 1}
+
+
+def test_a_branch_keeps_its_dpo_pair_with_a_deep_model_id_or_a_provenance_not_an_object(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    """Neither is read (``pairs.provenance`` takes a string ``model_id`` and an object
+    ``provenance``), so neither keeps the branch from the outputs."""
+    deep = "[" * 300 + "]" * 300
+    first = orjson.dumps(branch("r-1", 0)).replace(b"}", b',"model_id":' + deep.encode() + b"}")
+    second = orjson.dumps(
+        branch("r-1", 1, objective_score=0, final_answer="no", provenance=[1], total_score=0.1)
+    )
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(first[: first.rindex(b"}") + 1] + b"\n" + second + b"\n")
+    result = run_cli(data)
+    assert result.exit_code == 0, result.stderr
+    assert (len(result.dpo()), len(result.ppo()), result.rejects()) == (1, 2, [])
+    provenance = result.dpo()[0]["provenance"]
+    assert "model_id" not in provenance
+    assert "upstream_provenance" not in provenance["rejected_facts"]
+
+
 #: The trl target, its dataset card left out (it names the output directory).
 TRL = ("--target", "trl", "--no-card")
 
