@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import GenericAlias
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, Literal, TypeAlias, TypeVar
 
 import msgspec
 import orjson
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from datafactory.wire import (
     INEXACT,
@@ -72,9 +73,13 @@ PpoTrainingJson: TypeAlias = _training_json.PpoTrainingRecord
 BranchFactsJson: TypeAlias = _training_json.BranchFacts
 
 __all__ = [
+    "BUILD_STATUS_ALIAS",
+    "CAMELCASE_BUILD",
     "CAMELCASE_EVENTS",
     "NO_EXTRA",
+    "PRODUCER_BUILD_KEYS",
     "PRODUCER_EVENT_KEYS",
+    "STATUS_ALIASES",
     "BranchFacts",
     "BranchFactsJson",
     "BranchJson",
@@ -187,87 +192,153 @@ def _never(_line: bytes) -> None:
 decode_branch = fast_decoder(RolloutBranchRecord)
 
 
-def _as_produced(cls: type[msgspec.Struct], fields: list[Any], **config: Any) -> Any:
+def _as_produced(
+    cls: type[msgspec.Struct], fields: list[Any], form: str = "", **config: Any
+) -> Any:
     """A subclass of ``cls`` with ``fields`` declared again: the same type to every reader of
     its attributes, read from other keys (``rename`` covers only the fields it declares)."""
-    name = f"{cls.__name__}AsProduced"
+    name = f"{cls.__name__}AsProduced{form}"
     return msgspec.defstruct(name, fields, bases=(cls,), kw_only=True, **config)
 
 
-#: The producer's camelCase keys of tool-event data (``{"toolName", "args", "callId"}``) by
-#: the contract's names, and the repair that renames them (``datafactory.repair``).
-PRODUCER_EVENT_KEYS = {"name": "toolName", "call_id": "callId"}
-CAMELCASE_EVENTS = "tool_call:camelcase_data"
+def _fields(cls: type[msgspec.Struct], **types: Any) -> list[Any]:
+    """``cls``'s fields for ``_as_produced``, the types of those named in ``types`` replaced."""
+    return [
+        (f.name, types.get(f.name, f.type))
+        if f.required
+        else (f.name, types.get(f.name, f.type), f.default)
+        for f in msgspec.structs.fields(cls)
+    ]
 
-# Such events read under the producer's keys, into the canonical types: a record whose one
-# repair that would be takes the fast path too; any other repair still defers.
-_ProducedEventData = _as_produced(
-    ToolEventData,
-    [(f.name, f.type, f.default) for f in msgspec.structs.fields(ToolEventData)],
-    rename=PRODUCER_EVENT_KEYS,
-)
+
+#: The producer's camelCase keys of tool-event data (``{"toolName", "args", "callId"}``) and
+#: of a build result, by the contract's names; the build statuses it writes, by the
+#: contract's; and the repairs that make them canonical (``datafactory.repair``).
+PRODUCER_EVENT_KEYS = {"name": "toolName", "call_id": "callId"}
+PRODUCER_BUILD_KEYS = {"exit_code": "exitCode", "ran_at_ms": "ranAtMs"}
+STATUS_ALIASES = {"success": "pass", "failed": "fail"}
+CAMELCASE_EVENTS = "tool_call:camelcase_data"
+CAMELCASE_BUILD = "build_result:camelcase_keys"
+BUILD_STATUS_ALIAS = "build_result:status_alias"
+
+# The producer's forms read into the canonical types: a branch whose only repairs would be
+# these takes the fast path too (its outputs do not read ``build_result``); any other repair,
+# or a mix of forms inside one record, still defers.
+_ProducedEventData = _as_produced(ToolEventData, _fields(ToolEventData), rename=PRODUCER_EVENT_KEYS)
 _ProducedEvent = _as_produced(ToolCallEvent, [("data", _ProducedEventData)])
-_ProducedBranch = _as_produced(
-    RolloutBranchRecord, [("tool_call_sequence", GenericAlias(list, (_ProducedEvent,)))]
-)
+_STATUS = next(f for f in msgspec.structs.fields(BuildResult) if f.name == "status")
+_AnyStatus = _STATUS.type | Literal[tuple(STATUS_ALIASES)]
+_BUILDS: dict[str, Any] = {
+    "": None,
+    "status": _as_produced(BuildResult, _fields(BuildResult, status=_AnyStatus), "Status"),
+    "camel": _as_produced(
+        BuildResult, _fields(BuildResult, status=_AnyStatus), "Camel", rename=PRODUCER_BUILD_KEYS
+    ),
+}
+
+
+@dataclass(frozen=True)
+class _Form:
+    """One form of a branch line: the producer's tool events or not, and its build result's
+    form ("": the contract's, "status": the producer's statuses, "camel": its keys too)."""
+
+    events: bool
+    build: str
+    decoder: msgspec.json.Decoder[RolloutBranchRecord]
+
+
+def _form(events: bool, build: str) -> _Form:
+    fields: list[Any] = []
+    if events:
+        fields.append(("tool_call_sequence", GenericAlias(list, (_ProducedEvent,))))
+    if build:
+        fields.append(("build_result", _BUILDS[build] | None | UnsetType, UNSET))
+    cls = _as_produced(RolloutBranchRecord, fields, f"{int(events)}{build}") if fields else None
+    return _Form(events, build, msgspec.json.Decoder(cls or RolloutBranchRecord))
+
+
+#: Every form, the contract's first (index 0).
+_FORMS = [_form(events, build) for events in (False, True) for build in _BUILDS]
+_EXACT_BRANCH = not any(base.__name__ in INEXACT for base in RolloutBranchRecord.__mro__)
 _PRODUCER_KEYS = tuple(orjson.dumps(key) for key in PRODUCER_EVENT_KEYS.values())
-_decode_produced: Callable[[bytes], RolloutBranchRecord | None] = fast_decoder(_ProducedBranch)
+_BUILD_KEYS = tuple(orjson.dumps(key) for key in PRODUCER_BUILD_KEYS.values())
+_ALIASES = tuple(orjson.dumps(status) for status in STATUS_ALIASES)
+
+
+def decode_branch_forms(
+    line: bytes, first: int = 0
+) -> tuple[RolloutBranchRecord | None, int, tuple[str, ...]]:
+    """(record, form, repairs) of a branch line that is valid as it is (form 0, no repair) or
+    in the producer's forms (its tool events' keys, its build result's keys and statuses:
+    the repairs they stand for, each as ``datafactory.repair`` counts it); (None, 0, ()) when
+    none decodes it: the validating path judges. The line is screened once for all.
+    ``first``: the form to try first (the line before's: a file is mostly of one form).
+    A record that a producer's form reads but holds none of its keys or statuses (no tool
+    event, say) is canonical: the contract's form reads it too."""
+    if not _EXACT_BRANCH or not _decodable(line):
+        return None, 0, ()
+    if first:
+        record = _decoded(_FORMS[first], line)
+        repairs = _repairs(_FORMS[first], record) if record is not None else ()
+        if repairs:
+            return record, first, repairs
+    record = _decoded(_FORMS[0], line)
+    if record is not None:
+        return record, 0, ()
+    form = _form_of(line)
+    if form and form != first:
+        record = _decoded(_FORMS[form], line)
+        repairs = _repairs(_FORMS[form], record) if record is not None else ()
+        if repairs:
+            return record, form, repairs
+    return None, 0, ()
+
+
+def _decoded(form: _Form, line: bytes) -> RolloutBranchRecord | None:
+    try:
+        return form.decoder.decode(line)
+    except _DEFERRED:
+        return None
+
+
+def _form_of(line: bytes) -> int:
+    """The form the line's bytes suggest (a key or status may also be inside a text: the
+    decoder tells)."""
+    events = any(key in line for key in _PRODUCER_KEYS)
+    if any(key in line for key in _BUILD_KEYS):
+        build = "camel"
+    elif any(status in line for status in _ALIASES):
+        build = "status"
+    else:
+        build = ""
+    return next(n for n, f in enumerate(_FORMS) if (f.events, f.build) == (events, build))
+
+
+def _repairs(form: _Form, record: RolloutBranchRecord) -> tuple[str, ...]:
+    """The repairs the validating path counts for a record ``form`` read."""
+    repairs: list[str] = []
+    if form.events and any(
+        event.data.name is not UNSET or event.data.call_id is not UNSET
+        for event in record.tool_call_sequence
+    ):
+        repairs.append(CAMELCASE_EVENTS)
+    build = record.build_result
+    if form.build and isinstance(build, BuildResult):
+        if form.build == "camel" and (build.exit_code is not UNSET or build.ran_at_ms is not UNSET):
+            repairs.append(CAMELCASE_BUILD)
+        if build.status in STATUS_ALIASES:
+            repairs.append(BUILD_STATUS_ALIAS)
+    return tuple(repairs)
 
 
 def decode_produced_branch(line: bytes) -> RolloutBranchRecord | None:
     """``decode_branch`` of a line whose tool events carry the producer's camelCase keys, and
-    only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise, at the cost of a
-    look for those keys when the line has none."""
-    if not any(key in line for key in _PRODUCER_KEYS):
-        return None
-    return _decode_produced(line)
+    only those (then its one repair is ``CAMELCASE_EVENTS``); None otherwise."""
+    record, _, repairs = decode_branch_forms(line, _EVENTS_ONLY)
+    return record if repairs == (CAMELCASE_EVENTS,) else None
 
 
-_exact_branch = not any(base.__name__ in INEXACT for base in RolloutBranchRecord.__mro__)
-_branch_decoder = msgspec.json.Decoder(RolloutBranchRecord)
-_produced_decoder = msgspec.json.Decoder(_ProducedBranch)
-
-
-def decode_branch_forms(
-    line: bytes, produced_first: bool = False
-) -> tuple[RolloutBranchRecord | None, bool]:
-    """(``decode_branch(line)``, False) when that is a record; else when the line is in the
-    producer's form (``decode_produced_branch``), (its record, True); else (None, False).
-    The line is screened once for both. A line with a producer's key in an event's data is
-    never of the canonical form (an unknown key defers), and one without is canonical
-    whichever decoder reads it; ``produced_first``: try the producer's decoder first (the
-    line before was of that form: a file is mostly of one)."""
-    if not _exact_branch or not _decodable(line):
-        return None, False
-    if produced_first:
-        try:
-            record = _produced_decoder.decode(line)
-        except _DEFERRED:
-            pass
-        else:
-            if _producer_keys_used(record):
-                return record, True
-    try:
-        return _branch_decoder.decode(line), False
-    except _DEFERRED:
-        pass
-    if not produced_first and any(key in line for key in _PRODUCER_KEYS):
-        try:
-            record = _produced_decoder.decode(line)
-        except _DEFERRED:
-            pass
-        else:
-            return record, _producer_keys_used(record)
-    return None, False
-
-
-def _producer_keys_used(record: RolloutBranchRecord) -> bool:
-    """Whether an event's data of a record the producer's decoder read holds one of its keys
-    (``toolName`` and ``callId`` are read into ``name`` and ``call_id``)."""
-    return any(
-        event.data.name is not UNSET or event.data.call_id is not UNSET
-        for event in record.tool_call_sequence
-    )
+_EVENTS_ONLY = next(n for n, f in enumerate(_FORMS) if f.events and not f.build)
 
 
 decode_tree = fast_decoder(RolloutTreeRecord)

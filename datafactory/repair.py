@@ -34,7 +34,14 @@ from typing import Any, TypeGuard
 import orjson
 
 from datafactory.rank import MAX_TOTAL
-from datafactory.records import CAMELCASE_EVENTS, PRODUCER_EVENT_KEYS
+from datafactory.records import (
+    BUILD_STATUS_ALIAS,
+    CAMELCASE_BUILD,
+    CAMELCASE_EVENTS,
+    PRODUCER_BUILD_KEYS,
+    PRODUCER_EVENT_KEYS,
+    STATUS_ALIASES,
+)
 from wiregate.jsonl import beyond_reach
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
@@ -114,8 +121,7 @@ class Normalised:
     rank_given: bool = True
 
 
-_BUILD_KEYS = {"exitCode": "exit_code", "ranAtMs": "ran_at_ms"}
-_STATUS_ALIASES = {"success": "pass", "failed": "fail"}
+_BUILD_KEYS = {produced: name for name, produced in PRODUCER_BUILD_KEYS.items()}
 _DATA_KEYS = {produced: name for name, produced in PRODUCER_EVENT_KEYS.items()}
 
 
@@ -124,11 +130,11 @@ def _repair_build_result(value: Any, repairs: list[str]) -> Any:
         return value
     if any(key in value for key in _BUILD_KEYS):
         value = {_BUILD_KEYS.get(k, k): v for k, v in value.items()}
-        repairs.append("build_result:camelcase_keys")
+        repairs.append(CAMELCASE_BUILD)
     status = value.get("status")
-    if isinstance(status, str) and status in _STATUS_ALIASES:
-        value = {**value, "status": _STATUS_ALIASES[status]}
-        repairs.append("build_result:status_alias")
+    if isinstance(status, str) and status in STATUS_ALIASES:
+        value = {**value, "status": STATUS_ALIASES[status]}
+        repairs.append(BUILD_STATUS_ALIAS)
     elif "status" not in value and isinstance(value.get("exit_code"), int):
         code = value["exit_code"]
         value = {**value, "status": "pass" if code == 0 else "fail"}

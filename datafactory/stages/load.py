@@ -28,7 +28,6 @@ from datafactory.pairs import (
 )
 from datafactory.rank import MAX_TOTAL, BranchScore
 from datafactory.records import (
-    CAMELCASE_EVENTS,
     BranchJson,
     DpoRecordJson,
     PpoRecordJson,
@@ -70,7 +69,9 @@ __all__ = [
 _MESSAGES = b'"messages":'
 _AFTER_MESSAGES = b',"reward":'
 _CLAMPED = ("reward:clamped",)
-_CAMELCASE = (CAMELCASE_EVENTS,)
+
+
+_NO_REPAIRS: tuple[str, ...] = ()
 
 
 class OutputInvalidError(Exception):
@@ -173,7 +174,7 @@ class Worker:
         self.ppo = "ppo" in ctx.formats and not self.trl
         # The typed decoder is the bundled contract's: another contract's validator judges all.
         self.typed = ctx.validators.contract.bundled
-        self.produced_first = False  # the last branch was in the producer's form
+        self.form = 0  # the form of the last branch read (``records.decode_branch_forms``)
 
     def close(self) -> None:
         self.spill.close()
@@ -205,21 +206,20 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             if over:  # only its head was read: the rejects file gets that and its length
                 raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))
             # The fast path: a valid branch that needs no repair (``records.fast_decoder``),
-            # or whose one repair is the producer's camelCase tool events (layer3: the trl
-            # target's build stage reads the spilled input line itself).
-            typed, produced = None, False
+            # or whose only repairs are the producer's forms (tool events' and build result's
+            # keys, statuses: layer3; the trl target's build stage reads the input line).
+            typed, repairs = None, _NO_REPAIRS
             if worker.trl:
                 typed = decode_branch(line) if worker.typed else None
             elif worker.typed:
-                typed, produced = decode_branch_forms(line, worker.produced_first)
-                worker.produced_first = produced
+                typed, worker.form, repairs = decode_branch_forms(line, worker.form)
             if typed is not None:
                 item = _typed_branch(worker, typed, line, base | number, chunk.source_index)
                 spilled.append(item)
                 acc.valid += 1
                 acc.by_type[BRANCH] += 1
-                if produced:
-                    acc.repaired.update(_CAMELCASE)
+                if repairs:
+                    acc.repaired.update(repairs)
                 if not 0 <= typed.total_score <= MAX_TOTAL:  # counted as the normaliser does
                     acc.repaired.update(_CLAMPED)
                 continue

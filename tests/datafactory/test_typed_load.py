@@ -5,14 +5,23 @@ the byte: naming the same contract explicitly (``--contract``) turns the fast pa
 from __future__ import annotations
 
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import orjson
 import pytest
 
 from contracts import BUNDLED_DIR
-from datafactory.records import decode_branch, decode_branch_forms, decode_produced_branch
+from datafactory.records import (
+    BUILD_STATUS_ALIAS,
+    CAMELCASE_BUILD,
+    CAMELCASE_EVENTS,
+    decode_branch,
+    decode_branch_forms,
+    decode_produced_branch,
+)
 from tests.datafactory.helpers import Run, RunCli, branch, write_jsonl
 
 OUTPUTS = ("dpo.jsonl", "ppo.jsonl", "rejects.jsonl")
@@ -86,9 +95,25 @@ def _records(seed: int) -> list[Any]:
                 record["branch_index"] = float(b)  # 1.0 for an integer: deferred, accepted
             elif roll < 0.6:  # the producer's camelCase events: read as produced (layer3)
                 _camel_case(record, every=roll < 0.55)
+            if rng.random() < 0.4:  # the producer's build results, and mixes that defer
+                record["build_result"] = rng.choice(PRODUCER_BUILDS)
             records.append(record)
     records += [records[2], {"rollout_id": "r-x", "task": 5}, [1, 2]]
     return records
+
+
+#: Build results as producers write them: repaired by their keys, statuses, both; with no
+#: status (repaired from the exit code) or keys of both forms (the validating path's).
+PRODUCER_BUILDS = [
+    {"status": "success", "exitCode": 0, "ranAtMs": 1750000000000},
+    {"status": "failed", "exitCode": 1, "stderr": "boom"},
+    {"status": "pass", "ranAtMs": 0},
+    {"status": "success"},
+    {"status": "failed", "exit_code": 2, "stdout": ""},
+    {"status": "skip", "exitCode": None},
+    {"exitCode": 0},
+    {"status": "failed", "exitCode": 1, "exit_code": 1},
+]
 
 
 def _camel_case(record: dict[str, Any], every: bool) -> None:
@@ -100,24 +125,35 @@ def _camel_case(record: dict[str, Any], every: bool) -> None:
             event["data"] = {keys.get(k, k): v for k, v in event["data"].items()}
 
 
-@pytest.mark.parametrize("produced_first", [False, True])
-def test_branch_forms_decode_each_line_as_the_two_decoders_do(produced_first: bool) -> None:
-    """``decode_branch_forms`` (the load stage's one call) agrees with ``decode_branch`` and
-    ``decode_produced_branch`` on every line, in either order, and says which form it read
-    (a branch without tool events is canonical: it decodes as either)."""
-    lines = [orjson.dumps(record) for record in _records(4)]
+def test_branch_forms_read_each_line_whichever_form_is_tried_first() -> None:
+    """``decode_branch_forms`` (the load stage's one call) reads a line the same way (the
+    same record, form and repairs) whatever form the line before had, takes a canonical line
+    as ``decode_branch`` does and one with only the producer's tool events as
+    ``decode_produced_branch`` does (a branch without tool events is canonical)."""
+    lines = [orjson.dumps(record) for seed in (4, 5) for record in _records(seed)]
     assert any(b'"tool_call_sequence":[]' in line for line in lines)
-    forms = [decode_branch_forms(line, produced_first) for line in lines]
+    read = [decode_branch_forms(line) for line in lines]
+    forms = sorted({form for _, form, _ in read})
+    assert len(forms) == 6  # the contract's, and the producer's five
+    for first in forms:  # a wider form may read a line: the same values, the same repairs
+        assert [_values(decode_branch_forms(line, first)) for line in lines] == [
+            _values(one) for one in read
+        ]
     canonical = [decode_branch(line) for line in lines]
-    produced = [decode_produced_branch(line) for line in lines]
-    assert [record for record, _ in forms] == [
-        c or p for c, p in zip(canonical, produced, strict=True)
+    assert [r for r, form, _ in read if r is not None and not form] == [
+        c for c in canonical if c is not None
     ]
-    assert [was for _, was in forms] == [
-        c is None and p is not None for c, p in zip(canonical, produced, strict=True)
-    ]
-    assert sum(was for _, was in forms) >= 3 and sum(c is not None for c in canonical) > 20
-    assert decode_branch_forms(b'{"a": ' + b"1" * 19 + b"}") == (None, False)
+    events_only = [(r, line) for (r, _, repairs), line in zip(read, lines, strict=True)
+                   if repairs == (CAMELCASE_EVENTS,)]  # fmt: skip
+    assert [decode_produced_branch(line) for _, line in events_only] == [r for r, _ in events_only]
+    assert Counter(repair for _, _, repairs in read for repair in repairs) == {
+        CAMELCASE_EVENTS: 15, CAMELCASE_BUILD: 16, BUILD_STATUS_ALIAS: 23,
+    }  # fmt: skip
+    assert decode_branch_forms(b'{"a": ' + b"1" * 19 + b"}") == (None, 0, ())
+
+
+def _values(read: tuple[Any, int, tuple[str, ...]]) -> tuple[Any, tuple[str, ...]]:
+    return msgspec.to_builtins(read[0]), read[2]
 
 
 def _ambiguous_lines() -> list[bytes]:
@@ -141,11 +177,14 @@ def _ambiguous_lines() -> list[bytes]:
 
 def test_a_producer_key_outside_the_event_data_is_no_repair_whatever_came_before() -> None:
     produced, *ambiguous = _ambiguous_lines()
-    assert decode_branch_forms(produced, False)[1] is decode_branch_forms(produced, True)[1] is True
+    _, form, repairs = decode_branch_forms(produced)
+    assert repairs == (CAMELCASE_EVENTS,) and decode_branch_forms(produced, form)[1:] == (
+        form,
+        repairs,
+    )
     for line in ambiguous:
-        first = decode_branch_forms(line, produced_first=True)
-        assert first == decode_branch_forms(line, produced_first=False)
-        assert first[1] is False and type(first[0]) is type(decode_branch(line))
+        read = decode_branch_forms(line, first=form)
+        assert read == decode_branch_forms(line) == (decode_branch(line), 0, ())
 
 
 @pytest.mark.parametrize("order", [(0, 1, 2), (1, 2, 0), (0, 2, 1)])
