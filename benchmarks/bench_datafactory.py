@@ -1,6 +1,7 @@
 """Benchmark of the datafactory exporter against the orjson read+parse floor.
 
     python benchmarks/bench_datafactory.py --records 100000 --workers 2 [--repeat 3]
+        [--camel-case-events] [--producer-build]
         [--evomerge PATH [--evomerge-python PY] [--evomerge-gate]] [--baseline OTHER_CHECKOUT]
     python benchmarks/bench_datafactory.py --one-rollout 300000 --workers 2
     python benchmarks/bench_datafactory.py --records 1000000 --workers 2
@@ -132,11 +133,25 @@ def _camel_events(branch: dict[str, object]) -> dict[str, object]:
     return branch
 
 
-def generate(path: Path, records: int, seed: int, camel: bool = False) -> None:
+def _producer_build(branch: dict[str, object]) -> dict[str, object]:
+    from datafactory.records import PRODUCER_BUILD_KEYS, STATUS_ALIASES
+
+    statuses = {canonical: produced for produced, canonical in STATUS_ALIASES.items()}
+    build = cast(dict[str, object], branch["build_result"])
+    build = {PRODUCER_BUILD_KEYS.get(key, key): value for key, value in build.items()}
+    build["status"] = statuses.get(cast(str, build["status"]), build["status"])
+    branch["build_result"] = build
+    return branch
+
+
+def generate(
+    path: Path, records: int, seed: int, camel: bool = False, producer_build: bool = False
+) -> None:
     """``records`` branch records, 4 per rollout, written in shuffled windows of 4,096
     records so the branches of a rollout are not next to each other; ``camel``: their tool
     events in the producer's camelCase form (``toolName``, ``callId``), which the exporter
-    repairs and evomerge reads as it is."""
+    repairs and evomerge reads as it is; ``producer_build``: their build results as the
+    producer writes them (``exitCode``, ``ranAtMs``, ``success``/``failed``), repaired."""
     rng = random.Random(seed)
     window: list[bytes] = []
     with path.open("wb") as handle:
@@ -145,7 +160,11 @@ def generate(path: Path, records: int, seed: int, camel: bool = False) -> None:
             if index == 0:
                 task = _sentence(rng, WORDS, 10, 24)
             branch = _branch(rng, rollout, task, index)
-            window.append(orjson.dumps(_camel_events(branch) if camel else branch) + b"\n")
+            if camel:
+                _camel_events(branch)
+            if producer_build:
+                _producer_build(branch)
+            window.append(orjson.dumps(branch) + b"\n")
             if len(window) == 4096:
                 rng.shuffle(window)
                 handle.writelines(window)
@@ -431,7 +450,7 @@ def _generate_inputs(args: argparse.Namespace, work: Path) -> tuple[Path, Path, 
         generate_one_rollout(data, args.one_rollout, args.seed)
         records = args.one_rollout
     else:
-        generate(data, args.records, args.seed, args.camel_case_events)
+        generate(data, args.records, args.seed, args.camel_case_events, args.producer_build)
         records = args.records
     if args.realistic_eval:
         generate_realistic_eval(eval_path, args.eval_items, args.seed)
@@ -766,6 +785,12 @@ def main() -> None:
         action="store_true",
         help="tool events as the producer writes them (toolName, callId): the exporter "
         "repairs them, evomerge reads them (without, evomerge drops every tool turn)",
+    )
+    parser.add_argument(
+        "--producer-build",
+        action="store_true",
+        help="build results as the producer writes them (exitCode, ranAtMs, success/failed), "
+        "which the exporter repairs",
     )
     parser.add_argument(
         "--evomerge-gate",
