@@ -164,7 +164,10 @@ def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
     if not isinstance(value, list):
         return value
     for e in value:  # canonical: the common case costs one scan
-        if not isinstance(e, dict) or "event" not in e or "toolName" in e.get("data", ()):
+        if not isinstance(e, dict) or "event" not in e:
+            break
+        data = e.get("data")  # not an object: left for validation to reject
+        if isinstance(data, dict) and any(key in data for key in _DATA_KEYS):
             break
     else:
         return value

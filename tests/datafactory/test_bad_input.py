@@ -113,6 +113,19 @@ def test_wrong_types(tmp_path: Path, run_cli: RunCli) -> None:
     assert reject["detail"] == 'RolloutBranchRecord /temperature: expected type number, got "hot"'
 
 
+@pytest.mark.parametrize(("data", "shown"), [(None, "None"), (1, "1"), (True, "True"), ([], "[]")])
+def test_event_data_not_an_object(tmp_path: Path, run_cli: RunCli, data: Any, shown: str) -> None:
+    """Rejected at its pointer (the repairs' look for the producer's keys stopped the run)."""
+    events = [{"event": "tool_call", "data": data}]
+    bad = branch("r", 1, tool_call_sequence=events)
+    path = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0), bad])
+    reject = _single_reject(run_cli, path)
+    assert (reject["reason"], reject["detail"]) == (
+        "contract-violation",
+        f"RolloutBranchRecord /tool_call_sequence/0/data: expected type object, got {shown}",
+    )
+
+
 def test_fifty_megabyte_line(tmp_path: Path, run_cli: RunCli) -> None:
     path = tmp_path / "in.jsonl"
     huge = orjson.dumps(branch("r", 1, final_answer="x" * (50 * 1024 * 1024)))

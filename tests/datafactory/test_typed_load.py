@@ -205,6 +205,31 @@ def test_the_camelcase_repair_count_is_the_validating_paths(
     assert fast.manifest()["repaired"] == {"tool_call:camelcase_data": 1}
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_call_ids_alone_in_the_producers_form_are_repaired_on_either_path(
+    tmp_path: Path, run_cli: RunCli, workers: str
+) -> None:
+    """Results that carry only ``callId`` (the calls their ``name``) are the producer's form:
+    both paths rename it and count the repair, and pair each result with its call by it."""
+    events = [
+        {"event": "tool_call", "data": {"name": "ls", "call_id": "a"}},
+        {"event": "tool_call", "data": {"name": "cat", "call_id": "b"}},
+        {"event": "tool_result", "data": {"output": "second", "callId": "b"}},
+        {"event": "tool_result", "data": {"output": "first", "callId": "a"}},
+    ]
+    data = write_jsonl(
+        tmp_path / "in.jsonl",
+        [branch("r", 0, tool_call_sequence=events), branch("r", 1, objective_score=0)],
+    )
+    fast = run_cli(data, args=("--workers", workers))
+    checked = run_cli(data, args=("--workers", workers, "--contract", str(BUNDLED_DIR)))
+    assert (fast.dpo(), fast.ppo()) == (checked.dpo(), checked.ppo())
+    assert fast.manifest()["repaired"] == checked.manifest()["repaired"]
+    assert fast.manifest()["repaired"] == {"tool_call:camelcase_data": 1}
+    tools = [m for m in fast.ppo()[0]["messages"] if m["role"] == "tool"]
+    assert [(m["tool_call_id"], m["content"]) for m in tools] == [("a", "first"), ("b", "second")]
+
+
 def test_a_branch_keeps_its_dpo_pair_with_a_deep_model_id_or_a_provenance_not_an_object(
     tmp_path: Path, run_cli: RunCli
 ) -> None:
