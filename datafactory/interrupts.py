@@ -89,7 +89,8 @@ def handled() -> Iterator[None]:
     _STATE.active, _STATE.depth, _STATE.pending, _STATE.done = True, 0, None, False
     try:
         for number in _SIGNALS:
-            signal.signal(number, _handler)
+            if previous[number] is not signal.SIG_IGN:  # ignored from the start: it stays so
+                signal.signal(number, _handler)
         yield
     finally:
         for number, handler in previous.items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import weakref
 from collections.abc import Iterator
@@ -23,6 +24,12 @@ settings.register_profile("dev", deadline=None, suppress_health_check=[HealthChe
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+# A test run started as a shell script's background job inherits SIGINT ignored, and so would
+# every command a test starts, which then (rightly) goes on at Ctrl-C: the signal tests need it
+# as an interactive run has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Every git.Repo a test opens (directly or through a fixture) keeps GitPython's `git cat-file`
 # helper processes until it is closed; one left to the garbage collector warns, and under

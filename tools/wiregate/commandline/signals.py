@@ -19,10 +19,9 @@ from typing import Any
 
 import click
 
-__all__ = ["InterruptibleGroup", "Terminated"]
+from wiregate.commandline.startup import EXIT_INTERRUPTED, EXIT_TERMINATED
 
-EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
-EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "InterruptibleGroup", "Terminated"]
 
 
 class Terminated(BaseException):
@@ -34,21 +33,32 @@ def _raise_terminated(signum: int, frame: FrameType | None) -> None:
 
 
 @contextmanager
-def _sigterm_raises() -> Iterator[None]:
+def _signals_raise() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt and SIGTERM ``Terminated`` inside the block (the
+    start-up guard's handlers, ``wiregate.commandline.startup``, are replaced; a signal the
+    process was started with ignored stays ignored)."""
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread (e.g. a test runner's)
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    wanted: dict[int, Any] = {
+        signal.SIGINT: signal.default_int_handler,
+        signal.SIGTERM: _raise_terminated,
+    }
+    previous = {signum: signal.getsignal(signum) for signum in wanted}
+    for signum, handler in wanted.items():
+        if previous[signum] is not signal.SIG_IGN:
+            signal.signal(signum, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 class InterruptibleGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            with _sigterm_raises():
+            with _signals_raise():
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             click.echo("wiregate: interrupted", err=True)

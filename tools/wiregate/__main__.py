@@ -1,0 +1,15 @@
+"""``python -m wiregate`` and the ``wiregate`` command's entry point: the start-up signal guard
+(``wiregate.commandline.startup``) goes up before the subcommands are imported."""
+
+from wiregate.commandline.startup import guard
+
+
+def main() -> None:
+    guard("wiregate")
+    from wiregate.cli import main as cli
+
+    cli(prog_name="wiregate")
+
+
+if __name__ == "__main__":
+    main()
