@@ -7,9 +7,13 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import orjson
 import pytest
+
+from tests.datafactory.helpers import branch
 
 # Stands for a command's entry point: the guard, then imports that take a while.
 ENTRY = (
@@ -71,3 +75,28 @@ def test_sigint_ignored_from_the_start_stays_ignored_while_validating(tmp_path: 
         process.wait(timeout=1)
     _, stderr = process.communicate(timeout=30)  # end of input: it finishes
     assert (process.returncode, stderr) == (1, b"")
+
+
+def test_sigint_ignored_from_the_start_stays_ignored_while_exporting(tmp_path: Path) -> None:
+    """``datafactory`` likewise: started with SIGINT ignored, a run reading stdin goes on, and
+    writes its outputs once the input ends."""
+    datafactory = Path(sys.executable).with_name("datafactory")
+    out = {name: tmp_path / f"{name}.jsonl" for name in ("dpo", "ppo", "rejects")}
+    argv = [str(datafactory), "--input", "-", "--allow-missing-g3", "--workers", "1"]
+    argv += [a for name, path in out.items() for a in (f"--output-{name}", str(path))]
+    argv = [a.replace("--output-rejects", "--rejects") for a in argv]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path, preexec_fn=_ignore_sigint,
+    )  # fmt: skip
+    assert process.stdin is not None
+    process.stdin.write(orjson.dumps(branch("r", 0)) + b"\n")
+    process.stdin.flush()
+    time.sleep(1.0)  # started and reading
+    process.send_signal(signal.SIGINT)
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=1)
+    process.stdin.write(orjson.dumps(branch("r", 1, objective_score=0)) + b"\n")
+    _, stderr = process.communicate(timeout=60)
+    assert (process.returncode, stderr) == (0, b"")
+    assert [len(path.read_bytes().splitlines()) for path in out.values()] == [1, 2, 0]
