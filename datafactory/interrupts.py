@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from types import FrameType
 
 from wiregate.commandline.signals import Terminated  # the one SIGTERM exception of every command
+from wiregate.commandline.startup import handle_unless_ignored
 
 __all__ = ["Terminated", "deferred", "exiting", "finished", "handled", "own_process"]
 
@@ -89,8 +90,7 @@ def handled() -> Iterator[None]:
     _STATE.active, _STATE.depth, _STATE.pending, _STATE.done = True, 0, None, False
     try:
         for number in _SIGNALS:
-            if previous[number] is not signal.SIG_IGN:  # ignored from the start: it stays so
-                signal.signal(number, _handler)
+            handle_unless_ignored(number, _handler)
         yield
     finally:
         for number, handler in previous.items():

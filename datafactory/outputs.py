@@ -162,7 +162,8 @@ class AtomicOutput:
         if hasattr(os, "posix_fadvise"):  # the part written since the last call
             end = self._handle.tell()
             fd, start = self._handle.fileno(), self._handed
-            os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
+            with contextlib.suppress(OSError):  # advice: a file system may not take it
+                os.posix_fadvise(fd, start, end - start, os.POSIX_FADV_DONTNEED)
             self._handed = end
 
     def finish(self) -> None:

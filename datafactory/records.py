@@ -158,7 +158,7 @@ def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
     or UTF-8, an integer of 19 digits or more (or 19 digits in a string), 254 brackets or
     more, and every line of a record type whose Structs cannot carry each of its schema's
     constraints (``INEXACT``)."""
-    if any(base.__name__ in INEXACT for base in cls.__mro__):
+    if not _exact_type(cls):
         return _never
     decoder = msgspec.json.Decoder(cls)
 
@@ -174,6 +174,11 @@ def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
 
 
 _DEFERRED = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+
+
+def _exact_type(cls: type[msgspec.Struct]) -> bool:
+    """Whether ``cls`` (or the type it reads as) carries every constraint of its schema."""
+    return not any(base.__name__ in INEXACT for base in cls.__mro__)
 
 
 def _decodable(line: bytes) -> bool:
@@ -259,7 +264,7 @@ def _form(events: bool, build: str) -> _Form:
 
 #: Every form, the contract's first (index 0).
 _FORMS = [_form(events, build) for events in (False, True) for build in _BUILDS]
-_EXACT_BRANCH = not any(base.__name__ in INEXACT for base in RolloutBranchRecord.__mro__)
+_EXACT_BRANCH = _exact_type(RolloutBranchRecord)
 _PRODUCER_KEYS = tuple(orjson.dumps(key) for key in PRODUCER_EVENT_KEYS.values())
 _BUILD_KEYS = tuple(orjson.dumps(key) for key in PRODUCER_BUILD_KEYS.values())
 _ALIASES = tuple(orjson.dumps(status) for status in STATUS_ALIASES)
@@ -277,28 +282,27 @@ def decode_branch_forms(
     event, say) is canonical: the contract's form reads it too."""
     if not _EXACT_BRANCH or not _decodable(line):
         return None, 0, ()
-    if first:
-        record = _decoded(_FORMS[first], line)
-        repairs = _repairs(_FORMS[first], record) if record is not None else ()
-        if repairs:
-            return record, first, repairs
-    record = _decoded(_FORMS[0], line)
-    if record is not None:
-        return record, 0, ()
+    if first and (read := _read_as(first, line)):
+        return read
+    try:
+        return _FORMS[0].decoder.decode(line), 0, ()
+    except _DEFERRED:
+        pass
     form = _form_of(line)
-    if form and form != first:
-        record = _decoded(_FORMS[form], line)
-        repairs = _repairs(_FORMS[form], record) if record is not None else ()
-        if repairs:
-            return record, form, repairs
+    if form and form != first and (read := _read_as(form, line)):
+        return read
     return None, 0, ()
 
 
-def _decoded(form: _Form, line: bytes) -> RolloutBranchRecord | None:
+def _read_as(form: int, line: bytes) -> tuple[RolloutBranchRecord, int, tuple[str, ...]] | None:
+    """The line read in a producer's ``form``, when it decodes and holds one of the form's
+    keys or statuses (else it is canonical, or not of this form)."""
     try:
-        return form.decoder.decode(line)
+        record = _FORMS[form].decoder.decode(line)
     except _DEFERRED:
         return None
+    repairs = _repairs(_FORMS[form], record)
+    return (record, form, repairs) if repairs else None
 
 
 def _form_of(line: bytes) -> int:

@@ -71,9 +71,6 @@ _AFTER_MESSAGES = b',"reward":'
 _CLAMPED = ("reward:clamped",)
 
 
-_NO_REPAIRS: tuple[str, ...] = ()
-
-
 class OutputInvalidError(Exception):
     """An output record failed the training-record contract: a bug in the exporter."""
 
@@ -208,7 +205,7 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
             # The fast path: a valid branch that needs no repair (``records.fast_decoder``),
             # or whose only repairs are the producer's forms (tool events' and build result's
             # keys, statuses: layer3; the trl target's build stage reads the input line).
-            typed, repairs = None, _NO_REPAIRS
+            typed, repairs = None, cast(tuple[str, ...], ())
             if worker.trl:
                 typed = decode_branch(line) if worker.typed else None
             elif worker.typed:
@@ -292,10 +289,8 @@ def _branch(
     conversation = None if worker.trl else conversation_of(branch)
     hashes, g3_hit = worker.tasks.facts(branch["task"])
     score = BranchScore.of(branch, record.rank_given)
-    # A DPO record's facts of a branch are its input's (``pairs.branch_facts``): no repair
-    # touches ``DPO_FACT_KEYS``.
     return _branch_entry(
-        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index, branch,
+        worker, branch, conversation, hashes, g3_hit, score, raw, seq, source_index,
         repaired=bool(record.repairs),
     )  # fmt: skip
 
@@ -310,11 +305,9 @@ def _branch_entry(
     raw: bytes,
     seq: int,
     source_index: int,
-    given: Mapping[str, Any],
     *,
     repaired: bool = False,
 ) -> group.Spilled:
-    """``given``: the branch as its input line says, for the DPO facts (``dpo_fact_fields``)."""
     rollout_id = branch["rollout_id"]
     output, messages = b"", b""
     if worker.trl:  # the build stage makes the records from the repaired branch itself
@@ -332,7 +325,9 @@ def _branch_entry(
         messages = _exact(orjson.dumps(conversation.messages))
         messages_at, messages_len = 0, len(messages)
     answer = score.final_answer.encode("utf-8") if worker.dpo else b""
-    dpo_facts = _exact(orjson.dumps(dpo_fact_fields(given))) if worker.dpo else b""
+    # A DPO record's facts of a branch are its input's (``pairs.branch_facts``): no repair
+    # touches ``DPO_FACT_KEYS``, so the repaired branch says the same.
+    dpo_facts = _exact(orjson.dumps(dpo_fact_fields(branch))) if worker.dpo else b""
     facts = (
         group.rollout_key(rollout_id), rollout_id, group.KIND_BRANCH, score.branch_index,
         seq, source_index, g3_hit, hashes, score.total, score.usable,
@@ -373,10 +368,9 @@ def _typed_branch(
         if value is not UNSET:
             fields[key] = value
     try:
-        # Its input line is ``fields`` to the DPO facts: unrepaired, and no unknown key.
         return _branch_entry(
             worker, cast(BranchJson, fields), conversation, hashes, g3_hit, score, raw, seq,
-            source_index, fields,
+            source_index,
         )  # fmt: skip
     except orjson.JSONEncodeError as exc:  # e.g. tool arguments nested past orjson's limit
         raise Reject("unsupported-value", f"{BRANCH}: cannot be written: {exc}") from None

@@ -127,8 +127,7 @@ def tool_catalogue(specs: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, An
         problem = _spec_problem(function)
         if problem is not None:
             raise ValueError(f"tool spec {position} ({name}): {problem}")
-        parameters = function["parameters"]
-        parameters = dict(parameters)
+        parameters = dict(function["parameters"])
         if parameters.get("properties") is None:  # absent or null
             parameters["properties"] = {}
         function["parameters"] = parameters

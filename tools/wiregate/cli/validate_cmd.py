@@ -19,6 +19,10 @@ AUTO = "auto"
 FORMATS = ("json", "text")
 
 
+class _CannotHold(Exception):
+    """A write of the held JSON report failed (its temporary disk is full, say)."""
+
+
 @main.command("validate")
 @click.argument("files", nargs=-1, required=True)
 @click.option(
@@ -60,16 +64,20 @@ def validate_command(
         out: IO[str] = held if output_format == "json" else sys.stdout
 
         def on_problem(problem: FileProblem) -> None:
-            out.write(writer.problem(problem))
+            try:
+                out.write(writer.problem(problem))
+            except OSError as exc:
+                if out is sys.stdout:  # not the held report's disk: as any other write
+                    raise
+                raise _CannotHold(exc.strerror or str(exc)) from None
 
         try:
             report = validate_files(list(files), record, ValidatorSet(contract), on_problem)
         except (ContractError, UserError) as exc:
             fail(str(exc))
             return
-        except OSError as exc:  # the held report's disk (reading errors are the files')
-            where = tempfile.gettempdir()
-            fail(f"{where}: cannot hold the JSON report: {exc.strerror or exc}")
+        except _CannotHold as exc:
+            fail(f"{tempfile.gettempdir()}: cannot hold the JSON report: {exc}")
             return
         held.seek(0)
         shutil.copyfileobj(held, sys.stdout)

@@ -19,7 +19,11 @@ from typing import Any
 
 import click
 
-from wiregate.commandline.startup import EXIT_INTERRUPTED, EXIT_TERMINATED
+from wiregate.commandline.startup import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    handle_unless_ignored,
+)
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "InterruptibleGroup", "Terminated"]
 
@@ -40,14 +44,10 @@ def _signals_raise() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # signal handlers can only be set from the main thread (e.g. a test runner's)
         return
-    wanted: dict[int, Any] = {
-        signal.SIGINT: signal.default_int_handler,
-        signal.SIGTERM: _raise_terminated,
+    previous = {
+        signal.SIGINT: handle_unless_ignored(signal.SIGINT, signal.default_int_handler),
+        signal.SIGTERM: handle_unless_ignored(signal.SIGTERM, _raise_terminated),
     }
-    previous = {signum: signal.getsignal(signum) for signum in wanted}
-    for signum, handler in wanted.items():
-        if previous[signum] is not signal.SIG_IGN:
-            signal.signal(signum, handler)
     try:
         yield
     finally:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 import signal
 from types import FrameType
+from typing import Any
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "guard"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "guard", "handle_unless_ignored"]
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
 EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
@@ -28,8 +29,16 @@ def guard(program: str) -> None:
     global _program
     _program = program
     for signum in _WORDS:
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, _starting)
+        handle_unless_ignored(signum, _starting)
+
+
+def handle_unless_ignored(signum: int, handler: Any) -> Any:
+    """Set ``handler`` for ``signum`` unless the signal is ignored (the process was started
+    so); returns the handler before, to put back."""
+    previous = signal.getsignal(signum)
+    if previous is not signal.SIG_IGN:
+        signal.signal(signum, handler)
+    return previous
 
 
 def _starting(signum: int, frame: FrameType | None) -> None:
