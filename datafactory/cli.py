@@ -29,6 +29,7 @@ from datafactory.settings import (
     Settings,
 )
 from datafactory.stages.load import OutputInvalidError
+from wiregate.commandline.pipes import discard_stdout
 from wiregate.commandline.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
 from wiregate.commandline.usage import OneLineCommand
 from wiregate.errors import UserError
@@ -323,7 +324,10 @@ def _main(settings: Settings, rejects: str | None) -> None:
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}; nothing written")
         return
-    _report(result, settings)
+    try:
+        _report(result, settings)
+    except BrokenPipeError:  # a reader that left (``| head``) changes nothing: all is written
+        discard_stdout()
     if result.manifest is not None:
         rejected = result.manifest["lines"]["rejected"]
         if rejected and not rejects:

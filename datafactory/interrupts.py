@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
+from wiregate.commandline.pipes import flush_stdout
 from wiregate.commandline.signals import Terminated  # the one SIGTERM exception of every command
 from wiregate.commandline.startup import handle_unless_ignored
 
@@ -74,9 +75,9 @@ def _done(signum: int, frame: FrameType | None) -> None:
 
 
 def _flush_printed() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # a closed pipe, a write a signal interrupted
-            stream.flush()
+    flush_stdout()  # a reader that left changes nothing: the outputs are in place
+    with contextlib.suppress(Exception):  # a closed pipe, a write a signal interrupted
+        sys.stderr.flush()
 
 
 @contextmanager

@@ -3,7 +3,8 @@
 click prints a usage error as four lines (the usage, a hint, a blank line, the error), and a
 script reading stderr sees only the first. Commands and groups of these classes print
 ``<program>: error: [<subcommand>: ]<message>`` and exit 2 instead; ``--help`` still shows
-the usage.
+the usage. A reader of their output that stops reading ends them quietly, exit 141
+(``wiregate.commandline.pipes``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sys
 from typing import Any, NoReturn
 
 import click
+
+from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, discard_stdout
 
 __all__ = ["OneLineCommand", "OneLineGroup"]
 
@@ -44,6 +47,9 @@ class OneLineCommand(click.Command):
             return super().invoke(ctx)
         except click.UsageError as exc:  # raised by the command (or a group's subcommand)
             _refuse(self.program, exc)
+        except BrokenPipeError:  # the reader of its output stopped reading (``| head``)
+            discard_stdout()
+            sys.exit(EXIT_CLOSED_STDOUT)
 
 
 class OneLineGroup(OneLineCommand, click.Group):
