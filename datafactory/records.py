@@ -76,6 +76,7 @@ __all__ = [
     "BUILD_STATUS_ALIAS",
     "CAMELCASE_BUILD",
     "CAMELCASE_EVENTS",
+    "INT64_RANGE",
     "NO_EXTRA",
     "PRODUCER_BUILD_KEYS",
     "PRODUCER_EVENT_KEYS",
@@ -130,20 +131,28 @@ __all__ = [
     "encode",
     "fast_decoder",
     "from_wire",
+    "may_hold_wide_integer",
     "to_wire",
 ]
 
 _T = TypeVar("_T", bound=msgspec.Struct)
 
-# orjson, which the validating path parses with, reads an integer beyond 64 bits as a float
-# and writes no value nested 254 deep: such a line is the validating path's to judge. A run of
-# 19 digits (cheap to look for) is rare; only then is it read as a number: an integer of 19
-# digits or more, not a fraction's digits (anywhere, inside a string too: that only defers).
-# One pass maps each digit to "0" and each opening bracket to "{", the rest to " ".
+# orjson reads an integer beyond 64 bits as a float, which would change it silently, and
+# writes no value nested 254 deep. Such an integer has at least 19 digits: a run that long
+# (cheap to look for, rare in real records) is the one sign of it, and only then is the text
+# read as numbers. One pass maps each digit to "0" and each opening bracket to "{", the rest
+# to " ": it finds the runs and counts the nesting at once.
 _SHAPE = bytes(48 if 48 <= c <= 57 else 123 if c in b"{[" else 32 for c in range(256))
 _WIDE_RUN = b"0" * 19
 _WIDE_INTEGER = re.compile(rb"(?<![0-9.])[0-9]{19,}(?![0-9.eE])")
 _NESTING = 254
+INT64_RANGE = range(-(2**63), 2**64)  # the integers orjson reads and writes exactly
+
+
+def may_hold_wide_integer(raw: bytes) -> bool:
+    """Whether the JSON text has a run of 19 digits (anywhere, a string's too): only then can
+    it hold an integer orjson does not read exactly."""
+    return _WIDE_RUN in raw.translate(_SHAPE)
 
 
 def fast_decoder(cls: type[_T]) -> Callable[[bytes], _T | None]:
@@ -183,7 +192,8 @@ def _exact_type(cls: type[msgspec.Struct]) -> bool:
 
 def _decodable(line: bytes) -> bool:
     """False for a line the typed decoders leave to the validating path whatever its type:
-    an integer of 19 digits or more (or such a run of digits anywhere), or 254 brackets."""
+    an integer of 19 digits or more (not a fraction's digits; a string's too, which only
+    defers), or 254 brackets. ``may_hold_wide_integer`` and the nesting in one pass."""
     shaped = line.translate(_SHAPE)
     if _WIDE_RUN in shaped and _WIDE_INTEGER.search(line):
         return False

@@ -38,16 +38,17 @@ from datafactory.records import (
     BUILD_STATUS_ALIAS,
     CAMELCASE_BUILD,
     CAMELCASE_EVENTS,
+    INT64_RANGE,
     PRODUCER_BUILD_KEYS,
     PRODUCER_EVENT_KEYS,
     STATUS_ALIASES,
+    may_hold_wide_integer,
 )
 from wiregate.jsonl import beyond_reach
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
     "BRANCH",
-    "INT64_RANGE",
     "LAYER2_DPO",
     "LAYER2_PPO",
     "SFT",
@@ -55,7 +56,6 @@ __all__ = [
     "Normalised",
     "Reject",
     "formula_total",
-    "may_hold_wide_integer",
     "normalise_line",
     "normalise_value",
     "read_exactly",
@@ -272,20 +272,6 @@ def normalise_line(raw: bytes, validators: ValidatorSet, sft: bool = False) -> N
     if wide is not None:
         raise Reject("unsupported-value", f"integer {wide} does not fit in 64 bits")
     return normalise_value(value, validators, sft)
-
-
-# orjson reads an integer beyond 64 bits as a float, which would change it silently. Such an
-# integer has at least 19 digits; a run that long is rare, so is the exact parse it triggers.
-_DIGITS_ONLY = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digit -> "0", else " "
-_WIDE_RUN = b"0" * 19
-INT64_RANGE = range(-(2**63), 2**64)  # the integers orjson reads and writes exactly
-
-
-def may_hold_wide_integer(raw: bytes) -> bool:
-    """Whether the JSON text has a run of 19 digits (anywhere, a string's too): only then can
-    it hold an integer orjson does not read exactly (it reads one beyond 64 bits as a float).
-    One pass; rare in real records."""
-    return _WIDE_RUN in raw.translate(_DIGITS_ONLY)
 
 
 def wide_integer(raw: bytes) -> str | None:

@@ -58,13 +58,13 @@ from datafactory.ingest.store import (
     store_bytes,
 )
 from datafactory.ingest.writer import Batch, GroupCommitter
+from datafactory.records import may_hold_wide_integer
 from datafactory.repair import (
     BRANCH,
     LAYER2_DPO,
     LAYER2_PPO,
     TREE,
     Reject,
-    may_hold_wide_integer,
     normalise_line,
     normalise_value,
 )

@@ -28,6 +28,7 @@ from datafactory.pairs import (
 )
 from datafactory.rank import MAX_TOTAL, BranchScore
 from datafactory.records import (
+    INT64_RANGE,
     BranchJson,
     DpoRecordJson,
     PpoRecordJson,
@@ -37,7 +38,6 @@ from datafactory.records import (
 )
 from datafactory.repair import (
     BRANCH,
-    INT64_RANGE,
     LAYER2_DPO,
     SFT,
     TREE,
