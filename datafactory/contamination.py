@@ -346,6 +346,10 @@ def read_eval_items(
         yield EvalItem(number, item_id, text)
 
 
+_ASCII_ESCAPE = re.compile(rb"\\u00[2-7][0-9A-Fa-f]")
+_ANY_ESCAPE = re.compile(rb"\\")
+
+
 class _RepeatedKeys:
     """Finds the first of ``names`` that is a key of an eval item twice. A line is parsed
     again only when a name is written twice in it, or a key may be written with escapes
@@ -355,11 +359,13 @@ class _RepeatedKeys:
 
     def __init__(self, names: Iterable[str]) -> None:
         self.names = [(name, orjson.dumps(name)) for name in names]
-        plain = all(c.isalnum() or c in "_- " for name, _ in self.names for c in name)
-        self.escape = b"\\u" if plain else b"\\"
+        plain = all(c.isascii() and (c.isalnum() or c in "_- ") for n, _ in self.names for c in n)
+        # A plain name escaped is \u0020-\u007f: not the escapes of text beyond ASCII, which
+        # Python's json.dumps writes for every such letter (``caf\u00e9``).
+        self.escaped = _ASCII_ESCAPE.search if plain else _ANY_ESCAPE.search
 
     def find(self, raw: bytes) -> str | None:
-        escaped = self.escape in raw
+        escaped = self.escaped(raw) is not None
         wanted = [name for name, quoted in self.names if escaped or raw.count(quoted) > 1]
         if not wanted:
             return None

@@ -238,6 +238,21 @@ def _twice(key: str, first: str, second: str) -> str:
             None,
             "question",
         ),
+        # Escapes in upper case, beside the escapes Python's json.dumps writes for text
+        # beyond ASCII (which alone never make a key)
+        (
+            _twice("question", "caf\u00e9 " + QUESTION, "x").replace(
+                '"question"', '"questio\\u006E"', 1
+            ),
+            None,
+            "question",
+        ),
+        # A name beyond ASCII, written once as it is and once escaped
+        (
+            _twice("r\u00e9ponse", "a", QUESTION).replace('"r\u00e9ponse"', '"r\\u00e9ponse"', 1),
+            "r\u00e9ponse",
+            "r\u00e9ponse",
+        ),
     ],
 )
 def test_an_eval_item_with_its_text_key_twice_is_an_input_error(
