@@ -97,12 +97,12 @@ class OutputCheck:
             )
         if messages:  # the same bytes, without serialising the messages again
             record = {**record, "messages": orjson.Fragment(messages)}
-        return _exact(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _exact(data: bytes) -> bytes:
-    """``data`` in memory of its own size: orjson's buffer for a text of 1.7 kB takes 8 KiB,
-    for 100 bytes 4 KiB, and a chunk's lines are held until it is spilled."""
+    """``data`` in memory of its own size, for bytes held until the chunk is spilled:
+    orjson's buffer for a text of 1.7 kB takes 8 KiB, for 100 bytes 4 KiB."""
     return memoryview(data).tobytes()
 
 
@@ -317,7 +317,7 @@ def _branch_entry(
     elif worker.ppo:  # the conversation's JSON is the one inside the PPO line, found by range
         assert conversation is not None
         check = worker.check
-        output = check.line(check.ppo, ppo_record(branch, conversation, hashes))
+        output = _exact(check.line(check.ppo, ppo_record(branch, conversation, hashes)))
         messages_at = output.index(_MESSAGES) + len(_MESSAGES)
         messages_len = output.rindex(_AFTER_MESSAGES, messages_at) - messages_at
     else:
@@ -387,14 +387,14 @@ def _layer2(
         branch_index = dpo["provenance"]["chosen_branch"]
         hashes, g3_hit = worker.tasks.facts(prompt)
         if worker.dpo:
-            output = check.line(check.dpo, dpo_from_layer2(dpo, hashes))
+            output = _exact(check.line(check.dpo, dpo_from_layer2(dpo, hashes)))
     else:
         ppo = cast(PpoRecordJson, record.data)
         kind, prompt, rollout_id = group.KIND_PPO, ppo["prompt"], ppo["provenance"]["rollout_id"]
         branch_index = ppo["provenance"]["branch_index"]
         hashes, g3_hit = worker.tasks.facts(prompt)
         if worker.ppo:
-            output = check.line(check.ppo, ppo_from_layer2(ppo, hashes))
+            output = _exact(check.line(check.ppo, ppo_from_layer2(ppo, hashes)))
     facts = (
         group.rollout_key(rollout_id), rollout_id, kind, int(branch_index), seq, source_index,
         g3_hit, hashes, 0.0, False, "", 0, False, "default",
