@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import os
 import signal
-from types import FrameType
-from typing import Any
+
+TYPE_CHECKING = False  # not ``typing.TYPE_CHECKING``: importing ``typing`` takes 10 ms
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import Any
 
 __all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "guard", "handle_unless_ignored"]
 
