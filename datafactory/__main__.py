@@ -8,6 +8,7 @@ over for the run.
 
 import sys
 
+from wiregate.commandline.pipes import standard_streams
 from wiregate.commandline.startup import guard
 
 #: Subcommands of the ingest endpoint; any other first argument is the exporter's.
@@ -16,6 +17,7 @@ _INGEST = ("serve", "store")
 
 def command() -> None:
     guard("datafactory")
+    standard_streams()
     if len(sys.argv) > 1 and sys.argv[1] in _INGEST:
         from datafactory.ingest.cli import main as ingest
 

@@ -86,3 +86,67 @@ def test_the_exporter_keeps_its_exit_code_when_its_summary_finds_no_reader(
     _, stderr = process.communicate(timeout=120)
     assert (process.returncode, stderr) == (0, b"")
     assert (len(dpo.read_bytes().splitlines()), len(ppo.read_bytes().splitlines())) == (1, 3)
+
+
+def _schemas(tmp_path: Path, properties: int) -> tuple[Path, Path]:
+    """OLD and NEW with ``properties`` properties changed from string to integer: that many
+    findings (``properties`` 3,000: a report of 335 kB, more than a pipe holds)."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    for path, kind in ((old, "string"), (new, "integer")):
+        fields = {f"p{n}": {"type": kind} for n in range(properties)}
+        path.write_bytes(orjson.dumps({"type": "object", "properties": fields}))
+    return old, new
+
+
+def _close_stdout() -> None:
+    os.close(1)
+
+
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"], ["diff", "OLD", "NEW"]])
+def test_a_standard_output_closed_from_the_start_is_a_reader_that_left(
+    tmp_path: Path, arguments: list[str]
+) -> None:
+    old, new = _schemas(tmp_path, 1)
+    given = [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in arguments]
+    process = subprocess.run(
+        [*WIREGATE, *given], stderr=subprocess.PIPE, cwd=REPO, preexec_fn=_close_stdout,
+        check=False,
+    )  # fmt: skip
+    assert (process.returncode, process.stderr) == (141, b"")
+
+
+def test_a_closed_standard_error_changes_no_exit_code(tmp_path: Path) -> None:
+    old, new = _schemas(tmp_path, 1)
+
+    def close_stderr() -> None:
+        os.close(2)
+
+    process = subprocess.run(
+        [*WIREGATE, "diff", str(old), str(new)], stdout=subprocess.PIPE, cwd=REPO,
+        preexec_fn=close_stderr, check=False,
+    )  # fmt: skip
+    assert process.returncode == 1  # incompatible, as with standard error open
+    assert process.stdout.endswith(b"INCOMPATIBLE (backward, strict): 1 change (1 error)\n")
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_report_larger_than_the_pipe_whose_reader_leaves(tmp_path: Path, unbuffered: str) -> None:
+    """Under PYTHONUNBUFFERED a write the leaving reader cut short lost the rest without a
+    word (standard output had no buffered layer to retry it): exit 1, as if all was read."""
+    old, new = _schemas(tmp_path, 3000)
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        environment["PYTHONUNBUFFERED"] = unbuffered
+    process = subprocess.Popen(
+        [*WIREGATE, "diff", str(old), str(new)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=environment,
+    )  # fmt: skip
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=60)
+    assert (first, process.returncode, stderr) == (
+        b"old: 2020-12 (default: no draft-specific keyword)\n",
+        141,
+        b"",
+    )

@@ -8,8 +8,10 @@ from wiregate.commandline.startup import guard
 
 def main() -> None:
     guard("wiregate")
+    from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, flush_stdout, standard_streams
+
+    standard_streams()
     from wiregate.cli import main as cli
-    from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, flush_stdout
 
     try:
         cli(prog_name="wiregate")

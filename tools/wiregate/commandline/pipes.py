@@ -3,14 +3,22 @@ quietly, as it ends any Unix tool: exit 141, the status a shell reports for a to
 SIGPIPE ended, so ``set -o pipefail`` sees it. Python raises BrokenPipeError instead of
 dying of SIGPIPE, and click turns that into exit 1 ("invalid", "G3 violation"); unhandled,
 it read as an internal error. The exception unwinds the stack first, so temporary files
-are removed as on any other exit."""
+are removed as on any other exit.
+
+``standard_streams`` makes sure the exception comes: a standard output that was closed
+from the start is one whose reader left before the first line, and under
+``PYTHONUNBUFFERED`` (common in CI and containers) standard output has no buffered layer,
+whose retry of a short write is what meets EPIPE: without it, a write that a leaving
+reader cuts short loses the rest without a word, and the command exits as if all was read.
+"""
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 
-__all__ = ["EXIT_CLOSED_STDOUT", "discard_stdout", "flush_stdout"]
+__all__ = ["EXIT_CLOSED_STDOUT", "discard_stdout", "flush_stdout", "standard_streams"]
 
 EXIT_CLOSED_STDOUT = 141  # 128 + SIGPIPE
 
@@ -30,10 +38,50 @@ def flush_stdout() -> bool:
     """Flush standard output before the interpreter does (its failure at exit would print
     "Exception ignored" and exit 120); False when the reader had gone (then discarded)."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except BrokenPipeError:
         discard_stdout()
         return False
     except (OSError, ValueError):  # another failure is the interpreter's to report, as before
         pass
     return True
+
+
+def standard_streams() -> None:
+    """Standard output as a command expects it (module docstring); a closed standard error
+    is /dev/null (messages go nowhere, exit codes are unchanged)."""
+    stdout = sys.stdout
+    if stdout is None:  # first: descriptor 1 is the lowest free one
+        sys.stdout = _text(_pipe_without_reader())
+    elif isinstance(stdout, io.TextIOWrapper) and isinstance(stdout.buffer, io.RawIOBase):
+        stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(stdout.buffer),
+            encoding=stdout.encoding,
+            errors=stdout.errors,
+            line_buffering=True,  # unbuffered was asked for: each line goes out at once
+        )
+    if sys.stderr is None:
+        sys.stderr = _text(os.open(os.devnull, os.O_WRONLY), line_buffering=True)
+
+
+def _pipe_without_reader() -> int:
+    """Descriptor 1, the write end of a pipe whose read end is closed (descriptor 1 was
+    free, so the pipe took it or lies above it)."""
+    read, write = os.pipe()
+    if write != 1:
+        os.dup2(write, 1)  # closes the read end if the pipe had taken descriptor 1 for it
+        os.close(write)
+    if read != 1:
+        os.close(read)
+    return 1
+
+
+def _text(fd: int, line_buffering: bool = False) -> io.TextIOWrapper:
+    return io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(fd, "w", closefd=False)),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=line_buffering,
+    )

@@ -41,6 +41,8 @@ class OneLineCommand(click.Command):
             return super().make_context(*args, **kwargs)
         except click.UsageError as exc:
             _refuse(self.program, exc)
+        except BrokenPipeError:  # --help or --version, whose reader left
+            _reader_left()
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -48,8 +50,12 @@ class OneLineCommand(click.Command):
         except click.UsageError as exc:  # raised by the command (or a group's subcommand)
             _refuse(self.program, exc)
         except BrokenPipeError:  # the reader of its output stopped reading (``| head``)
-            discard_stdout()
-            sys.exit(EXIT_CLOSED_STDOUT)
+            _reader_left()
+
+
+def _reader_left() -> NoReturn:
+    discard_stdout()
+    sys.exit(EXIT_CLOSED_STDOUT)
 
 
 class OneLineGroup(OneLineCommand, click.Group):
