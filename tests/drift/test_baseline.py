@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -441,3 +443,56 @@ def test_invisible_characters_in_a_reason_are_written_escaped() -> None:
     written = _toml_string(reason)
     assert written == '"ok\\u202Eevil\\u200B\\U000E0041 \u00e9"'
     assert tomllib.loads(f"x = {written}")["x"] == reason
+
+
+#: A baseline whose one entry names a copy mirrors.toml does not have: ``--prune`` rewrites it.
+STALE = (
+    'version = 1\n[[accepted]]\nrepository = "wasmagent-js"\ncopy = "renamed-copy"\n'
+    'rule = "r"\ncanonical_pointer = "#"\ncopy_pointer = "#"\n'
+    'fingerprint = "0000000000000002"\nreason = "why"\n'
+)
+
+
+def test_a_rewritten_file_keeps_its_mode_and_a_new_one_follows_the_umask(
+    run: Run, layout: Path
+) -> None:
+    baseline = layout / "contracts" / "drift-baseline.toml"
+    previous = os.umask(0o002)
+    try:
+        assert run("baseline", "--prune").exit_code == 0  # no file yet: one is written
+        assert stat.S_IMODE(baseline.stat().st_mode) == 0o664
+        baseline.write_text(STALE, encoding="utf-8")
+        baseline.chmod(0o640)
+        pruned = run("baseline", "--prune")
+        assert (pruned.exit_code, pruned.stdout) == (0, f"{baseline}: 0 added, 1 pruned, 0 kept\n")
+        assert stat.S_IMODE(baseline.stat().st_mode) == 0o640
+        baseline.chmod(0o644)
+        added = run("baseline", "--reason", REASON)
+        assert (added.exit_code, added.stdout) == (0, f"{baseline}: 188 added, 0 pruned, 0 kept\n")
+        assert stat.S_IMODE(baseline.stat().st_mode) == 0o644
+    finally:
+        os.umask(previous)
+
+
+@pytest.mark.parametrize("refused", ["a symbolic link", "a read-only file"])
+def test_a_symlink_or_a_read_only_file_is_refused_and_left_untouched(
+    run: Run, layout: Path, tmp_path: Path, refused: str
+) -> None:
+    """As ``wiregate codegen --out``: the rename would replace the link, not its target, and
+    would bypass the file's permissions."""
+    baseline = layout / "contracts" / "drift-baseline.toml"
+    target = tmp_path / "shared-baseline.toml" if refused == "a symbolic link" else baseline
+    target.write_text(STALE, encoding="utf-8")
+    target.chmod(0o644 if refused == "a symbolic link" else 0o444)
+    if refused == "a symbolic link":
+        baseline.symlink_to(target)
+    result = run("baseline", "--prune")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        2,
+        "",
+        f"wiregate: error: {baseline}: cannot write: {refused}\n",
+    )
+    assert baseline.is_symlink() == (refused == "a symbolic link")
+    assert target.read_text(encoding="utf-8") == STALE
+    assert stat.S_IMODE(target.stat().st_mode) == (0o644 if baseline.is_symlink() else 0o444)
+    assert sorted(p.name for p in baseline.parent.iterdir() if p.name.startswith(".")) == []

@@ -82,8 +82,9 @@ def test_symlink_to_dev_zero(
     (checkout / "schemas").mkdir(parents=True)
     (checkout / COPY).symlink_to("/dev/zero")
     _, skipped = scan(contract, checkout)
+    # Discovery skips it for the reason the gate refuses it.
     assert [(s.path, s.reason) for s in skipped] == [
-        (COPY, "a character device, not a regular file")
+        (COPY, "resolves to /dev/zero, outside the checkout")
     ]
     gate = _drift(root, "--repo", f"producer={checkout}")
     assert gate.exit_code == 2
@@ -92,6 +93,19 @@ def test_symlink_to_dev_zero(
         f"{mirrors}: repository[0].copy[0].paths[0]: '{COPY}' resolves to /dev/zero, "
         f"outside the checkout {checkout}"
     )
+
+
+@pytest.mark.parametrize("copy_path", [COPY, "."])
+def test_a_directory_at_a_copy_path_is_an_error(
+    wiregate_root: Callable[[str], Path], tmp_path: Path, copy_path: str
+) -> None:
+    """Not "not found": something is there, and it is not a copy (as a FIFO is not)."""
+    root = wiregate_root(MIRRORS.replace(f'paths = ["{COPY}"]', f'paths = ["{copy_path}"]'))
+    checkout = tmp_path / "producer"
+    (checkout / COPY).mkdir(parents=True)
+    gate = _drift(root, "--repo", f"producer={checkout}")
+    assert gate.exit_code == 2
+    assert _one_error_line(gate) == f"{checkout / copy_path}: a directory, not a regular file"
 
 
 def test_a_copy_over_the_byte_limit(wiregate_root: Callable[[str], Path], tmp_path: Path) -> None:
@@ -147,6 +161,37 @@ def test_a_link_loop_ends(contract: Contract, tmp_path: Path) -> None:
     (checkout / "a" / "b" / "up").symlink_to(checkout, target_is_directory=True)
     (checkout / "a" / "b" / "side").symlink_to(checkout / "a", target_is_directory=True)
     assert scan(contract, checkout) == ([], [])
+
+
+def test_discovery_follows_no_symlink_out_of_the_checkout(
+    wiregate_root: Callable[[str], Path], tmp_path: Path, contract: Contract
+) -> None:
+    """A linked folder or file that resolves outside the checkout is skipped with one line,
+    never walked (a link to / would walk the whole disk) nor proposed: drift refuses it."""
+    root = wiregate_root(MIRRORS)
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "compliance").mkdir(parents=True)
+    outside_copy = elsewhere / "compliance" / "rollout-wire.schema.json"
+    outside_copy.write_text(json.dumps(contract.schemas["rollout-wire"]))
+    checkout = tmp_path / "producer"
+    (checkout / "schemas").mkdir(parents=True)
+    (checkout / "ext").symlink_to(elsewhere, target_is_directory=True)
+    (checkout / COPY).symlink_to(outside_copy)
+    reasons = [
+        ("ext", f"resolves to {os.path.realpath(elsewhere)}, outside the checkout"),
+        (COPY, f"resolves to {os.path.realpath(outside_copy)}, outside the checkout"),
+    ]
+    found, skipped = scan(contract, checkout)
+    assert (found, [(s.path, s.reason) for s in skipped]) == ([], reasons)
+    result = _drift(root, "--discover", "--repo", f"producer={checkout}")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        f"producer ({checkout}): 0 candidates, 0 proposed",
+        *(f"  skipped {path}: {reason}" for path, reason in reasons),
+    ]
+    gate = _drift(root, "--repo", f"producer={checkout}")
+    assert gate.exit_code == 2
+    assert _one_error_line(gate).endswith(f"'{COPY}' {reasons[1][1]} {checkout}")
 
 
 def test_a_400_level_directory_chain_is_bounded(contract: Contract, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ __all__ = [
     "not_a_directory",
     "not_a_regular_file",
     "read_regular",
+    "resolved_inside",
     "walk_files",
 ]
 
@@ -117,6 +118,14 @@ def read_regular(path: str | os.PathLike[str], max_bytes: int, *, follow: bool =
         os.close(fd)
 
 
+def resolved_inside(root: str, path: str | os.PathLike[str]) -> tuple[str, bool]:
+    """``path`` with its symlinks resolved, and whether that is ``root`` (resolved already)
+    or below it: a symlink must not lead a read out of the checkout (to ``/etc/passwd``,
+    ``/dev/zero`` or ``/``)."""
+    real = os.path.realpath(path)
+    return real, os.path.commonpath([root, real]) == root
+
+
 @dataclass(frozen=True)
 class Skipped:
     """Something the walk did not enter or read, and why (one line in the report)."""
@@ -131,11 +140,13 @@ def walk_files(
     """``(relative path, path)`` of every entry whose name ends with ``suffix`` (or one of
     them), breadth first; a folder too deep or unreadable comes as :class:`Skipped`.
 
-    Symlinks are followed (pnpm and workspaces link packages into node_modules, and a copy is
-    configured by its linked path), but each real directory (device, inode) is entered once:
-    a symlink DAG or loop costs time linear in the real tree. Breadth first, with dot-folders
-    after the others, so a directory is named by its shortest, plainest path
-    (``node_modules/@scope/pkg`` rather than ``node_modules/.pnpm/pkg@1/...``).
+    Symlinks that stay inside ``root`` are followed (pnpm and workspaces link packages into
+    node_modules, and a copy is configured by its linked path), but each real directory
+    (device, inode) is entered once: a symlink DAG or loop costs time linear in the real tree.
+    A symlink that resolves outside ``root`` comes as :class:`Skipped`, as ``wiregate drift``
+    refuses such a path. Breadth first, with dot-folders after the others, so a directory is
+    named by its shortest, plainest path (``node_modules/@scope/pkg`` rather than
+    ``node_modules/.pnpm/pkg@1/...``).
     """
     visited: set[tuple[int, int]] = set()
     try:
@@ -143,6 +154,7 @@ def walk_files(
     except OSError as exc:
         yield Skipped(".", f"cannot open: {exc.strerror}")
         return
+    real_root = os.path.realpath(root)
     visited.add((info.st_dev, info.st_ino))
     queue: deque[tuple[str, int]] = deque([("", 0)])
     while queue:
@@ -160,9 +172,16 @@ def walk_files(
                 is_dir = entry.is_dir(follow_symlinks=True)
             except OSError:
                 is_dir = False
-            if is_dir:
-                if entry.name in skip_dirs:
+            if is_dir and entry.name in skip_dirs:
+                continue
+            if not is_dir and not entry.name.endswith(suffix):
+                continue  # never read: where it leads does not matter
+            if entry.is_symlink():
+                real, inside = resolved_inside(real_root, entry.path)
+                if not inside:
+                    yield Skipped(child, f"resolves to {real}, outside the checkout")
                     continue
+            if is_dir:
                 try:
                     target = entry.stat(follow_symlinks=True)
                 except OSError:
@@ -175,5 +194,5 @@ def walk_files(
                     yield Skipped(child, f"deeper than {max_depth} levels, not searched")
                     continue
                 queue.append((child, depth + 1))
-            elif entry.name.endswith(suffix):
+            else:
                 yield child, Path(entry.path)

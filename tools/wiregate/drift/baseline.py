@@ -13,7 +13,6 @@ same machinery as ``mirrors.toml``.
 from __future__ import annotations
 
 import os
-import tempfile
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -264,24 +263,13 @@ def render_baseline(entries: Iterable[BaselineEntry]) -> str:
 
 
 def write_baseline(path: Path, entries: Iterable[BaselineEntry]) -> None:
-    """Write the file atomically: a temporary file beside it, renamed over it, so a reader
-    (or an interrupted run) never sees half a file."""
-    text = render_baseline(entries)
-    directory = path.parent
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=directory)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write: {exc.strerror}") from None
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException as exc:  # Ctrl-C included: leave no temporary file behind
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise UserError(f"{path}: cannot write: {exc.strerror}") from None
-        raise
+    """Write the file as ``wiregate codegen --out`` writes its output: atomically (a reader or
+    an interrupted run never sees half a file), keeping the permission bits of the file it
+    replaces (a new one: ``0666`` less the umask); a symbolic link, a read-only file or
+    anything but a regular file is a one-line UserError and is left untouched."""
+    from codegen.targets import write_output
+
+    write_output(path, render_baseline(entries))
 
 
 # --- updating it ---------------------------------------------------------------------------

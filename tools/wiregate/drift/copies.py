@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from wiregate.drift.config import CopySpec
 from wiregate.errors import UserError
-from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
+from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular, resolved_inside
 
 if TYPE_CHECKING:
     import git
@@ -69,15 +69,16 @@ class WorkTree:
                 continue
             # A configured path must stay inside the checkout once its symlinks are resolved:
             # a link to /etc/passwd or /dev/zero is a configuration problem, not a copy.
-            real = os.path.realpath(path)
-            if os.path.commonpath([root, real]) != root:
+            real, inside = resolved_inside(root, path)
+            if not inside:
                 raise UserError(
                     f"{self.config}: {spec.path_key(index)}: {candidate!r} resolves to {real}, "
                     f"outside the checkout {self.checkout}"
                 )
-            if not os.path.exists(real) or os.path.isdir(real):
-                continue  # a dangling link or a folder: no copy there
+            if not os.path.exists(real):
+                continue  # a dangling link: no copy there
             try:
+                # A folder, a FIFO or a device there is a one-line error, not "not found".
                 # Resolved already: O_NOFOLLOW refuses a link swapped in meanwhile.
                 data = read_regular(real, self.max_bytes, follow=False)
             except NotReadable as exc:
