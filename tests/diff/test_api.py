@@ -177,6 +177,23 @@ def test_recursive_schemas_terminate() -> None:
             "cyclic $ref #/$defs/A -> #/$defs/B -> #/$defs/A",
         ),
         ({"properties": {"a": 3}}, "#/properties/a: 3 is not of type 'object', 'boolean'"),
+        # An object inside a keyword that holds data was never read as a schema (its "type"
+        # as written): it was misread as accepting anything, and string -> it was compatible.
+        (
+            {"$ref": "#/$defs/x/enum/0", "$defs": {"x": {"enum": [{"type": "integer"}]}}},
+            "$ref '#/$defs/x/enum/0' points inside 'enum', whose value is data: only a "
+            "schema's location can be compared",
+        ),
+        (
+            {"$ref": "#/x-ext", "x-ext": {"type": "integer"}},
+            "$ref '#/x-ext' points inside 'x-ext', whose value is data: only a schema's "
+            "location can be compared",
+        ),
+        (
+            {"$ref": "#/$defs", "$defs": {"type": {"type": "integer"}}},
+            "$ref '#/$defs' points at the subschemas of '$defs', not at one: only a schema's "
+            "location can be compared",
+        ),
     ],
 )
 def test_malformed_documents_raise_schema_load_error(

@@ -326,6 +326,8 @@ def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str
     except PointerError as exc:
         raise SchemaLoadError(f"{origin}: {what} {exc}") from None
     node: Any = document
+    holder = ""  # the keyword whose value holds data, not schemas, once the pointer is inside
+    container = ""  # the keyword whose list or map of subschemas the location is, if it is
     for index, token in enumerate(tokens):
         if token == "definitions" and isinstance(node, dict) and "definitions" not in node:
             tokens[index] = token = "$defs"  # draft-07 spelling of a normalised $defs
@@ -335,6 +337,25 @@ def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str
             node = node[int(token)]
         else:
             raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
+        if holder:
+            continue
+        if container:  # a member of a list or map of subschemas
+            container = ""
+        elif token in SUBSCHEMA_MAP_KEYWORDS or token in SUBSCHEMA_LIST_KEYWORDS:
+            container = token
+        elif token not in SUBSCHEMA_KEYWORDS:
+            holder = token
+    if isinstance(node, dict) and (holder or container):
+        # Validators read such a value as a schema, but it was never read as one here (an
+        # enum's object, say, keeps its "type" as written): refused rather than misread.
+        where = (
+            f"inside {holder!r}, whose value is data"
+            if holder
+            else f"at the subschemas of {container!r}, not at one"
+        )
+        raise SchemaLoadError(
+            f"{origin}: {what} {pointer!r} points {where}: only a schema's location can be compared"
+        )
     return join("#", *tokens), node
 
 
