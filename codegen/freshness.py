@@ -16,10 +16,13 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from codegen.errors import BrokenSchemaError
 from codegen.layout import OUTPUT_DIR, generated_files
 from contracts import SCHEMA_FILES, ContractError, read_schema_bytes
+from wiregate.exactjson import escape_surrogates, lone_surrogate_at
+from wiregate.pointer import fragment
 
 #: Distributions whose exact version shapes the output: the ``codegen`` extra of pyproject.toml
 #: pins the same versions (a test keeps them equal). Named here, not read from the installed
@@ -116,3 +119,15 @@ def is_fresh(root: Path, sources: Sources) -> bool:
         if not sep or head + "\n" != header(sources, body):
             return False
     return True
+
+
+def check_encodable(label: str, schema: Mapping[str, Any]) -> None:
+    """A lone surrogate (valid in JSON text) has no UTF-8 form: no generated file holds it."""
+    found = lone_surrogate_at(schema)
+    if found is not None:
+        tokens, text = found
+        at = next(n for n, c in enumerate(text) if "\ud800" <= c <= "\udfff")
+        raise BrokenSchemaError(
+            f"{label}: {fragment(*tokens)}: a lone surrogate ({escape_surrogates(text[at])}) at "
+            f"character {at}, which no UTF-8 file can hold: no code can be generated from it"
+        )

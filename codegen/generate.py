@@ -26,7 +26,14 @@ from datamodel_code_generator import generate
 
 from codegen import fill
 from codegen.errors import BrokenSchemaError, CodegenError, shorten
-from codegen.freshness import PINNED_TOOLS, read_sources, schema_bytes, schema_label, with_header
+from codegen.freshness import (
+    PINNED_TOOLS,
+    check_encodable,
+    read_sources,
+    schema_bytes,
+    schema_label,
+    with_header,
+)
 from codegen.layout import RUNTIME_MODULE, model_module, shapes_module
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -106,6 +113,7 @@ def parse_schemas(raw: Mapping[str, bytes]) -> dict[str, dict[str, Any]]:
         if not isinstance(schema, dict):
             raise BrokenSchemaError(f"{schema_label(name)}: a schema must be a JSON object")
         _check_against_metaschema(schema_label(name), schema)
+        check_encodable(schema_label(name), schema)
         schemas[name] = schema
     return schemas
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from codegen.errors import shorten
+from codegen.errors import CodegenError, shorten
 from contracts import SCHEMA_FILES, Contract, ContractError
 from wiregate.errors import UserError
 
@@ -122,10 +122,16 @@ def _schemas(contract: Contract) -> dict[str, dict[str, Any]]:
 
 
 def _check(contract: Contract) -> None:
-    """Each schema is valid draft 2020-12 and its ``$ref``s name one of its definitions: a
-    generator would otherwise fail obscurely, or type what it cannot resolve as ``Any``."""
+    """Each schema is valid draft 2020-12, holds no lone surrogate, and its ``$ref``s name one
+    of its definitions; no definition name is used twice: a generator would otherwise fail
+    obscurely, or type what it cannot resolve as ``Any``."""
+    from codegen.freshness import check_encodable
     from wiregate.metaschema import violation
 
+    try:
+        contract.definitions  # noqa: B018  (a name defined twice is an error)
+    except ContractError as exc:
+        raise TargetError(str(exc)) from None
     for name, schema in _schemas(contract).items():
         label = f"contracts/{SCHEMA_FILES[name]}"
         found = violation(schema, "2020-12")
@@ -134,6 +140,10 @@ def _check(contract: Contract) -> None:
                 f"{label}: not a valid JSON Schema (draft 2020-12) at {found.pointer or '/'}: "
                 f"{shorten(found.message)}"
             )
+        try:
+            check_encodable(label, schema)
+        except CodegenError as exc:
+            raise TargetError(str(exc)) from None
         for at, ref in _refs(schema, ""):
             target = ref.removeprefix("#/$defs/")
             if not ref.startswith("#/$defs/") or target not in schema.get("$defs", {}):
@@ -156,12 +166,7 @@ def _refs(node: Any, at: str) -> Iterable[tuple[str, str]]:
 
 def combined_schema(contract: Contract) -> dict[str, Any]:
     """One draft 2020-12 document holding every definition of the contract, a union per
-    schema (named by its title) and :data:`ROOT_NAME`, the union of those."""
-    try:
-        contract.definitions  # noqa: B018  (a name defined twice is an error)
-    except ContractError as exc:
-        raise TargetError(str(exc)) from None
-    _check(contract)
+    schema (named by its title) and :data:`ROOT_NAME`, the union of those; ``_check``ed."""
     definitions: dict[str, Any] = {}
     members = []
     for schema in _schemas(contract).values():
@@ -226,6 +231,7 @@ def _cached(
     from wiregate.extract import cache
 
     tools = fingerprint()  # raises when the generator is missing, cached or not
+    _check(contract)  # before the cache: an output made before a check existed is not reused
     digests = schema_digests(contract)  # the cache key's and the header's: read once
     key = cache.cache_key("generated", target, tools, digests)
     found = cache.load(key, Path())

@@ -230,3 +230,33 @@ def test_a_fifo_in_place_of_a_schema_is_refused_not_waited_on(
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1
     assert result.stderr.endswith("cannot read: a FIFO, not a regular file\n"), result.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        *COMMANDS,
+        pytest.param(["codegen", "--target", "typescript", "--out", "OUT"], id="typescript"),
+        pytest.param(["codegen", "--target", "pydantic", "--out", "OUT"], id="pydantic"),
+    ],
+)
+def test_a_lone_surrogate_is_named_where_it_is(
+    cli: Cli, contract_copy: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """Valid in JSON text (written ``\\ud800``), it has no UTF-8 form: every target failed to
+    write it, exit 3 with an internal error (and the generator's warning of several kB)."""
+
+    def edit(schema: dict[str, Any]) -> None:
+        schema["$defs"]["ToolEventData"]["description"] = "call \ud800 data"
+
+    _edit(contract_copy, edit)
+    out = tmp_path / "out.file"
+    before = _package(contract_copy)
+    result = cli("--root", str(contract_copy), *[str(out) if a == "OUT" else a for a in command])
+    _assert_one_error_line(
+        result,
+        "#/$defs/ToolEventData/description: a lone surrogate (\\ud800) at character 5, which "
+        "no UTF-8 file can hold: no code can be generated from it",
+    )
+    assert _package(contract_copy) == before
+    assert not out.exists()

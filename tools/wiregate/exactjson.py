@@ -35,6 +35,7 @@ __all__ = [
     "dumps",
     "escape_surrogates",
     "exact_integers",
+    "lone_surrogate_at",
     "parse_float",
     "parse_int",
 ]
@@ -104,6 +105,25 @@ def parse_float(text: str) -> float | ExactNumber:
     if value in (float("inf"), float("-inf")) or (value == 0 and Decimal(text) != 0):
         return ExactNumber(text)
     return value
+
+
+def lone_surrogate_at(value: Any) -> tuple[list[str], str] | None:
+    """(the tokens of its JSON pointer, the text) of the first key or string of ``value``
+    that holds a lone surrogate, or None: what no UTF-8 file can hold as it is."""
+    # Each entry: (its tokens, a value, or a key as a 1-tuple); taken in document order.
+    stack: list[tuple[list[str], Any]] = [([], value)]
+    while stack:
+        tokens, node = stack.pop()
+        text = node[0] if isinstance(node, tuple) else node
+        if isinstance(text, str):
+            if _SURROGATE.search(text):
+                return tokens, text
+        elif isinstance(node, dict):
+            for key, item in reversed(node.items()):
+                stack += [([*tokens, key], item), ([*tokens, key], (key,))]
+        elif isinstance(node, list):
+            stack.extend(([*tokens, str(n)], item) for n, item in reversed(list(enumerate(node))))
+    return None
 
 
 def escape_surrogates(text: str) -> str:
