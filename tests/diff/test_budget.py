@@ -80,12 +80,28 @@ def test_time_limit_from_the_cli(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "soon"])
-def test_time_limit_must_be_positive(tmp_path: Path, value: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("0", "0.0 is not in the range 0<x<=3600.0."),
+        ("-1", "-1.0 is not in the range 0<x<=3600.0."),
+        ("soon", "'soon' is not a valid float range."),
+        # No limit at all: a hostile schema would run for ever (nan passed every range check)
+        ("nan", "nan is not a number of seconds"),
+        ("inf", "inf is not in the range 0<x<=3600.0."),
+        ("1e400", "inf is not in the range 0<x<=3600.0."),
+        ("3601", "3601.0 is not in the range 0<x<=3600.0."),
+    ],
+)
+def test_time_limit_is_a_number_of_seconds_up_to_an_hour(
+    tmp_path: Path, value: str, why: str
+) -> None:
     old = _write(tmp_path / "old.json", {"type": "string"})
     result = CliRunner().invoke(main, ["diff", old, old, "--time-limit", value])
-    assert result.exit_code == 2
-    assert "Invalid value for '--time-limit'" in result.stderr
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"wiregate: error: diff: Invalid value for '--time-limit': {why}\n",
+    )
 
 
 def test_shared_definitions_compare_in_linear_time() -> None:

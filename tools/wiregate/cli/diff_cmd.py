@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 
 import click
@@ -37,6 +38,15 @@ def _formats() -> list[str]:
     from wiregate.reporters.diff import DIFF_FORMATS
 
     return list(DIFF_FORMATS)
+
+
+MAX_TIME_LIMIT = 3600.0  # the limit is what keeps a hostile schema from running for ever
+
+
+def _a_number(param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and math.isnan(value):  # passes every range check: no comparison holds
+        raise click.BadParameter("nan is not a number of seconds", param=param)
+    return value
 
 
 @main.command("diff")
@@ -83,7 +93,8 @@ def _formats() -> list[str]:
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, min_open=True, max=MAX_TIME_LIMIT),
+    callback=lambda _ctx, param, value: _a_number(param, value),
     default=None,
     metavar="SECONDS",
     help="Wall-clock limit of the comparison (default 10); beyond it, or beyond 50,000 "
