@@ -26,6 +26,8 @@ def test_integers_of_any_size_stay_exact() -> None:
         (b"[1, 2]", "s.json: a schema document must be a JSON object"),
         (b'"text"', "s.json: a schema document must be a JSON object"),
         (b'{"a": "\xff"}', "s.json: not UTF-8 text"),
+        # An encoded surrogate got through json.loads, which decodes bytes leniently
+        (b'{"a": "\xed\xa0\x80"}', "s.json: not UTF-8 text"),
     ],
 )
 def test_anything_else_is_one_line_naming_the_source(data: bytes, message: str) -> None:
@@ -33,6 +35,10 @@ def test_anything_else_is_one_line_naming_the_source(data: bytes, message: str) 
         parse_document(data, "s.json")
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def test_a_byte_order_mark_is_allowed() -> None:
+    assert parse_document(b'\xef\xbb\xbf{"type": "string"}', "s.json") == {"type": "string"}
 
 
 def test_nesting_beyond_the_parser_is_one_line_naming_the_source() -> None:

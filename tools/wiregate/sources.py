@@ -228,11 +228,16 @@ def parse_document(data: bytes, origin: str) -> dict[str, Any]:
 
 def _parse_json(data: bytes, origin: str) -> Any:
     try:
-        return json.loads(
-            data, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
-        )
+        # Decoded here, strictly, in the encoding ``json.loads`` would detect (UTF-8, a
+        # byte-order mark allowed; UTF-16 and UTF-32 too): its own decoding lets encoded
+        # surrogates (ED A0 80) through, which are no UTF-8.
+        text = data.decode(json.detect_encoding(data))
     except UnicodeDecodeError:
         raise DocumentError(f"{origin}: not UTF-8 text") from None
+    try:
+        return json.loads(
+            text, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
+        )
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{origin}: not valid JSON: {exc}", exc.lineno, exc.colno) from None
     except ValueError as exc:
