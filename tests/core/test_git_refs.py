@@ -104,7 +104,7 @@ def test_shas_and_the_previous_branch(repo: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "ref", ["HEAD@{999999}", "nope", ":/no commit says this", "-h", "--all", "v1^{tree}", "@{-9}"]
+    "ref", ["HEAD@{999999}", "nope", ":/no commit says this", "-h", "--all", "HEAD^{blob}", "@{-9}"]
 )
 def test_a_ref_git_rejects_is_one_exit_2_line(repo: Path, ref: str) -> None:
     spec = f"{repo}@{ref}:s.json"
@@ -112,6 +112,20 @@ def test_a_ref_git_rejects_is_one_exit_2_line(repo: Path, ref: str) -> None:
         2,
         "",
         f"wiregate: error: {spec}: unknown git ref {ref!r}\n",
+    )
+
+
+@pytest.mark.parametrize(("ref", "kind"), [("v1^{tree}", "tree"), ("HEAD:s.json", "blob")])
+def test_a_ref_to_what_is_not_a_commit_says_what_it_names(repo: Path, ref: str, kind: str) -> None:
+    """git accepts it, but files are read at commits (it was "unknown git ref")."""
+    spec = f"{repo}@{ref}:s.json"
+    if ":" in ref:  # a blob's sha, as `git rev-parse HEAD:s.json` gives it
+        ref = _git(repo, "rev-parse", ref)
+        spec = f"{repo}@{ref}:s.json"
+    assert run(spec, f"{repo}@main:s.json") == (
+        2,
+        "",
+        f"wiregate: error: {spec}: git ref {ref!r} names a {kind}, not a commit\n",
     )
 
 

@@ -17,6 +17,7 @@ from wiregate.errors import UserError
 __all__ = [
     "BlobTooLarge",
     "FileRevision",
+    "UnknownRef",
     "file_at",
     "file_history",
     "open_repo",
@@ -62,8 +63,20 @@ def resolve_commit(repo: git.Repo, ref: str) -> str:
     else:
         sha = _rev_parse(repo, f"{ref}^{{commit}}")
     if sha is None:
-        raise UserError(f"{repo.working_dir}: unknown git ref {ref!r}")
+        found = None if ref.startswith(":/") else _rev_parse(repo, ref)
+        if found is not None:  # HEAD^{tree}, a blob's sha: files are read at commits
+            kind = repo.git.cat_file("-t", found).strip()
+            raise UnknownRef(repo, f"git ref {ref!r} names a {kind}, not a commit")
+        raise UnknownRef(repo, f"unknown git ref {ref!r}")
     return sha
+
+
+class UnknownRef(UserError):
+    """A ref that names no commit; ``reason`` says so without naming the repository."""
+
+    def __init__(self, repo: git.Repo, reason: str) -> None:
+        super().__init__(f"{repo.working_dir}: {reason}")
+        self.reason = reason
 
 
 def _rev_parse(repo: git.Repo, spec: str) -> str | None:

@@ -180,6 +180,7 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
     resolved as ``wiregate drift`` resolves a copy's path, without touching the work tree."""
     from wiregate.gitsource import (  # slow
         BlobTooLarge,
+        UnknownRef,
         file_at,
         open_repo,
         path_in_repo,
@@ -194,8 +195,8 @@ def _read_at_ref(spec: str, directory: str, ref: str, path: str) -> bytes:
     with repo:  # closes GitPython's helper processes, on errors too
         try:
             commit = resolve_commit(repo, ref)
-        except UserError:
-            raise UserError(f"{spec}: unknown git ref {ref!r}") from None
+        except UnknownRef as exc:
+            raise UserError(f"{spec}: {exc.reason}") from None
         try:
             in_repo = posixpath.normpath(path_in_repo(repo, directory, path))
         except ValueError:  # the directory is not inside the work tree (a .git folder, say)
