@@ -117,6 +117,17 @@ def test_a_truncated_document_on_stdin_is_not_valid_json_as_in_a_file(tmp_path: 
     assert err == file_err.replace(str(path), "-")
 
 
+def test_a_document_on_stdin_over_64_mib_names_the_limit() -> None:
+    """The limit as documented, whatever the lines read before the rest (it said 67108862,
+    or another number each run, less the bytes of the first lines)."""
+    data = b"{\n" + b'"a": 1,\n' * 9_000_000  # 72 MB of one pretty-printed document
+    assert run("validate", "-", stdin=data) == (
+        2,
+        "0 records in 1 files, 0 valid, 0 invalid, 0 broken lines, 1 file errors\n",
+        "wiregate: error: -: larger than the limit of 67108864 bytes\n",
+    )
+
+
 def test_empty_stdin_is_no_records_as_an_empty_jsonl_file() -> None:
     assert run("validate", "-", stdin=b"") == (
         0,

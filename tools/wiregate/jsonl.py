@@ -281,10 +281,11 @@ class _Reader:
         self._by_lines = True
         return next(self._lines, None)
 
-    def read(self, limit: int) -> bytes:
-        """The rest of the stream; more than ``limit`` bytes is a UserError."""
+    def read(self, limit: int, already: int = 0) -> bytes:
+        """The rest of the stream; more than ``limit`` bytes with the ``already`` read before
+        it is a UserError."""
         blocks: list[bytes] = []
-        size = 0
+        size = already
         if self._by_lines:  # what the line reader holds comes first
             more: Iterator[bytes] = (line.data if not line.over else b"" for line in self._lines)
         else:
@@ -360,7 +361,7 @@ class RecordInput:
         if any(line.over for line in self._head):
             raise UserError(f"{self.path}: larger than the limit of {MAX_DOCUMENT_BYTES} bytes")
         held = b"".join(line.data for line in self._head)
-        data = held + self._reader.read(MAX_DOCUMENT_BYTES - len(held))
+        data = held + self._reader.read(MAX_DOCUMENT_BYTES, already=len(held))
         try:
             return orjson.loads(data)
         except orjson.JSONDecodeError as exc:
