@@ -76,6 +76,9 @@ def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
     odd.append(b'{"x":' + b"[" * 2000 + b"]" * 2000 + b"," + record[1:])
     # Damaged after what orjson stops at: invalid, whatever came first.
     odd += [b'{"x":1e400,' + record[1:-20], b'{"x":' + b"[" * 2000 + b"]" * 1999 + b"}"]
+    # Too deep for the standard library to check: never called valid, nor invalid (both were
+    # "invalid-json", and wiregate validate said "not valid JSON" of the valid one)
+    odd += [b'{"x":' + b"[" * 5000 + b"]" * n + b"," + record[1:] for n in (5000, 4999)]
     path = tmp_path / "in.jsonl"
     path.write_bytes(GOOD + b"".join(line + b"\n" for line in odd))
     run = run_cli(path)
@@ -89,6 +92,9 @@ def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
          "line 1 column 1030 (char 1029)"),
         (5, "invalid-json", "number is infinity when parsed as double: line 1 column 6 (char 5)"),
         (6, "invalid-json", "depth limit exceeded: line 1 column 1030 (char 1029)"),
+        *((line, "unsupported-value", "nested deeper than 1,024 levels, too deep to check that "
+          "it is valid JSON: depth limit exceeded: line 1 column 1030 (char 1029)")
+          for line in (7, 8)),
     ]  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", "from wiregate.cli import main; main()", "validate", str(path)],
@@ -96,6 +102,11 @@ def test_valid_json_past_what_is_read_is_unsupported_not_invalid(
         text=True,
     )
     cannot = "valid JSON that cannot be read exactly"
+    unchecked = (
+        "cannot be read exactly: nested deeper than 1,024 levels, too deep to check that it is "
+        "valid JSON (depth limit exceeded at char 1029)"
+    )
+    assert done.stdout.splitlines()[5:7] == [f"{path}:{n}: /: {unchecked}" for n in (7, 8)]
     assert done.stdout.splitlines()[:3] == [
         f"{path}:2: /: {cannot}: a number beyond the range of a 64-bit float (number is "
         "infinity when parsed as double at char 5)",

@@ -192,15 +192,27 @@ _BEYOND = {
 _CONFIRM_DEPTH = 3_000
 
 
+#: The end of ``beyond_reach``'s reason when the standard library could not confirm validity.
+UNCHECKED = ", too deep to check that it is valid JSON"
+
+
 def beyond_reach(data: bytes, exc: orjson.JSONDecodeError) -> str | None:
-    """Why ``data``, which orjson refused, is valid JSON that cannot be read (said plainly), or
+    """Why ``data``, which orjson refused, is JSON that cannot be read (said plainly), or
     None when it is not valid JSON (orjson stops at the first problem it meets, so the rest of
-    the line is checked by the standard library's parser, which reads any number)."""
+    the line is checked by the standard library's parser, which reads any number). Nesting
+    too deep for that parser too is not called valid: the reason says it is not checked."""
     reason = _BEYOND.get(str(exc).split(":", 1)[0])
-    return reason if reason is not None and _valid_json(data) else None
+    if reason is None:
+        return None
+    valid = _valid_json(data)
+    if valid is None:
+        return reason + UNCHECKED
+    return reason if valid else None
 
 
-def _valid_json(data: bytes) -> bool:
+def _valid_json(data: bytes) -> bool | None:
+    """Whether ``data`` is valid JSON; None: nested too deep to tell."""
+
     def refuse(constant: str) -> None:
         raise ValueError(constant)
 
@@ -211,7 +223,7 @@ def _valid_json(data: bytes) -> bool:
         parse()
     except RecursionError:
         if data.count(b"[") + data.count(b"{") > _CONFIRM_DEPTH:
-            return False  # too deep to confirm here: said to be invalid, never to be valid
+            return None  # too deep to confirm here: never said to be valid
         limit = sys.getrecursionlimit()
         sys.setrecursionlimit(limit + _CONFIRM_DEPTH)
         try:
@@ -235,7 +247,8 @@ def _why_not_json(data: bytes, exc: orjson.JSONDecodeError) -> str:
         return "not valid UTF-8"
     beyond = beyond_reach(data, exc)
     if beyond is not None:
-        return f"valid JSON that cannot be read exactly: {beyond} ({exc.msg} at char {exc.pos})"
+        said = "cannot be read" if beyond.endswith(UNCHECKED) else "valid JSON that cannot be read"
+        return f"{said} exactly: {beyond} ({exc.msg} at char {exc.pos})"
     return f"not valid JSON: {exc}"
 
 
