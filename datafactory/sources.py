@@ -19,6 +19,7 @@ import errno
 import gzip
 import hashlib
 import json
+import math
 import os
 import stat
 import threading
@@ -309,28 +310,52 @@ def _json_line(value: Any) -> bytes:
     """``value`` as the line a file would hold. What orjson will not write but JSON can say (an
     integer past 64 bits, nesting past 254 levels, a lone surrogate, escaped) is written by the
     standard library, so the run judges that line as the command judges it in a file (a
-    reject, not an error that stops the run). What is no JSON value (a set, bytes, a key that
-    is not a string) raises, and so does nesting past the standard library's own limit."""
+    reject, not an error that stops the run); so is a NaN or an infinity, which orjson writes
+    as null, and the standard library as the ``NaN`` that a file would hold (rejected as
+    invalid JSON there too). What is no JSON value (a set, bytes, a key that is not a string,
+    a value that contains itself) raises, and so does nesting past the standard library's own
+    limit."""
     try:
-        return orjson.dumps(value) + b"\n"
+        line = orjson.dumps(value)
     except orjson.JSONEncodeError as exc:
         if not str(exc).startswith(_JSON_CAN_SAY):
             raise
-        _check_keys(value)  # the standard library would turn 1 into "1" without a word
-        return json.dumps(value, allow_nan=False).encode() + b"\n"
+        _inspect(value)  # before the standard library: see ``_inspect``
+    else:
+        if b"null" not in line or not _inspect(value):
+            return line + b"\n"
+    return json.dumps(value).encode() + b"\n"
 
 
-def _check_keys(value: Any) -> None:
-    """TypeError if an object anywhere in ``value`` has a key that is not a string."""
-    todo = [value]
+def _inspect(value: Any) -> bool:
+    """Whether ``value`` holds a NaN or an infinity. Raises what the standard library would
+    not: TypeError for a key that is not a string (it would write 1 as "1" without a word),
+    ValueError for a value that contains itself (orjson stops at its depth limit, and this
+    walk would go round for ever)."""
+    non_finite = False
+    path: set[int] = set()  # the containers from the root to the one being walked
+    todo: list[tuple[Any, bool]] = [(value, False)]
     while todo:
-        item = todo.pop()
+        item, done = todo.pop()
+        if done:
+            path.discard(id(item))
+            continue
+        if isinstance(item, float):
+            non_finite = non_finite or not math.isfinite(item)
+            continue
+        if not isinstance(item, (Mapping, list, tuple)):
+            continue
+        if id(item) in path:
+            raise ValueError("it contains itself")
+        path.add(id(item))
+        todo.append((item, True))
         if isinstance(item, Mapping):
             if not all(isinstance(key, str) for key in item):
                 raise TypeError("Dict key must be str")
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
+            todo.extend((child, False) for child in item.values())
+        else:
+            todo.extend((child, False) for child in item)
+    return non_finite
 
 
 def _stream_chunks(

@@ -177,6 +177,13 @@ def test_export_errors_name_its_own_parameters(
     assert list(out.iterdir()) == []
 
 
+def _itself() -> dict[str, Any]:
+    """A record one of whose values contains itself (export() went round it for ever)."""
+    record = dict(PAIR[0], provenance={"source": "x"})
+    record["provenance"]["me"] = record["provenance"]
+    return record
+
+
 def _nested(depth: int) -> Any:
     value: Any = 1
     for _ in range(depth):
@@ -191,6 +198,9 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
         dict(PAIR[0], seed=2**64),  # an integer past 64 bits
         dict(PAIR[0], branch_index=2, extra=_nested(300)),  # nesting past orjson's limit
         dict(PAIR[0], branch_index=3, task="lone \ud800 surrogate"),
+        # orjson writes NaN and infinities as null: the record was accepted, altered
+        dict(PAIR[0], branch_index=4, extra={"a": float("nan")}),
+        dict(PAIR[0], branch_index=5, extra=[float("-inf")], seed=2**64),
     ]
     path = tmp_path / "in.jsonl"
     path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
@@ -212,6 +222,8 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
     assert [(line, reason) for line, reason, _ in found["api"]] == [
         (3, "unsupported-value"),
         (5, "invalid-json"),
+        (6, "invalid-json"),
+        (7, "invalid-json"),
     ]
     assert (found["api"], found["api ppo"]) == (found["cli"], found["cli ppo"])
 
@@ -235,6 +247,7 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
             [{"a": _nested(2000)}],
             "<records>:1: not a JSON value: maximum recursion depth exceeded while encoding a JSON object",
         ),
+        ([_itself()], "<records>:1: not a JSON value: it contains itself"),
         (42, "export needs an iterable of records, got int"),
         ({"rollout_id": "r"}, "export needs an iterable of records, got dict"),
     ],
