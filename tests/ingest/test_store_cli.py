@@ -57,6 +57,10 @@ def test_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
         (("store", "stats", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("store", "quarantine", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("serve", "--store", str(tmp_path / "s"), "--token-file", str(fifo)), f"{fifo}: a FIFO, not a regular file"),
+        # It was a traceback, exit 1, when the app started
+        (("serve", "--store", str(tmp_path / "s"), "--port", "0", "--contract", str(tmp_path)),
+         f"{tmp_path}: no contract there (neither rollout-wire.schema.json nor "
+         "contracts/rollout-wire.schema.json)"),
         (("--input", f"store:{missing}", "--allow-missing-g3", "--output-ppo", str(tmp_path / "p.jsonl"), "--format", "ppo"),
          f"store:{missing}: no ingest store there (ingest.sqlite3 not found)"),
     ):  # fmt: skip
