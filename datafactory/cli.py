@@ -326,8 +326,10 @@ def _main(settings: Settings, rejects: str | None) -> None:
         return
     try:
         _report(result, settings)
-    except BrokenPipeError:  # a reader that left (``| head``) changes nothing: all is written
+    except OSError as exc:  # the outputs are in place: the summary is a view of the manifest
         discard_stdout()
+        if not isinstance(exc, BrokenPipeError):  # a reader that left (``| head``) is no news
+            click.echo(f"datafactory: warning: summary not printed: {exc.strerror}", err=True)
     if result.manifest is not None:
         rejected = result.manifest["lines"]["rejected"]
         if rejected and not rejects:

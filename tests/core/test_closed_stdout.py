@@ -150,3 +150,68 @@ def test_a_report_larger_than_the_pipe_whose_reader_leaves(tmp_path: Path, unbuf
         141,
         b"",
     )
+
+
+FULL = Path("/dev/full")  # every write fails with ENOSPC
+needs_full = pytest.mark.skipif(not FULL.exists(), reason="no /dev/full here")
+
+
+@needs_full
+@pytest.mark.parametrize("arguments", [["--version"], ["diff", "OLD", "NEW"]])
+def test_a_standard_output_on_a_full_disk_is_an_io_error(
+    tmp_path: Path, arguments: list[str]
+) -> None:
+    """It was an internal error (exit 3), or exit 120 with a traceback at exit."""
+    old, new = _schemas(tmp_path, 1)
+    given = [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in arguments]
+    with FULL.open("wb") as full:
+        process = subprocess.run(
+            [*WIREGATE, *given], stdout=full, stderr=subprocess.PIPE, cwd=REPO, check=False
+        )
+    assert (process.returncode, process.stderr) == (
+        2,
+        b"wiregate: error: standard output: No space left on device\n",
+    )
+
+
+@needs_full
+def test_the_exporter_keeps_its_exit_code_when_its_summary_cannot_be_written(
+    tmp_path: Path,
+) -> None:
+    rollouts = tmp_path / "in.jsonl"
+    rollouts.write_bytes(orjson.dumps(branch("r1", 0)) + b"\n")
+    ppo = tmp_path / "ppo.jsonl"
+    command = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--format", "ppo"]
+    command += ["--output-ppo", str(ppo), "--allow-missing-g3"]
+    with FULL.open("wb") as full:
+        process = subprocess.run(
+            command, stdout=full, stderr=subprocess.PIPE, cwd=REPO, check=False
+        )
+    assert (process.returncode, process.stderr) == (
+        0,
+        b"datafactory: warning: summary not printed: No space left on device\n",
+    )
+    assert len(ppo.read_bytes().splitlines()) == 1
+
+
+@needs_full
+@pytest.mark.parametrize(
+    ("program", "arguments", "code"),
+    [
+        ("datafactory", ["--bogus"], 2),
+        ("datafactory", ["--input", "{bad", "--allow-missing-g3", "--format", "ppo",
+                         "--output-ppo", "p.jsonl"], 2),
+        ("wiregate", ["diff", "missing.json", "missing.json"], 2),
+    ],
+)  # fmt: skip
+def test_a_standard_error_that_cannot_be_written_changes_no_exit_code(
+    tmp_path: Path, program: str, arguments: list[str], code: int
+) -> None:
+    """click turned the failed error line into exit 1, which reads as "invalid" or as a G3
+    violation."""
+    with FULL.open("wb") as full:
+        process = subprocess.run(
+            [sys.executable, "-m", program, *arguments], stdout=subprocess.PIPE, stderr=full,
+            cwd=tmp_path, check=False,
+        )  # fmt: skip
+    assert process.returncode == code

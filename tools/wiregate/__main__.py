@@ -15,9 +15,13 @@ def main() -> None:
 
     try:
         cli(prog_name="wiregate")
-    finally:  # what is still buffered goes out now, or the reader had gone: exit 141
-        if not flush_stdout():
+    finally:  # what is still buffered goes out now, or the command's report is incomplete
+        failed = flush_stdout()
+        if isinstance(failed, BrokenPipeError):
             sys.exit(EXIT_CLOSED_STDOUT)
+        if failed is not None:  # a full disk, say: an I/O error
+            sys.stderr.write(f"wiregate: error: standard output: {failed.strerror}\n")
+            sys.exit(2)
 
 
 if __name__ == "__main__":

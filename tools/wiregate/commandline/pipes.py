@@ -14,6 +14,7 @@ reader cuts short loses the rest without a word, and the command exits as if all
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -34,23 +35,25 @@ def discard_stdout() -> None:
         pass
 
 
-def flush_stdout() -> bool:
+def flush_stdout() -> OSError | None:
     """Flush standard output before the interpreter does (its failure at exit would print
-    "Exception ignored" and exit 120); False when the reader had gone (then discarded)."""
+    "Exception ignored" and exit 120): None when all went out, else the error
+    (BrokenPipeError: the reader had gone; ENOSPC: a full disk), standard output then
+    discarded, as nothing more can go out."""
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except BrokenPipeError:
+    except OSError as exc:
         discard_stdout()
-        return False
-    except (OSError, ValueError):  # another failure is the interpreter's to report, as before
+        return exc
+    except ValueError:  # closed already: nothing was waiting
         pass
-    return True
+    return None
 
 
 def standard_streams() -> None:
-    """Standard output as a command expects it (module docstring); a closed standard error
-    is /dev/null (messages go nowhere, exit codes are unchanged)."""
+    """Standard output as a command expects it (module docstring); a standard error closed
+    or failing (full) loses its messages, never the exit code."""
     stdout = sys.stdout
     if stdout is None:  # first: descriptor 1 is the lowest free one
         sys.stdout = _text(_pipe_without_reader())
@@ -62,8 +65,31 @@ def standard_streams() -> None:
             errors=stdout.errors,
             line_buffering=True,  # unbuffered was asked for: each line goes out at once
         )
-    if sys.stderr is None:
+    stderr = sys.stderr
+    if stderr is None:
         sys.stderr = _text(os.open(os.devnull, os.O_WRONLY), line_buffering=True)
+    elif isinstance(stderr, io.TextIOWrapper):
+        stderr.flush()
+        binary = stderr.buffer  # raw under PYTHONUNBUFFERED
+        sys.stderr = _Messages(
+            binary if isinstance(binary, io.BufferedWriter) else io.BufferedWriter(binary),
+            encoding=stderr.encoding, errors="backslashreplace", line_buffering=True,
+        )  # fmt: skip
+
+
+class _Messages(io.TextIOWrapper):
+    """Standard error whose failure to write (``2>/dev/full``) loses the message, not the
+    exit code: click would turn the OSError into exit 1, which means "invalid"."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError):
+            super().flush()
 
 
 def _pipe_without_reader() -> int:

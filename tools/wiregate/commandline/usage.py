@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, discard_stdout
+from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, discard_stdout, flush_stdout
 
 __all__ = ["OneLineCommand", "OneLineGroup"]
 
@@ -51,6 +51,12 @@ class OneLineCommand(click.Command):
             _refuse(self.program, exc)
         except BrokenPipeError:  # the reader of its output stopped reading (``| head``)
             _reader_left()
+        except OSError as exc:  # standard output on a full disk: an I/O error, not a bug
+            failed = flush_stdout()  # what failed once fails again; a file's error does not
+            if failed is None:
+                raise
+            click.echo(f"{self.program}: error: standard output: {exc.strerror}", err=True)
+            sys.exit(2)
 
 
 def _reader_left() -> NoReturn:
