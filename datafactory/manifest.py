@@ -7,6 +7,7 @@ asserts ``read == accepted + rejected + blank``.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ __all__ = [
     "build_manifest",
     "file_facts",
     "g3_facts",
+    "path_text",
     "summary_lines",
 ]
 
@@ -78,7 +80,15 @@ class FileFacts:
     count: int  # lines (inputs) or records (outputs)
 
     def as_dict(self, count_name: str) -> dict[str, Any]:
-        return {"path": self.path, "sha256": self.sha256, count_name: self.count}
+        return {"path": path_text(self.path), "sha256": self.sha256, count_name: self.count}
+
+
+def path_text(path: str) -> str:
+    """``path`` as text JSON (and UTF-8) can hold: the bytes of a file name that are no UTF-8,
+    which Python keeps as lone surrogates, written as ``\\xff``."""
+    if path.isascii():
+        return path
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def file_facts(paths: list[str], digests: list[str], counts: list[int]) -> list[FileFacts]:

@@ -33,6 +33,7 @@ from typing import IO, TYPE_CHECKING, Any
 import orjson
 
 from datafactory import interrupts
+from datafactory.manifest import path_text
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
@@ -271,7 +272,12 @@ def reject_line(
 ) -> bytes:
     """A rejects-file record; ``length``: the line's, when ``raw`` is only its first bytes
     (a line over the limit is never held whole), given as ``raw_length``."""
-    record: dict[str, Any] = {"file": display, "line": number, "reason": code, "detail": detail}
+    record: dict[str, Any] = {
+        "file": path_text(display),
+        "line": number,
+        "reason": code,
+        "detail": detail,
+    }
     if length:
         record["raw_length"] = length
         raw = _whole_characters(raw)

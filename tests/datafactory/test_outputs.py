@@ -476,3 +476,26 @@ def test_a_full_disk_names_the_file_it_could_not_write(work: Path, where: str) -
         # a spill file (in the run's own directory under --temp-dir), or an output's
         assert (named.parent.parent if where == "temp-dir" else named.parent) == disk
         assert list(disk.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["layer3", "trl"])
+def test_file_names_that_are_no_utf8_are_written_escaped(tmp_path: Path, target: str) -> None:
+    """Linux keeps any bytes in a name (Python: lone surrogates), JSON holds text: the run
+    stopped with a traceback and exit 1 (a G3 violation's code) at the manifest, the rejects
+    file or the dataset card."""
+    inputs, out = tmp_path / "in", tmp_path / "out"
+    inputs.mkdir()
+    out.mkdir()
+    name = os.fsdecode(b"\xff.jsonl")
+    write_jsonl(inputs / name, [branch("r", 0), branch("r", 1, objective_score=0), {"x": 1}])
+    dpo = str(out / os.fsdecode(b"d\xfe.jsonl"))
+    argv = ["--input", str(inputs), "--allow-missing-g3", "--target", target]
+    argv += ["--output-dpo", dpo, "--output-ppo", str(out / "p.jsonl")]
+    argv += ["--manifest", str(out / "m.json"), "--rejects", str(out / "r.jsonl")]
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 0, result.output
+    manifest = orjson.loads((out / "m.json").read_bytes())
+    assert manifest["inputs"][0]["path"] == f"{inputs}/\\xff.jsonl"
+    assert manifest["outputs"]["dpo"]["path"] == f"{out}/d\\xfe.jsonl"
+    rejected = orjson.loads((out / "r.jsonl").read_bytes())
+    assert (rejected["file"], rejected["line"]) == (f"{inputs}/\\xff.jsonl", 3)
