@@ -30,13 +30,51 @@ def exporter_contract(directory: str | None = None) -> Contract:
         return _bundled()
     given = Path(directory)
     if (given / SCHEMA_FILES["rollout-wire"]).is_file():
-        return Contract(given.resolve(), bundled=False)
-    if (given / "contracts" / SCHEMA_FILES["rollout-wire"]).is_file():
-        return Contract((given / "contracts").resolve(), bundled=False)
-    raise ContractError(
-        f"{directory}: no contract there (neither {SCHEMA_FILES['rollout-wire']} nor "
-        f"contracts/{SCHEMA_FILES['rollout-wire']})"
-    )
+        found = given.resolve()
+    elif (given / "contracts" / SCHEMA_FILES["rollout-wire"]).is_file():
+        found = (given / "contracts").resolve()
+    else:
+        raise ContractError(
+            f"{directory}: no contract there (neither {SCHEMA_FILES['rollout-wire']} nor "
+            f"contracts/{SCHEMA_FILES['rollout-wire']})"
+        )
+    return _within_own(directory, Contract(found, bundled=False))
+
+
+def _within_own(directory: str, named: Contract) -> Contract:
+    """``named``, when each input record type it defines accepts only records the bundled
+    contract accepts: the exporter reads records through the bundled contract's types, and a
+    record beyond them (a task that is a number, a record without its branch index) would
+    stop the run. So a named contract may narrow what is read, never widen it: decided by the
+    schema diff (forward: the bundled contract accepts every record the named one does),
+    and what the diff cannot decide is refused too."""
+    from datafactory.repair import INPUT_TYPES
+    from wiregate.diff import diff
+    from wiregate.errors import UserError
+
+    own = _bundled()
+    for record_type in INPUT_TYPES:
+        if record_type not in named.definitions:
+            continue  # none of its records is accepted at all
+        at = f"#/$defs/{record_type}"
+        try:
+            result = diff(
+                own.schemas[own.definitions[record_type]],
+                named.schemas[named.definitions[record_type]],
+                mode="forward", old_at=at, new_at=at,
+                old_origin="the exporter's own contract", new_origin=directory,
+            )  # fmt: skip
+        except UserError as exc:
+            raise ContractError(f"{directory}: {record_type} cannot be compared: {exc}") from None
+        for change in result.changes:
+            if not change.forward or change.level == "unknown":
+                raise ContractError(
+                    f"{directory}: its {record_type} accepts records the exporter's own "
+                    f"contract does not, which its types cannot read ({change.id} at "
+                    f"{change.new_pointer}: {change.message}); a contract named here may "
+                    "narrow what is read, not widen it"
+                )
+    return named
 
 
 @functools.cache

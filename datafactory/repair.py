@@ -49,6 +49,7 @@ from wiregate.record_validator import ValidatorSet, guess_record_type
 
 __all__ = [
     "BRANCH",
+    "INPUT_TYPES",
     "LAYER2_DPO",
     "LAYER2_PPO",
     "SFT",
@@ -69,7 +70,7 @@ BRANCH, TREE, LAYER2_DPO, LAYER2_PPO, SFT = (
     "PpoRecord",
     "SftTrainingRecord",
 )
-_INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)
+INPUT_TYPES = (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO)  # the record types read as rollouts
 
 # RolloutRanker: totalScore = objective x 1.0 + (judgeScore / 10) x 0.3; judge 5 when absent.
 OBJECTIVE_WEIGHT = 1.0
@@ -197,7 +198,7 @@ def normalise_value(value: Any, validators: ValidatorSet, sft: bool = False) -> 
     if not isinstance(value, dict):
         raise Reject("not-an-object", f"a record is a JSON object, got {type(value).__name__}")
     record_type = guess_record_type(value)
-    if record_type not in _INPUT_TYPES and not (sft and record_type == SFT):
+    if record_type not in INPUT_TYPES and not (sft and record_type == SFT):
         what = (
             "not a rollout-wire record"
             if record_type is None

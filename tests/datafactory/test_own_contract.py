@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,6 +55,41 @@ def test_a_contract_named_explicitly_is_the_judge(
     assert {r["detail"] for r in result.rejects()} == {
         "RolloutBranchRecord /reviewer: required property is missing"
     }
+
+
+@pytest.mark.parametrize(
+    ("loosen", "finding"),
+    [
+        # A task of any type reached the G3 normaliser: AttributeError, exit 1
+        (
+            lambda record: record["properties"].update(task={}),
+            "min-length-removed at #/$defs/RolloutBranchRecord/properties/task: minLength 1 "
+            "removed",
+        ),
+        # A record without its branch index: KeyError in the load stage, exit 1
+        (
+            lambda record: record.update(required=["rollout_id"]),
+            "required-removed at #/$defs/RolloutBranchRecord/required: property "
+            "'branch_index' is no longer required: new records may omit it",
+        ),
+    ],
+)
+def test_a_named_contract_may_narrow_what_is_read_not_widen_it(
+    tmp_path: Path, run_cli: RunCli, other_checkout: Path, loosen: Any, finding: str
+) -> None:
+    path = other_checkout / "contracts" / "rollout-wire.schema.json"
+    schema = json.loads(path.read_bytes())
+    loosen(schema["$defs"]["RolloutBranchRecord"])
+    path.write_text(json.dumps(schema))
+    rollouts = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0)])
+    result = run_cli(rollouts, args=("--contract", str(other_checkout)))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"datafactory: error: {other_checkout}: its RolloutBranchRecord accepts records the "
+        f"exporter's own contract does not, which its types cannot read ({finding}); a "
+        "contract named here may narrow what is read, not widen it\n",
+    )
+    assert list(result.out.iterdir()) == []
 
 
 def test_a_contract_directory_without_one(tmp_path: Path, run_cli: RunCli) -> None:
