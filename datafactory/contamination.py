@@ -219,6 +219,18 @@ def task_words(text: str) -> tuple[list[str], list[list[str]] | None]:
     return _composed(prepared.replace(_INVISIBLE, "")).split(), [run for run in pieces if run]
 
 
+def _item_forms(text: str) -> list[list[str]]:
+    """The words of an eval item's text: normalised (invisible characters removed), and when
+    it holds any, also with each invisible character read as a word break, as a task's text
+    is read both ways (``EvalIndex.candidates``): words joined by U+200B in the eval item are
+    no way past the gate either."""
+    words, pieces = task_words(text)
+    if pieces is None:
+        return [words]
+    split = [_composed(piece) for run in pieces for piece in run]
+    return [words, split] if split != words else [words]
+
+
 def _has_word(text: str) -> bool:
     if text.isascii():
         return _ASCII_WORD_CHAR.search(text) is not None
@@ -559,14 +571,14 @@ class EvalIndex:
         with no_cyclic_gc():
             for item in items:
                 self.items += 1
-                words = normalise_words(item.text)
-                if 0 < len(words) < n:
-                    short.add(len(words))
-                for gram in _grams(words, n):
-                    letters = gram.replace(" ", "")
-                    if len(letters) <= MAX_SPAN_LETTERS:
-                        lengths[len(letters)] = 1
-                    add(_fingerprint(letters))
+                for words in _item_forms(item.text):
+                    if 0 < len(words) < n:
+                        short.add(len(words))
+                    for gram in _grams(words, n):
+                        letters = gram.replace(" ", "")
+                        if len(letters) <= MAX_SPAN_LETTERS:
+                            lengths[len(letters)] = 1
+                        add(_fingerprint(letters))
             keys.freeze()
         self._keys = keys
         self._short_lengths = sorted(short)  # word counts of the eval items shorter than N
@@ -697,10 +709,11 @@ class EvalIndex:
         if not wanted:
             return found
         for item in self._reread():
-            for gram in _grams(normalise_words(item.text), self.n):
-                letters = gram.replace(" ", "")
-                if letters in wanted and letters not in found:
-                    found[letters] = (item.item_id, gram)
+            for words in _item_forms(item.text):
+                for gram in _grams(words, self.n):
+                    letters = gram.replace(" ", "")
+                    if letters in wanted and letters not in found:
+                        found[letters] = (item.item_id, gram)
             if len(found) == len(wanted):
                 break
         return found

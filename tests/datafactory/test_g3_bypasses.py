@@ -121,6 +121,15 @@ def test_one_invisible_character_both_inside_words_and_for_spaces_is_caught(
     assert _flagged(index, task) == [FIRST_GRAM]
 
 
+@pytest.mark.parametrize("codepoint", SPACE_SUBSTITUTES, ids=lambda c: f"U+{c:04X}")
+def test_a_character_in_place_of_spaces_in_the_eval_item_is_caught(codepoint: int) -> None:
+    """The same on both sides: an eval item whose words an invisible character joins read as
+    one word, and a task holding the question in plain words passed the gate."""
+    eval_text = chr(codepoint).join(WORDS)
+    task = f"Quiz: {QUESTION}?"
+    assert _flagged(_index(eval_text), task) == [FIRST_GRAM]
+
+
 def test_words_joined_by_punctuation_are_separate_words(index: EvalIndex) -> None:
     assert normalise_words("what_is-the.capital/city") == ["what", "is", "the", "capital", "city"]
     assert _flagged(index, "_".join(WORDS[:4]) + "-" + ".".join(WORDS[4:9]) + "/" + "x") == [
