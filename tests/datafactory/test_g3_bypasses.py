@@ -386,6 +386,20 @@ def test_a_contaminated_run_names_the_eval_item_and_its_ngram(
     )
 
 
+def test_an_eval_id_of_any_size_is_named_exactly(tmp_path: Path, run_cli: RunCli) -> None:
+    """orjson reads an integer past 64 bits as a float: the report named 1.2345678901234568e+29,
+    an id in no eval item."""
+    eval_path = tmp_path / "eval.jsonl"
+    eval_path.write_text(f'{{"id": 123456789012345678901234567890, "question": "{QUESTION}"}}\n')
+    rollouts = write_jsonl(tmp_path / "rollouts.jsonl", [branch("r", 0, task=QUESTION)])
+    run = run_cli(rollouts, args=("--eval-items", str(eval_path)))
+    assert (run.exit_code, run.stdout) == (
+        1,
+        f"G3 violation: rollout 'r' shares the n-gram {FIRST_GRAM[2]!r} with eval item "
+        "'123456789012345678901234567890'\n",
+    )
+
+
 # --- the fingerprint index -------------------------------------------------------------
 
 
