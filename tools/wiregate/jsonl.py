@@ -182,9 +182,14 @@ def open_binary(path: str) -> Iterator[IO[bytes]]:
 
 # What orjson says when the JSON is valid but past what it reads: a number whose magnitude a
 # 64-bit float cannot hold (1e400, an integer of 400 digits), nesting past its depth limit.
+_LONE = "a lone surrogate, which no UTF-8 text holds"
 _BEYOND = {
     "number is infinity when parsed as double": "a number beyond the range of a 64-bit float",
     "depth limit exceeded": "nested deeper than 1,024 levels",
+    # A lone surrogate escape ("\\ud800"): valid JSON text, but no character of UTF-8
+    "no low surrogate in string": _LONE,
+    "invalid high surrogate in string": _LONE,
+    "invalid low surrogate in string": _LONE,
 }
 
 
