@@ -119,8 +119,15 @@ Containment is decided over a normal form: each schema is split by JSON type int
 bounds, patterns with their least and greatest match length, formats, finite values; objects
 and arrays, judged by the rules above), `allOf` intersects atoms, `anyOf` (and `oneOf` with
 provably disjoint members) unites them, `enum`/`const` keep the listed values each atom
-admits. A direction is only ever granted when proven; a schema beyond this fragment (`not`,
-`if`/`then`/`else`, a pattern whose match length is unknown) is never assumed compatible.
+admits. An atom with few values is compared value by value: a bounded range of integers or
+of multiples of a `multipleOf` that validators divide by exactly (a power of two below one,
+such as 0.5: `{multipleOf: 0.5, minimum: 0, maximum: 1}` is `enum [0, 0.5, 1]`), and strings
+of length 0 (`maxLength: 0` is `const ""`). Objects and arrays are also compared by how many
+properties (items) their keywords allow: `minItems: 1` is `contains: {}`, `required: ["a"]`
+implies `minProperties: 1`, and `items: false`, `propertyNames: false`, `maxItems: 0`,
+`maxProperties: 0` all admit only the empty array (object). A direction is only ever granted
+when proven; a schema beyond this fragment (`not`, `if`/`then`/`else`, a pattern whose match
+length is unknown) is never assumed compatible.
 
 When a subschema is replaced as a whole, by a union with the old schema as a member or the
 reverse (`items: X` -> `items: anyOf [X, Y]`), and one provably contains the other, the

@@ -18,8 +18,10 @@ whole question undecided here).
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from fractions import Fraction
 from typing import Any
 
 from wiregate.diff import regex
@@ -170,9 +172,18 @@ def _num_in(value: int | float, atom: Num) -> bool | None:
         if isinstance(step, int) and integral:
             if int(value) % step:
                 return False
+        elif _exact_step(step) and abs(value) <= sys.float_info.max:  # else division overflows
+            if (Fraction(value) / Fraction(step)).denominator != 1:
+                return False
         else:
             answer = None  # float division, as validators do it, is not exact arithmetic
     return answer
+
+
+def _exact_step(step: int | float) -> bool:
+    """A ``multipleOf`` that validators divide by exactly: a power of two below one (dividing
+    by it only shifts the exponent; a quotient beyond float range falls back to fractions)."""
+    return isinstance(step, float) and 0 < step < 1 and math.frexp(step)[0] == 0.5
 
 
 def _str_in(value: str, atom: Str) -> bool | None:
@@ -419,10 +430,11 @@ def _merge(a: Schema, b: Schema) -> Schema | None:
     return out
 
 
+_CONTAINS = frozenset({"contains", "minContains", "maxContains"})  # minContains 0 voids contains
 _SCOPED = (
     frozenset({"properties", "patternProperties", "additionalProperties", "unevaluatedProperties"}),
     frozenset({"prefixItems", "items", "unevaluatedItems"}),
-    frozenset({"contains", "minContains", "maxContains"}),  # minContains 0 voids contains
+    _CONTAINS,
 )
 
 
@@ -456,6 +468,9 @@ def _nonempty(atom: Atom) -> bool:
             return bool(atom.values)
         low, high = _str_span(atom)
         return high is None or low <= high
+    if isinstance(atom, Other):
+        least, most = _sizes(atom.schema, atom.kind)
+        return most is None or least <= most
     return True
 
 
@@ -664,7 +679,7 @@ class Containment:
             return any(
                 isinstance(other, Other)
                 and (
-                    _keywords_imply(atom.schema, other.schema)
+                    _keywords_imply(atom.schema, other.schema, atom.kind)
                     or (structural and self.fallback(atom.schema, other.schema))
                 )
                 for other in atoms
@@ -679,35 +694,135 @@ class Containment:
         if isinstance(atom, Str):
             if any(isinstance(o, Str) and _str_inside(atom, o) for o in atoms):
                 return True
-            return atom.values is not None and all(
+            strings = _short_strings(atom)
+            return strings is not None and all(
                 any(isinstance(o, Str) and _str_value_in(v, o, atom) for o in atoms)
-                for v in atom.values
+                for v in strings
             )
         return False  # pragma: no cover
 
 
-def _keywords_imply(sub: Schema, sup: Schema) -> bool:
+def _keywords_imply(sub: Schema, sup: Schema, kind: str) -> bool:
     """Every constraint of ``sup`` is one of ``sub``'s (its ``required`` names among
-    ``sub``'s): a syntactic check, so it never needs to judge subschemas. Keywords that read
-    one another (``additionalProperties`` and ``properties``, ``items`` and ``prefixItems``)
-    must agree as a group."""
+    ``sub``'s), or follows from how many items (properties) ``sub`` allows: a check of
+    keywords, so it never needs to judge subschemas. Keywords that read one another
+    (``additionalProperties`` and ``properties``, ``items`` and ``prefixItems``) must agree as
+    a group."""
     if json_equal(sub, sup):
         return True
+    low, high = _sizes(sub, kind)
+    if high == 0:  # sub holds the empty array (object) at most
+        return _accepts_empty(sup, kind)
     if "unevaluatedProperties" in sup or "unevaluatedItems" in sup:
         return False  # they read what every other keyword of sub evaluated
     for key, value in sup.items():
         if key == "required" and isinstance(value, list):
             if not set(value) <= set(sub.get("required") or ()):
                 return False
+        elif key in ("minItems", "minProperties"):
+            least = _count(value)
+            if least is None or low < least:
+                return False
+        elif key in ("maxItems", "maxProperties"):
+            most = _count(value)
+            if most is None or high is None or high > most:
+                return False
+        elif key in _CONTAINS:
+            continue  # judged as a group below
         elif key not in sub or not json_equal(sub[key], value):
             return False
     for scoped in _SCOPED:
         # Alone, properties (prefixItems) constrain what they name; with the others of their
         # group, the group reads as one constraint.
-        if sup.keys() & scoped - {"properties", "prefixItems"} and any(
-            not json_equal(sub.get(k), sup.get(k)) for k in scoped
+        if (
+            sup.keys() & scoped - {"properties", "prefixItems"}
+            and any(not json_equal(sub.get(k), sup.get(k)) for k in scoped)
+            and not (scoped is _CONTAINS and _length_only(sup, low, high))
         ):
             return False
+    return True
+
+
+def _count(value: Any) -> int | None:
+    """A keyword's count (``minItems: 2``, ``2.0`` too), None when it is none."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _rejects_all(node: Any) -> bool:
+    return isinstance(node, dict) and node.get("not") == {}
+
+
+def _sizes(schema: Schema, kind: str) -> tuple[int, int | None]:
+    """The least and greatest number of items (of an object: properties) that ``schema``'s
+    keywords allow (None: no greatest). ``contains`` needs as many items as it must match,
+    ``items: false`` allows no item beyond ``prefixItems``, ``propertyNames: false`` no
+    property, ``additionalProperties: false`` none but the declared ones."""
+    if kind == "array":
+        low, high = _count(schema.get("minItems")) or 0, _count(schema.get("maxItems"))
+        if isinstance(schema.get("contains"), dict):
+            matched = _count(schema.get("minContains", 1))
+            if matched and _rejects_all(schema["contains"]):
+                return (1, 0)
+            low = max(low, matched or 0)
+        if _rejects_all(schema.get("items")):
+            high = _at_most(high, len(schema.get("prefixItems") or ()))
+    else:
+        required = schema.get("required")
+        named = {n for n in required if isinstance(n, str)} if isinstance(required, list) else ()
+        low = max(_count(schema.get("minProperties")) or 0, len(named))
+        high = _count(schema.get("maxProperties"))
+        if _rejects_all(schema.get("propertyNames")):
+            high = 0
+        elif _rejects_all(schema.get("additionalProperties")) and not schema.get(
+            "patternProperties"
+        ):
+            high = _at_most(high, len(schema.get("properties") or ()))
+    for member in schema.get("allOf") or ():
+        if isinstance(member, dict):
+            least, most = _sizes(member, kind)
+            low, high = max(low, least), _at_most(high, most)
+    return low, high
+
+
+def _at_most(high: int | None, other: int | None) -> int | None:
+    return other if high is None else high if other is None else min(high, other)
+
+
+def _length_only(sup: Schema, low: int, high: int | None) -> bool:
+    """``sup``'s ``contains`` matches every item, so it only bounds the length (at least
+    ``minContains`` items, at most ``maxContains``): do those sizes meet it?"""
+    if not json_equal(sup.get("contains"), {}):
+        return False
+    least, most = _count(sup.get("minContains", 1)), _count(sup.get("maxContains"))
+    if least is None or low < least:
+        return False
+    return "maxContains" not in sup or (most is not None and high is not None and high <= most)
+
+
+def _accepts_empty(sup: Schema, kind: str) -> bool:
+    """The empty array (object) meets every keyword of ``sup``: only a least count, a
+    ``required`` name, a ``contains`` that must match or an ``enum`` without it can fail."""
+    empty: Any = [] if kind == "array" else {}
+    for key, value in sup.items():
+        if key == "allOf":
+            if not all(isinstance(m, dict) and _accepts_empty(m, kind) for m in value):
+                return False
+        elif key == "enum":
+            if not any(json_equal(v, empty) for v in value):
+                return False
+        elif key in ("minItems", "minProperties"):
+            if _count(value) != 0:
+                return False
+        elif key == "required":
+            if value:
+                return False
+        elif key == "contains":
+            if _count(sup.get("minContains")) != 0:
+                return False
+        elif key not in _KINDS[kind]:
+            return False  # not a keyword of this kind: not judged here
     return True
 
 
@@ -718,12 +833,34 @@ def _num_value_in(value: int | float, atom: Num) -> bool:
 
 
 def _enumerate(atom: Num) -> list[int | float] | None:
+    """Every number of the atom, when they are few: its finite set, or the multiples of its
+    grid between its bounds."""
     if atom.values is not None:
         return [v for v in atom.values]
-    span = _integer_span(atom)
-    if span is None or span[1] - span[0] > _MAX_ENUMERATED:
+    grid = _grid(atom)
+    if grid is None or atom.lo is None or atom.hi is None:
         return None
-    return [v for v in range(span[0], span[1] + 1) if _num_in(v, atom) is not False]
+    first, last = math.ceil(Fraction(atom.lo) / grid), math.floor(Fraction(atom.hi) / grid)
+    if last - first > _MAX_ENUMERATED:
+        return None
+    values: list[int | float] = []
+    for multiple in (k * grid for k in range(first, last + 1)):
+        if multiple.denominator == 1:
+            values.append(int(multiple))
+        elif Fraction(float(multiple)) == multiple:
+            values.append(float(multiple))
+        else:
+            return None  # a multiple no double holds: not worth reasoning about
+    return [v for v in values if _num_in(v, atom) is not False]
+
+
+def _grid(atom: Num) -> Fraction | None:
+    """A spacing every number of the atom is a multiple of, when known exactly: 1 for integers
+    (a multiple of every exact step too), else its coarsest exact step."""
+    if atom.integer:
+        return Fraction(1)
+    exact = [s for s in atom.steps if _exact_step(s)]
+    return Fraction(max(exact)) if exact else None
 
 
 def _num_inside(sub: Num, sup: Num) -> bool:
@@ -751,6 +888,16 @@ def _num_inside(sub: Num, sup: Num) -> bool:
         if not isinstance(multiple, int) or step is None or step % multiple:
             return False
     return True
+
+
+def _short_strings(atom: Str) -> tuple[str, ...] | None:
+    """Every string of the atom, when they are few: its finite set, or the empty string when
+    its length bounds (its patterns' included) allow no longer one."""
+    if atom.values is not None:
+        return atom.values
+    if _str_span(atom)[1] != 0:
+        return None
+    return tuple(v for v in ("",) if _str_in(v, atom) is not False)
 
 
 def _str_inside(sub: Str, sup: Str) -> bool:
