@@ -68,6 +68,9 @@ from datafactory.repair import (
     normalise_line,
     normalise_value,
 )
+from wiregate.exactjson import dumps as exact_dumps
+from wiregate.exactjson import parse_float
+from wiregate.jsonl import BOM
 from wiregate.record_validator import ValidatorSet
 
 __all__ = ["create_app"]
@@ -257,8 +260,9 @@ def _judge_body(
 
 def _ndjson(body: bytes) -> list[_Record]:
     """Each line, verbatim: parsed by the exporter's own line reader (``normalise_line``:
-    invalid UTF-8 or JSON, NaN, integers beyond 64 bits are its rejections)."""
-    return [(line, None) for line in body.splitlines() if line.strip()]
+    invalid UTF-8 or JSON, NaN, integers beyond 64 bits are its rejections). A byte-order
+    mark may open the body, as it may open an input file."""
+    return [(line, None) for line in body.removeprefix(BOM).splitlines() if line.strip()]
 
 
 def _document(body: bytes) -> list[_Record]:
@@ -273,7 +277,9 @@ def _document(body: bytes) -> list[_Record]:
         document = None
     if document is None:
         try:
-            document = json.loads(body, parse_constant=_no_constant)
+            # A number beyond a double's range (1e400) stays as written: stored verbatim in
+            # the quarantine, not as the null orjson writes for an infinity
+            document = json.loads(body, parse_constant=_no_constant, parse_float=parse_float)
         except (ValueError, RecursionError) as exc:
             raise _BadRequest(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("records"), list):
@@ -284,7 +290,10 @@ def _document(body: bytes) -> list[_Record]:
             records.append((orjson.dumps(record), record))
         except (TypeError, orjson.JSONEncodeError) as exc:  # 64 bits, nesting, surrogates
             text = _as_text(record)
-            records.append((text, _Invalid("unsupported-value", f"cannot be stored: {exc}")))
+            # (ExactNumber: a number a double cannot hold, as ``parse_float`` reads it)
+            beyond = "ExactNumber" in str(exc)
+            why = "a number beyond the range of a 64-bit float" if beyond else exc
+            records.append((text, _Invalid("unsupported-value", f"cannot be stored: {why}")))
     return records
 
 
@@ -293,11 +302,12 @@ def _no_constant(name: str) -> Any:
 
 
 def _as_text(record: Any) -> bytes:
-    """A record orjson cannot write, as JSON text the standard library can (ASCII, escapes
-    kept), for the quarantine; ``b"null"`` if even that fails (deeper than it recurses)."""
+    """A record orjson cannot write, as JSON text the standard library can (numbers beyond a
+    double's range as written), for the quarantine; ``b"null"`` if even that fails (deeper
+    than it recurses)."""
     try:
-        return json.dumps(record).encode("ascii")
-    except (ValueError, RecursionError):
+        return exact_dumps(record).encode("utf-8")
+    except (ValueError, TypeError, RecursionError):
         return b"null"
 
 

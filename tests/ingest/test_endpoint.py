@@ -21,8 +21,9 @@ import orjson
 import pytest
 
 from datafactory import export
-from datafactory.ingest.store import DATABASE
+from datafactory.ingest.store import DATABASE, iter_quarantine
 from tests.ingest.server import Server, running
+from wiregate.jsonl import BOM
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = REPO / "contracts" / "fixtures" / "rollout-wire"
@@ -317,7 +318,9 @@ def test_a_record_json_cannot_carry_costs_only_itself(tmp_path: Path) -> None:
         ],
     }  # fmt: skip
     quarantined = [reason for reason, _, _ in _quarantined(store)]
-    assert quarantined == ["unsupported-value"] * 3  # the NDJSON line repeats the second
+    # The NDJSON line is kept as sent; the body's record as written compactly, as every
+    # stored record is (two texts)
+    assert quarantined == ["unsupported-value"] * 4
 
 
 def test_gzip_members_trailing_bytes_and_too_many_records(tmp_path: Path) -> None:
@@ -382,3 +385,32 @@ def test_a_body_that_never_arrives_is_408(tmp_path: Path) -> None:
     assert b'{"error":"the body was not received within 10 s"}' in answer
     assert 9 < waited < 20
     assert (code, stderr) == (143, "datafactory: terminated\n")
+
+
+def test_a_number_beyond_a_double_is_quarantined_as_written(tmp_path: Path) -> None:
+    """1e400 in a {"records": [...]} body: rejected as the exporter rejects it, and kept
+    verbatim (it was a contract violation, "got inf", stored with the number as null)."""
+    record = (
+        orjson.dumps(_demo()[0]).decode().replace('"temperature":', '"huge":1e400,"temperature":')
+    )
+    store = tmp_path / "store"
+    with running(store) as server:
+        response = _post(server, f'{{"records": [{record}]}}'.encode())
+    assert response.json()["rejected"] == [
+        {
+            "index": 0,
+            "pointer": "/",
+            "message": "unsupported-value: cannot be stored: a number beyond the range of a "
+            "64-bit float",
+        }
+    ]
+    (kept,) = iter_quarantine(store)
+    assert '"huge":1e400' in kept["record"].replace(" ", "")
+
+
+def test_a_byte_order_mark_may_open_an_ndjson_body(tmp_path: Path) -> None:
+    """As it may open an input file (the first record was quarantined as invalid JSON)."""
+    body = BOM + b"".join(orjson.dumps(record) + b"\n" for record in _demo()[:2])
+    with running(tmp_path / "store") as server:
+        response = _post(server, body, **{"Content-Type": "application/x-ndjson"})
+    assert response.json() == {"accepted": 2, "duplicates": 0, "rejected": []}
