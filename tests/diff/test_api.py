@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jsonschema
 import pytest
 
 from wiregate.diff import Change, DiffResult, DraftChoice, Drafts, SchemaLoadError, diff
@@ -538,3 +539,38 @@ def test_recursive_definitions_nothing_else_references_are_record_types() -> Non
         ("definition-added", "info", "#", "#/$defs/A", True, True),
         ("definition-added", "info", "#", "#/$defs/B", True, True),
     ]
+
+
+_INTEGER_BY_ID: dict[str, dict[str, Any]] = {
+    # An embedded resource, by its absolute $id
+    "id": {"$id": "http://x/root", "$defs": {"a": {"$id": "http://x/a", "type": "integer"}},
+           "$ref": "http://x/a"},
+    # A relative $id against the root's, and a pointer inside that resource
+    "relative id": {"$id": "http://x/root", "$ref": "sub/a#/$defs/b",
+                    "$defs": {"a": {"$id": "sub/a", "$defs": {"b": {"type": "integer"}}}}},
+    # A 2020-12 $anchor, and draft-07's plain-name $id
+    "anchor": {"$defs": {"a": {"$anchor": "int", "type": "integer"}}, "$ref": "#int"},
+    "draft-07 anchor": {"$schema": _DRAFT_07, "$ref": "#int",
+                        "definitions": {"a": {"$id": "#int", "type": "integer"}}},
+    # Percent-encoded inside an embedded resource: "c%d", read once
+    "encoded": {"$id": "http://x/root", "$ref": "http://x/a#/$defs/c%25d",
+                "$defs": {"a b": {"$id": "http://x/a", "$defs": {"c%d": {"type": "integer"}}}}},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(_INTEGER_BY_ID))
+def test_a_ref_by_identifier_resolves_inside_the_document(name: str) -> None:
+    """It was taken for a remote reference ("bundle it into the document", which it was)
+    or for a malformed pointer ("#int")."""
+    document = _INTEGER_BY_ID[name]
+    validator = jsonschema.validators.validator_for(document)(document)
+    assert (validator.is_valid(5), validator.is_valid("5")) == (True, False)  # the reference
+    assert diff({"type": "integer"}, document).backward_compatible
+    narrowed = diff({"type": ["integer", "string"]}, document)
+    assert not narrowed.backward_compatible and narrowed.forward_compatible
+
+
+def test_a_ref_to_an_anchor_the_document_lacks() -> None:
+    with pytest.raises(SchemaLoadError) as caught:
+        diff({}, {"$defs": {"a": {"$anchor": "int"}}, "$ref": "#nope"})
+    assert str(caught.value) == "new schema: #/$ref: $ref '#nope' names no $anchor of the document"

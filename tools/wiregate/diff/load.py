@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urldefrag, urljoin
 
 from wiregate.diff.budget import charge
 from wiregate.diff.drafts import choose_draft
@@ -49,7 +50,7 @@ from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
 from wiregate.metaschema import violation
-from wiregate.pointer import PointerError, escape, join, split
+from wiregate.pointer import PointerError, escape, fragment, join, split
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
 
@@ -79,7 +80,8 @@ def normalise_document(
     if draft is None:
         draft = choose_draft(document).draft
     check_document(document, origin=origin, draft=draft)
-    reading = _Reading(origin, draft, draft == "2019-09" and _has_nested_id(document))
+    nested_id = draft == "2019-09" and _has_nested_id(document)
+    reading = _Reading(origin, draft, nested_id, _identifiers(document, draft))
     # $schema has done its work (the draft is chosen, and reported with the result).
     return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
 
@@ -100,6 +102,7 @@ class _Reading:
     origin: str
     draft: str
     nested_id: bool  # 2019-09: a subschema has its own $id (a resource of its own)
+    identifiers: _Identifiers | None  # None: no $id or anchor below the root names a schema
 
     @property
     def up_to_07(self) -> bool:
@@ -130,6 +133,107 @@ _FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
     "2019-09": frozenset({"prefixItems", "$dynamicRef", "$dynamicAnchor", "dependencies"}),
     "2020-12": frozenset({"additionalItems", "dependencies", "$recursiveRef", "$recursiveAnchor"}),
 }
+
+
+# The base URI of a document without an ``$id`` of its own: relative references resolve
+# against it, and none of them can name anything outside the document.
+_DOCUMENT_URI = "https://wiregate.invalid/document"  # hierarchical: urljoin resolves against it
+
+
+@dataclass(frozen=True)
+class _Identifiers:
+    """Where the ``$id`` s and anchors of a document point (pointers as written), and the base
+    URI of each ``$ref`` (by its schema's pointer), so a reference by identifier (``"$ref":
+    "http://x/a"`` to a subschema whose ``$id`` it is, ``"#foo"`` to an ``$anchor``) resolves
+    inside the document instead of being taken for a remote one."""
+
+    root: str  # the document's base URI
+    resources: Mapping[str, str]  # absolute URI (no fragment) -> its pointer, without "#"
+    anchors: Mapping[str, str]  # absolute URI with a plain-name fragment -> pointer
+    bases: Mapping[str, str]  # pointer of a schema with a $ref -> its base URI
+
+    def pointer(self, ref: str, at: str) -> str | None:
+        """The local pointer (``#/...``, as written) the ``$ref`` of the schema at ``at``
+        names, or None: outside the document."""
+        target = urljoin(self.bases.get(at, self.root), ref)
+        uri, fragment = urldefrag(target)
+        if fragment and not fragment.startswith("/"):  # a plain name: an anchor
+            return self.anchors.get(target)
+        resource = self.resources.get(uri)
+        if resource is None:
+            return None
+        return f"#{resource}{fragment}"  # percent-encoded: read once, where it is looked up
+
+
+def _identifiers(document: Mapping[str, Any], draft: str) -> _Identifiers | None:
+    """The document's identifiers (``_Identifiers``); None when it has no ``$id`` and no
+    anchor (then every ``$ref`` is a local pointer or remote, as it reads)."""
+    if (
+        not isinstance(document.get("$id"), str)
+        and not _has_nested_id(document)
+        and not _has_anchor(document)
+    ):
+        return None
+    root_id = document.get("$id")
+    root = urljoin(_DOCUMENT_URI, root_id) if isinstance(root_id, str) else _DOCUMENT_URI
+    root = urldefrag(root).url
+    resources = {root: "", _DOCUMENT_URI: ""}  # URI -> its schema's pointer, without the "#"
+    anchors: dict[str, str] = {}
+    bases: dict[str, str] = {}
+    anchor_keys = ("$anchor", "$dynamicAnchor") if draft not in _DRAFT_07_FAMILY else ()
+    # (node, its tokens, its pointer as the normalisation writes it, its base URI)
+    todo: list[tuple[Any, tuple[str, ...], str, str]] = [(document, (), "#", root)]
+    while todo:
+        node, tokens, pointer, base = todo.pop()
+        if not isinstance(node, Mapping):
+            continue
+        target = fragment(*tokens)  # percent-encoded, as a $ref writes it
+        given = node.get("$id")
+        if isinstance(given, str) and tokens:
+            if given.startswith("#") and draft in _DRAFT_07_FAMILY:  # draft-07: an anchor
+                anchors[urljoin(base, given)] = target
+            else:
+                base = urldefrag(urljoin(base, given)).url
+                resources.setdefault(base, target[1:])
+        for key in anchor_keys:
+            name = node.get(key)
+            if isinstance(name, str):
+                anchors.setdefault(f"{base}#{name}", target)
+        if isinstance(node.get("$ref"), str):
+            bases[pointer] = base
+        for key, value in node.items():
+            here, inside = f"{pointer}/{escape(key)}", (*tokens, key)
+            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
+                todo += [
+                    (sub, (*inside, name), f"{here}/{escape(name)}", base)
+                    for name, sub in value.items()
+                ]
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                todo += [
+                    (sub, (*inside, str(n)), f"{here}/{n}", base) for n, sub in enumerate(value)
+                ]
+            elif key in SUBSCHEMA_KEYWORDS or key == "additionalItems":
+                todo.append((value, inside, here, base))
+    return _Identifiers(root, resources, anchors, bases)
+
+
+# Where subschemas are, in every draft's forms (as written, before normalisation).
+_SCHEMA_MAPS = SUBSCHEMA_MAP_KEYWORDS | {"definitions", "dependencies"}
+_SCHEMA_LISTS = SUBSCHEMA_LIST_KEYWORDS | {"items"}
+
+
+def _has_anchor(document: Mapping[str, Any]) -> bool:
+    """Whether any object of the document has an ``$anchor`` or ``$dynamicAnchor``."""
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if "$anchor" in node or "$dynamicAnchor" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _has_nested_id(document: Mapping[str, Any]) -> bool:
@@ -246,12 +350,7 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
-            if not value.startswith("#"):
-                raise SchemaLoadError(
-                    f"{origin}: {here}: remote $ref {value!r} is not fetched; "
-                    "bundle it into the document"
-                )
-            out[key] = _defs_pointer(value)
+            out[key] = _defs_pointer(_local_ref(value, pointer, here, reading))
         else:
             out[key] = value
     if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
@@ -270,6 +369,25 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
         if out.get(key) == {}:
             del out[key]
     return out
+
+
+def _local_ref(ref: str, pointer: str, here: str, reading: _Reading) -> str:
+    """The local pointer the ``$ref`` (at ``here``, of the schema at ``pointer``) names: a
+    ``#/...`` pointer as it is, an ``$id`` or anchor of the document where it is; else a
+    load error (a remote reference is not fetched)."""
+    if reading.identifiers is not None:
+        local = reading.identifiers.pointer(ref, pointer)
+    else:
+        local = ref if ref == "#" or ref.startswith("#/") else None
+    if local is not None:
+        return local
+    if ref.startswith("#"):
+        raise SchemaLoadError(
+            f"{reading.origin}: {here}: $ref {ref!r} names no $anchor of the document"
+        )
+    raise SchemaLoadError(
+        f"{reading.origin}: {here}: remote $ref {ref!r} is not fetched; bundle it into the document"
+    )
 
 
 def _defs_pointer(ref: str) -> str:
@@ -502,10 +620,17 @@ def _fold_nullable(node: Schema) -> Schema:
     return node
 
 
+# Keywords that constrain no value: a clash of theirs is no reason for an ``allOf`` (the
+# identifiers have done their work once the references are resolved).
+_NOT_CONSTRAINTS = frozenset(
+    {"title", "description", "examples", "$comment", "default", "$id", "$anchor", "$dynamicAnchor"}
+)
+
+
 def _merge(target: Schema, siblings: Schema) -> Schema:
     """A ``$ref`` with sibling keywords: both apply. Merge when no keyword clashes."""
     clashes = {k for k in siblings if k in target and not json_equal(target[k], siblings[k])}
-    annotation_only = clashes <= {"title", "description", "examples", "$comment", "default"}
+    annotation_only = clashes <= _NOT_CONSTRAINTS
     if annotation_only:
         return {**target, **siblings}
     rest = {k: v for k, v in siblings.items() if k not in clashes}
