@@ -164,6 +164,22 @@ def test_file_sources_with_a_pointer(files: Path) -> None:
     )
 
 
+def test_a_pointer_copied_from_the_findings_names_what_they_name(files: Path) -> None:
+    """Findings show pointers unencoded: one through a name holding "%" (here "p%0Aq", not
+    the newline %0A encodes) was "points to nothing" when given back as a source's #POINTER."""
+    for name, kind in (("old.json", "string"), ("new.json", "integer")):
+        document = {"properties": {"p%0Aq": {"properties": {"x": {"type": kind}}}}}
+        (files / name).write_text(json.dumps(document), encoding="utf-8")
+    code, out, _ = run("old.json", "new.json")
+    shown = "#/properties/p%0Aq"
+    assert code == 1 and f"at {shown}/properties/x/type:" in out
+    encoded = "#/properties/p%250Aq"
+    assert run(f"old.json{shown}", f"new.json{shown}") == run(
+        f"old.json{encoded}", f"new.json{encoded}"
+    )
+    assert run(f"old.json{shown}", f"new.json{shown}")[0] == 1
+
+
 def test_def_is_the_same_pointer_on_both_sides(files: Path) -> None:
     (files / "new.json").write_text(json.dumps({"$defs": {"Rec": COPY}}), encoding="utf-8")
     by_def = run("--def", "Rec", "contract.json", "new.json")

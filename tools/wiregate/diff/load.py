@@ -434,13 +434,25 @@ class ResolvedSchema:
         return written[index]
 
 
-def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str, Any]:
+def _lookup(
+    document: Schema, pointer: str, origin: str, what: str, *, as_shown: bool = False
+) -> tuple[str, Any]:
     """The location ``pointer`` (a URI fragment, as ``$ref`` writes it) names in a normalised
-    document: its pointer as shown (``#`` and the unencoded JSON pointer) and its value."""
+    document: its pointer as shown (``#`` and the unencoded JSON pointer) and its value.
+    ``as_shown``: also read ``pointer`` as wiregate shows pointers (not percent-encoded),
+    when the fragment reading names nothing."""
     if not pointer.startswith("#"):
         raise SchemaLoadError(f"{origin}: {what} {pointer!r} is not a local JSON pointer")
+    encoded = True
+    if as_shown and "%" in pointer:  # a name holding "%": one of the readings names it
+        try:
+            return _lookup(document, pointer, origin, what)
+        except SchemaLoadError as exc:
+            if not str(exc).endswith("points to nothing"):
+                raise
+        encoded = False
     try:
-        tokens = split(pointer)
+        tokens = split(pointer, percent_encoded=encoded)
     except PointerError as exc:
         raise SchemaLoadError(f"{origin}: {what} {exc}") from None
     node: Any = document
@@ -480,7 +492,8 @@ def _lookup(document: Schema, pointer: str, origin: str, what: str) -> tuple[str
 def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> ResolvedSchema:
     """Inline the local references of the schema at ``at`` in a normalised ``document``."""
     written = at
-    at, selected = _lookup(document, at, origin, "schema location")
+    # A source's #POINTER: as a URI fragment, or as the findings show it (copied from them)
+    at, selected = _lookup(document, at, origin, "schema location", as_shown=True)
     if not isinstance(selected, dict):
         raise SchemaLoadError(f"{origin}: {written!r} is not a schema")
     sources: dict[int, str] = {}
