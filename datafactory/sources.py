@@ -322,7 +322,9 @@ def _json_line(value: Any) -> bytes:
             raise
         _inspect(value)  # before the standard library: see ``_inspect``
     else:
-        if b"null" not in line or not _inspect(value):
+        # A null in the line may stand for a NaN: read back, the line differs from the value
+        # only then (or for a tuple, read back as a list), and only then is the value walked.
+        if b"null" not in line or orjson.loads(line) == value or not _inspect(value):
             return line + b"\n"
     return json.dumps(value).encode() + b"\n"
 
