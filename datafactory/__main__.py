@@ -8,7 +8,7 @@ over for the run.
 
 import sys
 
-from wiregate.commandline.pipes import standard_streams
+from wiregate.commandline.pipes import run_command, standard_streams
 from wiregate.commandline.startup import guard
 
 #: Subcommands of the ingest endpoint; any other first argument is the exporter's.
@@ -21,14 +21,14 @@ def command() -> None:
     if len(sys.argv) > 1 and sys.argv[1] in _INGEST:
         from datafactory.ingest.cli import main as ingest
 
-        ingest(prog_name="datafactory")
+        run_command(ingest, "datafactory")
         return
     from datafactory import interrupts
     from datafactory.cli import main
 
     interrupts.own_process()
     try:
-        main(prog_name="datafactory")
+        run_command(main, "datafactory")
     finally:
         interrupts.exiting()
 

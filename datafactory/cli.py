@@ -100,21 +100,22 @@ def _progress(enabled: bool) -> Iterator[Callable[[str, int, int], None] | None]
 
 def _report(result: RunResult, settings: Settings) -> None:
     if result.exit_code == EXIT_G3:
-        for c in result.contaminated:
-            click.echo(
-                f"G3 violation: rollout {c.rollout_id!r} shares the n-gram {c.ngram!r} "
-                f"with eval item {c.eval_item_id!r}"
-            )
         written = (
             f"nothing written but {settings.g3_report_path}"
             if settings.g3_report_path
             else "nothing written"
         )
+        # The verdict first: a standard output that fails below cuts only the details short.
         click.echo(
             f"datafactory: G3 failed: {len(result.contaminated)} contaminated rollouts; "
             f"{written} (use --drop-contaminated to export without them)",
             err=True,
         )
+        for c in result.contaminated:
+            click.echo(
+                f"G3 violation: rollout {c.rollout_id!r} shares the n-gram {c.ngram!r} "
+                f"with eval item {c.eval_item_id!r}"
+            )
     elif result.manifest is not None:
         for line in summary_lines(result.manifest):
             click.echo(line)
@@ -326,10 +327,14 @@ def _main(settings: Settings, rejects: str | None) -> None:
         return
     try:
         _report(result, settings)
-    except OSError as exc:  # the outputs are in place: the summary is a view of the manifest
+    except OSError as exc:  # the run is over: what it printed is in its manifest or report
         discard_stdout()
         if not isinstance(exc, BrokenPipeError):  # a reader that left (``| head``) is no news
-            click.echo(f"datafactory: warning: summary not printed: {exc.strerror}", err=True)
+            click.echo(
+                f"datafactory: warning: standard output: {exc.strerror}; the rest of what "
+                "the run prints was not printed",
+                err=True,
+            )
     if result.manifest is not None:
         rejected = result.manifest["lines"]["rejected"]
         if rejected and not rejects:

@@ -157,12 +157,16 @@ needs_full = pytest.mark.skipif(not FULL.exists(), reason="no /dev/full here")
 
 
 @needs_full
-@pytest.mark.parametrize("arguments", [["--version"], ["diff", "OLD", "NEW"]])
+@pytest.mark.parametrize(
+    ("arguments", "properties"),
+    [(["--version"], 1), (["diff", "OLD", "NEW"], 1), (["diff", "OLD", "NEW"], 3000)],
+)
 def test_a_standard_output_on_a_full_disk_is_an_io_error(
-    tmp_path: Path, arguments: list[str]
+    tmp_path: Path, arguments: list[str], properties: int
 ) -> None:
-    """It was an internal error (exit 3), or exit 120 with a traceback at exit."""
-    old, new = _schemas(tmp_path, 1)
+    """It was an internal error (exit 3), or exit 120 with a traceback at exit; a report
+    larger than the buffer (written past it) was an internal error still."""
+    old, new = _schemas(tmp_path, properties)
     given = [str(old) if a == "OLD" else str(new) if a == "NEW" else a for a in arguments]
     with FULL.open("wb") as full:
         process = subprocess.run(
@@ -189,7 +193,8 @@ def test_the_exporter_keeps_its_exit_code_when_its_summary_cannot_be_written(
         )
     assert (process.returncode, process.stderr) == (
         0,
-        b"datafactory: warning: summary not printed: No space left on device\n",
+        b"datafactory: warning: standard output: No space left on device; the rest of what "
+        b"the run prints was not printed\n",
     )
     assert len(ppo.read_bytes().splitlines()) == 1
 
@@ -215,3 +220,56 @@ def test_a_standard_error_that_cannot_be_written_changes_no_exit_code(
             cwd=tmp_path, check=False,
         )  # fmt: skip
     assert process.returncode == code
+
+
+@needs_full
+@pytest.mark.parametrize(
+    ("arguments", "code", "stderr"),
+    [
+        (["--help"], 2, b"datafactory: error: standard output: No space left on device\n"),
+        (["store", "--help"], 2, b"datafactory: error: standard output: No space left on device\n"),
+    ],
+)
+def test_the_exporters_other_output_on_a_full_disk_is_an_io_error(
+    arguments: list[str], code: int, stderr: bytes
+) -> None:
+    """--help printed a traceback, then "Exception ignored", and exited 120."""
+    with FULL.open("wb") as full:
+        process = subprocess.run(
+            [sys.executable, "-m", "datafactory", *arguments], stdout=full,
+            stderr=subprocess.PIPE, cwd=REPO, check=False,
+        )  # fmt: skip
+    assert (process.returncode, process.stderr) == (code, stderr)
+
+
+def test_the_stores_quarantine_to_a_closed_standard_output(tmp_path: Path) -> None:
+    """Written to the binary buffer and flushed at exit: "Exception ignored", exit 120."""
+    from datafactory.ingest.store import connect
+
+    connect(str(tmp_path / "store")).close()
+    process = subprocess.run(
+        [sys.executable, "-m", "datafactory", "store", "quarantine", "--format", "jsonl",
+         str(tmp_path / "store")],
+        stderr=subprocess.PIPE, cwd=REPO, preexec_fn=_close_stdout, check=False,
+    )  # fmt: skip
+    assert (process.returncode, process.stderr) == (0, b"")
+
+
+def test_a_g3_failure_says_so_whatever_becomes_of_its_standard_output(tmp_path: Path) -> None:
+    """Its verdict went to standard error after the details to standard output: a closed
+    standard output left exit 1 without a word."""
+    question = "What is the capital city of France and which river flows through it"
+    eval_path = tmp_path / "eval.jsonl"
+    eval_path.write_bytes(orjson.dumps({"id": "q", "question": question}) + b"\n")
+    rollouts = tmp_path / "in.jsonl"
+    rollouts.write_bytes(orjson.dumps(branch("r", 0, task=question)) + b"\n")
+    command = [sys.executable, "-m", "datafactory", "--input", str(rollouts), "--format", "ppo"]
+    command += ["--output-ppo", str(tmp_path / "p.jsonl"), "--eval-items", str(eval_path)]
+    process = subprocess.run(
+        command, stderr=subprocess.PIPE, cwd=REPO, preexec_fn=_close_stdout, check=False
+    )
+    assert (process.returncode, process.stderr) == (
+        1,
+        b"datafactory: G3 failed: 1 contaminated rollouts; nothing written (use "
+        b"--drop-contaminated to export without them)\n",
+    )

@@ -1,15 +1,20 @@
-"""A reader that stops reading (``wiregate validate big.jsonl | head``) ends the command
-quietly, as it ends any Unix tool: exit 141, the status a shell reports for a tool that
-SIGPIPE ended, so ``set -o pipefail`` sees it. Python raises BrokenPipeError instead of
-dying of SIGPIPE, and click turns that into exit 1 ("invalid", "G3 violation"); unhandled,
-it read as an internal error. The exception unwinds the stack first, so temporary files
-are removed as on any other exit.
+"""Standard output and error as a command line tool's users expect them.
 
-``standard_streams`` makes sure the exception comes: a standard output that was closed
-from the start is one whose reader left before the first line, and under
-``PYTHONUNBUFFERED`` (common in CI and containers) standard output has no buffered layer,
-whose retry of a short write is what meets EPIPE: without it, a write that a leaving
-reader cuts short loses the rest without a word, and the command exits as if all was read.
+* A reader that stops reading (``wiregate validate big.jsonl | head``) ends the command
+  quietly, as it ends any Unix tool: exit 141, the status a shell reports for a tool that
+  SIGPIPE ended, so ``set -o pipefail`` sees it. Python raises BrokenPipeError instead of
+  dying of SIGPIPE; click turned it into exit 1 ("invalid", "G3 violation"), and unhandled
+  it read as an internal error. A standard output closed from the start (``>&-``) is such a
+  reader, gone before the first line.
+* A standard output that cannot be written otherwise (a full disk) is an I/O error: exit 2,
+  one line. Its writes raise :class:`StandardOutputError`, so it is told from a failure of
+  any other file, whatever the size of the write.
+* A standard error that cannot be written loses the message, never the exit code.
+
+The exceptions unwind the stack first, so temporary files are removed as on any other exit.
+Under ``PYTHONUNBUFFERED`` (common in CI and containers) standard output has no buffered
+layer, whose retry of a short write is what meets EPIPE: without it, a write that a leaving
+reader cuts short loses the rest without a word. ``standard_streams`` puts one back.
 """
 
 from __future__ import annotations
@@ -18,10 +23,45 @@ import contextlib
 import io
 import os
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
-__all__ = ["EXIT_CLOSED_STDOUT", "discard_stdout", "flush_stdout", "standard_streams"]
+__all__ = [
+    "EXIT_CLOSED_STDOUT",
+    "StandardOutputError",
+    "discard_stdout",
+    "flush_stdout",
+    "output_failed",
+    "run_command",
+    "standard_streams",
+]
 
 EXIT_CLOSED_STDOUT = 141  # 128 + SIGPIPE
+EXIT_IO_ERROR = 2
+
+
+class StandardOutputError(OSError):
+    """A write to standard output failed, not because its reader left (a full disk)."""
+
+
+def run_command(main: Callable[..., object], program: str) -> None:
+    """``main(prog_name=program)``, then what is still buffered goes out: a reader that
+    left is exit 141, another failure exit 2 with one line."""
+    try:
+        main(prog_name=program)
+    finally:
+        failed = flush_stdout()
+        if isinstance(failed, BrokenPipeError):
+            sys.exit(EXIT_CLOSED_STDOUT)
+        if failed is not None:
+            output_failed(program, failed)
+
+
+def output_failed(program: str, error: OSError) -> NoReturn:
+    """End the command for a standard output that cannot be written (not a leaving reader)."""
+    discard_stdout()
+    sys.stderr.write(f"{program}: error: standard output: {error.strerror}\n")
+    sys.exit(EXIT_IO_ERROR)
 
 
 def discard_stdout() -> None:
@@ -38,8 +78,7 @@ def discard_stdout() -> None:
 def flush_stdout() -> OSError | None:
     """Flush standard output before the interpreter does (its failure at exit would print
     "Exception ignored" and exit 120): None when all went out, else the error
-    (BrokenPipeError: the reader had gone; ENOSPC: a full disk), standard output then
-    discarded, as nothing more can go out."""
+    (BrokenPipeError: the reader had gone), standard output then discarded."""
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
@@ -52,29 +91,65 @@ def flush_stdout() -> OSError | None:
 
 
 def standard_streams() -> None:
-    """Standard output as a command expects it (module docstring); a standard error closed
-    or failing (full) loses its messages, never the exit code."""
+    """The standard streams as the module docstring says: standard output buffered, its
+    failures told apart; standard error, closed or failing, losing its messages only."""
     stdout = sys.stdout
     if stdout is None:  # first: descriptor 1 is the lowest free one
-        sys.stdout = _text(_pipe_without_reader())
-    elif isinstance(stdout, io.TextIOWrapper) and isinstance(stdout.buffer, io.RawIOBase):
+        sys.stdout = _report(_pipe_without_reader(), "utf-8", "backslashreplace", False)
+    elif isinstance(stdout, io.TextIOWrapper):
         stdout.flush()
-        sys.stdout = io.TextIOWrapper(
-            io.BufferedWriter(stdout.buffer),
-            encoding=stdout.encoding,
-            errors=stdout.errors,
-            line_buffering=True,  # unbuffered was asked for: each line goes out at once
+        sys.stdout = _report(
+            stdout.fileno(),
+            stdout.encoding,
+            stdout.errors or "strict",
+            stdout.line_buffering or isinstance(stdout.buffer, io.RawIOBase),  # unbuffered
         )
     stderr = sys.stderr
     if stderr is None:
-        sys.stderr = _text(os.open(os.devnull, os.O_WRONLY), line_buffering=True)
+        sys.stderr = _Messages(
+            io.BufferedWriter(io.FileIO(os.open(os.devnull, os.O_WRONLY), "w")),
+            encoding="utf-8",
+            errors="backslashreplace",
+            line_buffering=True,
+        )
     elif isinstance(stderr, io.TextIOWrapper):
         stderr.flush()
-        binary = stderr.buffer  # raw under PYTHONUNBUFFERED
         sys.stderr = _Messages(
-            binary if isinstance(binary, io.BufferedWriter) else io.BufferedWriter(binary),
-            encoding=stderr.encoding, errors="backslashreplace", line_buffering=True,
-        )  # fmt: skip
+            io.BufferedWriter(io.FileIO(stderr.fileno(), "w", closefd=False)),
+            encoding=stderr.encoding,
+            errors="backslashreplace",
+            line_buffering=True,
+        )
+
+
+def _report(fd: int, encoding: str, errors: str, line_buffering: bool) -> io.TextIOWrapper:
+    return io.TextIOWrapper(
+        _ReportBuffer(io.FileIO(fd, "w", closefd=False)),
+        encoding=encoding,
+        errors=errors,
+        line_buffering=line_buffering,
+    )
+
+
+class _ReportBuffer(io.BufferedWriter):
+    """Standard output's bytes: a failure that is not a leaving reader is a
+    :class:`StandardOutputError` (text written through ``sys.stdout`` comes here too)."""
+
+    def write(self, data: object) -> int:
+        try:
+            return super().write(data)  # type: ignore[arg-type]
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc.errno, exc.strerror) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise StandardOutputError(exc.errno, exc.strerror) from None
 
 
 class _Messages(io.TextIOWrapper):
@@ -102,12 +177,3 @@ def _pipe_without_reader() -> int:
     if read != 1:
         os.close(read)
     return 1
-
-
-def _text(fd: int, line_buffering: bool = False) -> io.TextIOWrapper:
-    return io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(fd, "w", closefd=False)),
-        encoding="utf-8",
-        errors="backslashreplace",
-        line_buffering=line_buffering,
-    )

@@ -14,7 +14,12 @@ from typing import Any, NoReturn
 
 import click
 
-from wiregate.commandline.pipes import EXIT_CLOSED_STDOUT, discard_stdout, flush_stdout
+from wiregate.commandline.pipes import (
+    EXIT_CLOSED_STDOUT,
+    StandardOutputError,
+    discard_stdout,
+    output_failed,
+)
 
 __all__ = ["OneLineCommand", "OneLineGroup"]
 
@@ -43,6 +48,8 @@ class OneLineCommand(click.Command):
             _refuse(self.program, exc)
         except BrokenPipeError:  # --help or --version, whose reader left
             _reader_left()
+        except StandardOutputError as exc:
+            output_failed(self.program, exc)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -51,12 +58,8 @@ class OneLineCommand(click.Command):
             _refuse(self.program, exc)
         except BrokenPipeError:  # the reader of its output stopped reading (``| head``)
             _reader_left()
-        except OSError as exc:  # standard output on a full disk: an I/O error, not a bug
-            failed = flush_stdout()  # what failed once fails again; a file's error does not
-            if failed is None:
-                raise
-            click.echo(f"{self.program}: error: standard output: {exc.strerror}", err=True)
-            sys.exit(2)
+        except StandardOutputError as exc:  # a full disk, say: an I/O error, not a bug
+            output_failed(self.program, exc)
 
 
 def _reader_left() -> NoReturn:
