@@ -338,13 +338,14 @@ def read_eval_items(
         if not raw.strip():
             continue
         try:
-            # An id of 20 digits and more is read exactly (orjson reads it as a float, and the
-            # G3 report named an id that is in no eval item)
-            value = _exactly(raw) if may_hold_wide_integer(raw) else orjson.loads(raw)
-        except ValueError as exc:  # orjson's JSONDecodeError is one too
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
             raise UserError(f"{path}:{number}: eval item is not valid JSON: {exc}") from None
-        except RecursionError:
-            raise UserError(f"{path}:{number}: eval item nested too deep to read") from None
+        if may_hold_wide_integer(raw):  # orjson read an id of 20 digits as a float: the G3
+            try:  # report named an id in no eval item. (orjson has judged the JSON.)
+                value = json.loads(raw)
+            except RecursionError:
+                raise UserError(f"{path}:{number}: eval item nested too deep to read") from None
         if not isinstance(value, dict):
             raise UserError(f"{path}:{number}: eval item is not a JSON object")
         try:
@@ -365,16 +366,6 @@ def read_eval_items(
 
 _ASCII_ESCAPE = re.compile(rb"\\u00[2-7][0-9A-Fa-f]")
 _ANY_ESCAPE = re.compile(rb"\\")
-
-
-def _exactly(raw: bytes) -> Any:
-    """``raw`` parsed with integers of any size exact; NaN and Infinity refused, as orjson
-    refuses them."""
-
-    def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not JSON")
-
-    return json.loads(raw, parse_constant=refuse)
 
 
 class _RepeatedKeys:

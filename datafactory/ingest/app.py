@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 import uuid
 import zlib
@@ -68,8 +69,8 @@ from datafactory.repair import (
     normalise_line,
     normalise_value,
 )
+from wiregate.exactjson import ExactNumber
 from wiregate.exactjson import dumps as exact_dumps
-from wiregate.exactjson import parse_float
 from wiregate.jsonl import BOM
 from wiregate.record_validator import ValidatorSet
 
@@ -279,7 +280,7 @@ def _document(body: bytes) -> list[_Record]:
         try:
             # A number beyond a double's range (1e400) stays as written: stored verbatim in
             # the quarantine, not as the null orjson writes for an infinity
-            document = json.loads(body, parse_constant=_no_constant, parse_float=parse_float)
+            document = json.loads(body, parse_constant=_no_constant, parse_float=_as_orjson)
         except (ValueError, RecursionError) as exc:
             raise _BadRequest(400, f"the body is not valid JSON: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("records"), list):
@@ -295,6 +296,14 @@ def _document(body: bytes) -> list[_Record]:
             why = "a number beyond the range of a 64-bit float" if beyond else exc
             records.append((text, _Invalid("unsupported-value", f"cannot be stored: {why}")))
     return records
+
+
+def _as_orjson(text: str) -> float | ExactNumber:
+    """A number as orjson reads it (``1e-400`` is 0.0), or, beyond a double's range where
+    orjson refuses it, kept as written: a record is judged the same whatever its
+    neighbours in the body made the standard library read it."""
+    value = float(text)
+    return ExactNumber(text) if math.isinf(value) else value
 
 
 def _no_constant(name: str) -> Any:

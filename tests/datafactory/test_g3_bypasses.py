@@ -400,6 +400,22 @@ def test_an_eval_id_of_any_size_is_named_exactly(tmp_path: Path, run_cli: RunCli
     )
 
 
+@pytest.mark.parametrize(
+    "odd",
+    [b'"\\ud800"', b'"\xed\xa0\x80"', b"1e400"],
+    ids=["lone surrogate", "encoded surrogate", "1e400"],
+)
+def test_an_eval_line_is_judged_the_same_beside_an_id_of_any_size(
+    tmp_path: Path, odd: bytes
+) -> None:
+    """The exact reading of a line with 19 digits once accepted what orjson refuses."""
+    for item_id in (b"12345", b"123456789012345678901"):
+        path = tmp_path / "eval.jsonl"
+        path.write_bytes(b'{"id": ' + item_id + b', "x": ' + odd + b', "question": "a b c"}\n')
+        with pytest.raises(UserError, match="eval item is not valid JSON"):
+            list(read_eval_items(str(path)))
+
+
 # --- the fingerprint index -------------------------------------------------------------
 
 

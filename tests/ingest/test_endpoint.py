@@ -414,3 +414,19 @@ def test_a_byte_order_mark_may_open_an_ndjson_body(tmp_path: Path) -> None:
     with running(tmp_path / "store") as server:
         response = _post(server, body, **{"Content-Type": "application/x-ndjson"})
     assert response.json() == {"accepted": 2, "duplicates": 0, "rejected": []}
+
+
+def test_a_record_is_judged_the_same_whatever_its_neighbours(tmp_path: Path) -> None:
+    """A 19-digit run elsewhere in the body makes the standard library read it: 1e-400 was
+    then kept exact and refused, where alone it reads as 0.0, as the exporter reads it."""
+    record = (
+        orjson.dumps(_demo()[0]).decode().replace('"temperature":', '"tiny":1e-400,"temperature":')
+    )
+    store = tmp_path / "store"
+    with running(store) as server:
+        alone = _post(server, f'{{"records": [{record}]}}'.encode())
+        beside = _post(
+            server, f'{{"records": [{record}, {{"n": "1234567890123456789"}}]}}'.encode()
+        )
+    assert alone.json() == {"accepted": 1, "duplicates": 0, "rejected": []}
+    assert beside.json()["duplicates"] == 1  # the same record, judged the same
