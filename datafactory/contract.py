@@ -42,8 +42,8 @@ def exporter_contract(directory: str | None = None) -> Contract:
 
 
 def _within_own(directory: str, named: Contract) -> Contract:
-    """``named``, when each input record type it defines accepts only records the bundled
-    contract accepts: the exporter reads records through the bundled contract's types, and a
+    """``named``, when it defines every input record type and each accepts only records the
+    bundled contract accepts: the exporter reads records through the bundled contract's types, and a
     record beyond them (a task that is a number, a record without its branch index) would
     stop the run. So a named contract may narrow what is read, never widen it: decided by the
     schema diff (forward: the bundled contract accepts every record the named one does),
@@ -54,8 +54,10 @@ def _within_own(directory: str, named: Contract) -> Contract:
 
     own = _bundled()
     for record_type in INPUT_TYPES:
-        if record_type not in named.definitions:
-            continue  # none of its records is accepted at all
+        if record_type not in named.definitions:  # its records would stop the run
+            raise ContractError(
+                f"{directory}: defines no {record_type}, a record type the exporter reads"
+            )
         at = f"#/$defs/{record_type}"
         try:
             result = diff(

@@ -92,6 +92,24 @@ def test_a_named_contract_may_narrow_what_is_read_not_widen_it(
     assert list(result.out.iterdir()) == []
 
 
+def test_a_named_contract_defines_every_record_type_read(
+    tmp_path: Path, run_cli: RunCli, other_checkout: Path
+) -> None:
+    """A record of the type it lacks stopped the run halfway ("unknown record type")."""
+    path = other_checkout / "contracts" / "rollout-wire.schema.json"
+    schema = json.loads(path.read_bytes())
+    del schema["$defs"]["RolloutTreeRecord"]
+    schema["oneOf"] = [m for m in schema["oneOf"] if "RolloutTreeRecord" not in m["$ref"]]
+    path.write_text(json.dumps(schema))
+    rollouts = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0)])
+    result = run_cli(rollouts, args=("--contract", str(other_checkout)))
+    assert (result.exit_code, result.stderr) == (
+        2,
+        f"datafactory: error: {other_checkout}: defines no RolloutTreeRecord, a record type "
+        "the exporter reads\n",
+    )
+
+
 def test_a_contract_directory_without_one(tmp_path: Path, run_cli: RunCli) -> None:
     rollouts = write_jsonl(tmp_path / "in.jsonl", [branch("r", 0)])
     result = run_cli(rollouts, args=("--contract", str(tmp_path / "none")))
