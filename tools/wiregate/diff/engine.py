@@ -66,10 +66,10 @@ def diff(
     drafts = Drafts(choose_draft(old, draft), choose_draft(new, draft))
     budget = Budget(node_budget, time_limit)
     with _nesting_limit(old_origin), _within_budget(old_origin), budget.active():
-        old_doc = normalise_document(old, origin=old_origin, draft=drafts.old.draft)
+        old_doc = normalise_document(old, origin=old_origin, draft=drafts.old.draft, at=old_at)
         old_schema = resolve(old_doc, old_at, origin=old_origin)
     with _nesting_limit(new_origin), _within_budget(new_origin), budget.active():
-        new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft)
+        new_doc = normalise_document(new, origin=new_origin, draft=drafts.new.draft, at=new_at)
         new_schema = resolve(new_doc, new_at, origin=new_origin)
     # Each finding with the selections (old, new) it compares: where its witness is sought.
     raw: list[tuple[RawFinding, str, str]] = []

@@ -68,11 +68,17 @@ class SchemaLoadError(UserError):
 
 
 def normalise_document(
-    document: Mapping[str, Any] | bool, *, origin: str = "schema", draft: str | None = None
+    document: Mapping[str, Any] | bool,
+    *,
+    origin: str = "schema",
+    draft: str | None = None,
+    at: str = "#",
 ) -> Schema:
     """The document with every meaning-preserving difference removed (see the module
     docstring), read under ``draft`` (a name of :data:`wiregate.metaschema.DRAFTS`; None:
-    the draft :func:`~wiregate.diff.drafts.choose_draft` picks)."""
+    the draft :func:`~wiregate.diff.drafts.choose_draft` picks). ``at``: the location that
+    will be resolved; a schema there, or where a ``$ref`` points, is read as one even under
+    a keyword no draft knows (``#/components/schemas/A``, as OpenAPI documents keep them)."""
     if isinstance(document, bool):
         return {} if document else dict(FALSE_SCHEMA)
     if not isinstance(document, Mapping):
@@ -81,7 +87,9 @@ def normalise_document(
         draft = choose_draft(document).draft
     check_document(document, origin=origin, draft=draft)
     nested_id = draft == "2019-09" and _has_nested_id(document)
-    reading = _Reading(origin, draft, nested_id, _identifiers(document, draft))
+    identifiers = _identifiers(document, draft)
+    targets = _targets(document, identifiers, at)
+    reading = _Reading(origin, draft, nested_id, identifiers, *targets)
     # $schema has done its work (the draft is chosen, and reported with the result).
     return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
 
@@ -103,6 +111,10 @@ class _Reading:
     draft: str
     nested_id: bool  # 2019-09: a subschema has its own $id (a resource of its own)
     identifiers: _Identifiers | None  # None: no $id or anchor below the root names a schema
+    # Where schemas are below keywords no draft knows (each a pointer as normalisation
+    # writes them), and every pointer on the way to one: read as schemas there
+    targets: frozenset[str] = frozenset()
+    on_the_way: frozenset[str] = frozenset()
 
     @property
     def up_to_07(self) -> bool:
@@ -351,6 +363,8 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
             if not isinstance(value, str):
                 raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
             out[key] = _defs_pointer(_local_ref(value, pointer, here, reading))
+        elif here in reading.on_the_way:  # a keyword no draft knows holds a referenced schema
+            out[key] = _schemas_inside(value, here, reading)
         else:
             out[key] = value
     if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
@@ -369,6 +383,65 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
         if out.get(key) == {}:
             del out[key]
     return out
+
+
+# Keywords whose values are data, never schemas: a $ref into one is refused (``_lookup``).
+DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+
+
+def _targets(
+    document: Mapping[str, Any], identifiers: _Identifiers | None, at: str
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(targets, on the way) of ``_Reading``: the locations ``at`` and every ``$ref`` of the
+    document name (written anywhere: a $ref inside such a schema counts too), as
+    normalisation writes pointers, and every pointer that leads to one."""
+    found = [at]
+    todo: list[tuple[Any, str]] = [(document, "#")]
+    while todo:
+        node, pointer = todo.pop()
+        if isinstance(node, Mapping):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                local = identifiers.pointer(ref, pointer) if identifiers else ref
+                if local is not None:
+                    found.append(_defs_pointer(local))
+            todo += [(value, f"{pointer}/{escape(key)}") for key, value in node.items()]
+        elif isinstance(node, list):
+            todo += [(value, f"{pointer}/{n}") for n, value in enumerate(node)]
+    targets: set[str] = set()
+    on_the_way: set[str] = set()
+    for written in found:
+        try:
+            tokens = split(written) if written.startswith("#") else None
+        except PointerError:
+            continue  # said when the reference is followed
+        if not tokens:
+            continue
+        steps = ["/" + escape(token) for token in tokens]
+        targets.add("#" + "".join(steps))
+        on_the_way.update("#" + "".join(steps[:n]) for n in range(1, len(steps) + 1))
+    return frozenset(targets), frozenset(on_the_way)
+
+
+def _schemas_inside(value: Any, pointer: str, reading: _Reading) -> Any:
+    """``value`` (under a keyword no draft knows) with the schemas it holds at the targets
+    normalised, the rest as it is."""
+    if pointer in reading.targets and isinstance(value, (Mapping, bool)):
+        return _normalise_schema(value, pointer, reading)
+    if isinstance(value, Mapping):
+        return {
+            key: _schemas_inside(item, here, reading) if here in reading.on_the_way else item
+            for key, item in value.items()
+            for here in (f"{pointer}/{escape(key)}",)
+        }
+    if isinstance(value, list):
+        return [
+            _schemas_inside(item, f"{pointer}/{n}", reading)
+            if f"{pointer}/{n}" in reading.on_the_way
+            else item
+            for n, item in enumerate(value)
+        ]
+    return value
 
 
 def _local_ref(ref: str, pointer: str, here: str, reading: _Reading) -> str:
@@ -458,6 +531,7 @@ def _lookup(
     node: Any = document
     holder = ""  # the keyword whose value holds data, not schemas, once the pointer is inside
     container = ""  # the keyword whose list or map of subschemas the location is, if it is
+    beyond = False  # below a keyword no draft knows (``components``, ``x-shared``)
     for index, token in enumerate(tokens):
         if token == "definitions" and isinstance(node, dict) and "definitions" not in node:
             tokens[index] = token = "$defs"  # draft-07 spelling of a normalised $defs
@@ -469,13 +543,17 @@ def _lookup(
             raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
         if holder:
             continue
-        if container:  # a member of a list or map of subschemas
+        if token in DATA_KEYWORDS and not container:
+            holder = token
+        elif beyond:  # below a keyword no draft knows: the target was read as a schema
+            continue
+        elif container:  # a member of a list or map of subschemas
             container = ""
         elif token in SUBSCHEMA_MAP_KEYWORDS or token in SUBSCHEMA_LIST_KEYWORDS:
             container = token
-        elif token not in SUBSCHEMA_KEYWORDS:
-            holder = token
-    if isinstance(node, dict) and (holder or container):
+        elif token not in SUBSCHEMA_KEYWORDS:  # ``normalise_document`` read what is there
+            beyond = True
+    if isinstance(node, dict) and (holder or (container and not beyond)):
         # Validators read such a value as a schema, but it was never read as one here (an
         # enum's object, say, keeps its "type" as written): refused rather than misread.
         where = (
