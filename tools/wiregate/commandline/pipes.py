@@ -32,6 +32,7 @@ __all__ = [
     "discard_stdout",
     "flush_stdout",
     "output_failed",
+    "reader_left",
     "run_command",
     "standard_streams",
 ]
@@ -52,9 +53,15 @@ def run_command(main: Callable[..., object], program: str) -> None:
     finally:
         failed = flush_stdout()
         if isinstance(failed, BrokenPipeError):
-            sys.exit(EXIT_CLOSED_STDOUT)
+            reader_left()
         if failed is not None:
             output_failed(program, failed)
+
+
+def reader_left() -> NoReturn:
+    """End the command whose standard output's reader left: quietly, exit 141."""
+    discard_stdout()
+    sys.exit(EXIT_CLOSED_STDOUT)
 
 
 def output_failed(program: str, error: OSError) -> NoReturn:

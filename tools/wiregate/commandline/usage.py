@@ -3,8 +3,8 @@
 click prints a usage error as four lines (the usage, a hint, a blank line, the error), and a
 script reading stderr sees only the first. Commands and groups of these classes print
 ``<program>: error: [<subcommand>: ]<message>`` and exit 2 instead; ``--help`` still shows
-the usage. A reader of their output that stops reading ends them quietly, exit 141
-(``wiregate.commandline.pipes``).
+the usage. A reader of their output that stops reading ends them quietly, exit 141, and a
+standard output that cannot be written is exit 2 (``wiregate.commandline.pipes``).
 """
 
 from __future__ import annotations
@@ -14,12 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from wiregate.commandline.pipes import (
-    EXIT_CLOSED_STDOUT,
-    StandardOutputError,
-    discard_stdout,
-    output_failed,
-)
+from wiregate.commandline.pipes import StandardOutputError, output_failed, reader_left
 
 __all__ = ["OneLineCommand", "OneLineGroup"]
 
@@ -47,7 +42,7 @@ class OneLineCommand(click.Command):
         except click.UsageError as exc:
             _refuse(self.program, exc)
         except BrokenPipeError:  # --help or --version, whose reader left
-            _reader_left()
+            reader_left()
         except StandardOutputError as exc:
             output_failed(self.program, exc)
 
@@ -57,14 +52,9 @@ class OneLineCommand(click.Command):
         except click.UsageError as exc:  # raised by the command (or a group's subcommand)
             _refuse(self.program, exc)
         except BrokenPipeError:  # the reader of its output stopped reading (``| head``)
-            _reader_left()
+            reader_left()
         except StandardOutputError as exc:  # a full disk, say: an I/O error, not a bug
             output_failed(self.program, exc)
-
-
-def _reader_left() -> NoReturn:
-    discard_stdout()
-    sys.exit(EXIT_CLOSED_STDOUT)
 
 
 class OneLineGroup(OneLineCommand, click.Group):
