@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +10,7 @@ from pathlib import Path
 from codegen.errors import CodegenError, GeneratorMissingError
 from codegen.freshness import is_fresh, lf, read_sources, schema_bytes
 from codegen.layout import OUTPUT_DIR
+from wiregate.atomic import write_atomically
 
 
 @dataclass(frozen=True)
@@ -101,27 +99,6 @@ def _generate(root: Path, raw: Mapping[str, bytes] | None = None) -> dict[str, s
     except ImportError as exc:
         raise GeneratorMissingError(exc.name or str(exc)) from None
     return generate_package(root, raw)
-
-
-def write_atomically(path: Path, data: bytes, mode: int | None = None) -> None:
-    """A hidden temporary file beside ``path``, renamed over it: an interrupted run (Ctrl-C,
-    SIGTERM) leaves the old file or the new one, never half of one, and no temporary file.
-    ``mode``: the new file's permission bits (by default those of the file it replaces)."""
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o777
-        except FileNotFoundError:
-            mode = 0o644  # mkstemp's 0600 would hide a generated module from other users
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
 
 
 def _io_error(label: str, action: str, exc: OSError) -> CodegenError:

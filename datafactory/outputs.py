@@ -34,6 +34,7 @@ import orjson
 
 from datafactory import interrupts
 from datafactory.manifest import path_text
+from wiregate.atomic import current_umask
 from wiregate.errors import UserError
 
 if TYPE_CHECKING:
@@ -48,7 +49,6 @@ __all__ = [
     "OutputsPartlyWritten",
     "append_lines",
     "commit_all",
-    "current_umask",
     "g3_report",
     "naming",
     "open_outputs",
@@ -67,21 +67,6 @@ def naming(exc: OSError, path: str) -> OSError:
 MANIFEST = "manifest"
 CARD = "card"  # the dataset card (README.md) of the trl target
 G3_REPORT = "g3_report"
-
-
-def current_umask() -> int:
-    """The process's umask, read without changing it (``os.umask`` sets it, racing any
-    thread that creates a file meanwhile); where /proc has no ``Umask:``, set and reset."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def sha256_file(path: str) -> str:

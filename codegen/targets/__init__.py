@@ -15,6 +15,7 @@ Outputs are cached by those (``wiregate.extract.cache``), so a warm run needs no
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -288,29 +289,21 @@ def write_output(path: Path, text: str, contract: Contract | None = None) -> boo
     whether it was written. Atomic: a hidden temporary file renamed over it, with the
     permission bits of the file it replaces (a new file: ``0666`` less the umask, as ``open``
     gives). What :func:`check_output` refuses is never touched."""
-    import stat
-
-    from codegen.run import write_atomically
-    from datafactory.outputs import current_umask
+    from wiregate.atomic import write_atomically
 
     check_output(path, contract)
     data = text.encode("utf-8")
     try:
-        try:
-            info = path.stat()
-        except FileNotFoundError:
-            mode = 0o666 & ~current_umask()
-        else:
-            mode = stat.S_IMODE(info.st_mode)
+        with contextlib.suppress(FileNotFoundError):
             # Over twice the text's size, not even CRLF line ends make it the text: a huge
             # file is replaced without being read into memory first.
-            if info.st_size <= 2 * len(data) and is_fresh(path.read_bytes(), text):
+            if path.stat().st_size <= 2 * len(data) and is_fresh(path.read_bytes(), text):
                 return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except FileExistsError:  # a file where a folder of the path should be
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
-        write_atomically(path, data, mode)
+        write_atomically(path, data)
     except OSError as exc:
         if exc.errno == errno.ENOTDIR:
             raise TargetError(f"{path}: cannot write: a parent is not a directory") from None
