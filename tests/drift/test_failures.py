@@ -263,7 +263,8 @@ def test_a_copy_the_diff_engine_cannot_load(run: Run, tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert _one_error_line(result) == (
         f"{copy}: copy: #/$ref: remote $ref 'https://example.com/remote.json' is not "
-        "fetched; bundle it into the document"
+        "fetched, nor one by $id followed; bundle it into the document and refer to it by a "
+        "JSON pointer (#/...)"
     )
 
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urldefrag, urljoin
 
 from wiregate.diff.budget import charge
 from wiregate.diff.drafts import choose_draft
@@ -50,7 +49,7 @@ from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
 from wiregate.metaschema import violation
-from wiregate.pointer import PointerError, escape, fragment, join, split
+from wiregate.pointer import PointerError, escape, join, split
 
 __all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
 
@@ -87,9 +86,7 @@ def normalise_document(
         draft = choose_draft(document).draft
     check_document(document, origin=origin, draft=draft)
     nested_id = draft == "2019-09" and _has_nested_id(document)
-    identifiers = _identifiers(document, draft)
-    targets = _targets(document, identifiers, at)
-    reading = _Reading(origin, draft, nested_id, identifiers, *targets)
+    reading = _Reading(origin, draft, nested_id, *_targets(document, at))
     # $schema has done its work (the draft is chosen, and reported with the result).
     return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
 
@@ -110,7 +107,6 @@ class _Reading:
     origin: str
     draft: str
     nested_id: bool  # 2019-09: a subschema has its own $id (a resource of its own)
-    identifiers: _Identifiers | None  # None: no $id or anchor below the root names a schema
     # Where schemas are below keywords no draft knows (each a pointer as normalisation
     # writes them), and every pointer on the way to one: read as schemas there
     targets: frozenset[str] = frozenset()
@@ -145,107 +141,6 @@ _FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
     "2019-09": frozenset({"prefixItems", "$dynamicRef", "$dynamicAnchor", "dependencies"}),
     "2020-12": frozenset({"additionalItems", "dependencies", "$recursiveRef", "$recursiveAnchor"}),
 }
-
-
-# The base URI of a document without an ``$id`` of its own: relative references resolve
-# against it, and none of them can name anything outside the document.
-_DOCUMENT_URI = "https://wiregate.invalid/document"  # hierarchical: urljoin resolves against it
-
-
-@dataclass(frozen=True)
-class _Identifiers:
-    """Where the ``$id`` s and anchors of a document point (pointers as written), and the base
-    URI of each ``$ref`` (by its schema's pointer), so a reference by identifier (``"$ref":
-    "http://x/a"`` to a subschema whose ``$id`` it is, ``"#foo"`` to an ``$anchor``) resolves
-    inside the document instead of being taken for a remote one."""
-
-    root: str  # the document's base URI
-    resources: Mapping[str, str]  # absolute URI (no fragment) -> its pointer, without "#"
-    anchors: Mapping[str, str]  # absolute URI with a plain-name fragment -> pointer
-    bases: Mapping[str, str]  # pointer of a schema with a $ref -> its base URI
-
-    def pointer(self, ref: str, at: str) -> str | None:
-        """The local pointer (``#/...``, as written) the ``$ref`` of the schema at ``at``
-        names, or None: outside the document."""
-        target = urljoin(self.bases.get(at, self.root), ref)
-        uri, fragment = urldefrag(target)
-        if fragment and not fragment.startswith("/"):  # a plain name: an anchor
-            return self.anchors.get(target)
-        resource = self.resources.get(uri)
-        if resource is None:
-            return None
-        return f"#{resource}{fragment}"  # percent-encoded: read once, where it is looked up
-
-
-def _identifiers(document: Mapping[str, Any], draft: str) -> _Identifiers | None:
-    """The document's identifiers (``_Identifiers``); None when it has no ``$id`` and no
-    anchor (then every ``$ref`` is a local pointer or remote, as it reads)."""
-    if (
-        not isinstance(document.get("$id"), str)
-        and not _has_nested_id(document)
-        and not _has_anchor(document)
-    ):
-        return None
-    root_id = document.get("$id")
-    root = urljoin(_DOCUMENT_URI, root_id) if isinstance(root_id, str) else _DOCUMENT_URI
-    root = urldefrag(root).url
-    resources = {root: "", _DOCUMENT_URI: ""}  # URI -> its schema's pointer, without the "#"
-    anchors: dict[str, str] = {}
-    bases: dict[str, str] = {}
-    anchor_keys = ("$anchor", "$dynamicAnchor") if draft not in _DRAFT_07_FAMILY else ()
-    # (node, its tokens, its pointer as the normalisation writes it, its base URI)
-    todo: list[tuple[Any, tuple[str, ...], str, str]] = [(document, (), "#", root)]
-    while todo:
-        node, tokens, pointer, base = todo.pop()
-        if not isinstance(node, Mapping):
-            continue
-        target = fragment(*tokens)  # percent-encoded, as a $ref writes it
-        given = node.get("$id")
-        if isinstance(given, str) and tokens:
-            if given.startswith("#") and draft in _DRAFT_07_FAMILY:  # draft-07: an anchor
-                anchors[urljoin(base, given)] = target
-            else:
-                base = urldefrag(urljoin(base, given)).url
-                resources.setdefault(base, target[1:])
-        for key in anchor_keys:
-            name = node.get(key)
-            if isinstance(name, str):
-                anchors.setdefault(f"{base}#{name}", target)
-        if isinstance(node.get("$ref"), str):
-            bases[pointer] = base
-        for key, value in node.items():
-            here, inside = f"{pointer}/{escape(key)}", (*tokens, key)
-            if key in _SCHEMA_MAPS and isinstance(value, Mapping):
-                todo += [
-                    (sub, (*inside, name), f"{here}/{escape(name)}", base)
-                    for name, sub in value.items()
-                ]
-            elif key in _SCHEMA_LISTS and isinstance(value, list):
-                todo += [
-                    (sub, (*inside, str(n)), f"{here}/{n}", base) for n, sub in enumerate(value)
-                ]
-            elif key in SUBSCHEMA_KEYWORDS or key == "additionalItems":
-                todo.append((value, inside, here, base))
-    return _Identifiers(root, resources, anchors, bases)
-
-
-# Where subschemas are, in every draft's forms (as written, before normalisation).
-_SCHEMA_MAPS = SUBSCHEMA_MAP_KEYWORDS | {"definitions", "dependencies"}
-_SCHEMA_LISTS = SUBSCHEMA_LIST_KEYWORDS | {"items"}
-
-
-def _has_anchor(document: Mapping[str, Any]) -> bool:
-    """Whether any object of the document has an ``$anchor`` or ``$dynamicAnchor``."""
-    stack: list[Any] = [document]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Mapping):
-            if "$anchor" in node or "$dynamicAnchor" in node:
-                return True
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return False
 
 
 def _has_nested_id(document: Mapping[str, Any]) -> bool:
@@ -362,7 +257,7 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
-            out[key] = _defs_pointer(_local_ref(value, pointer, here, reading))
+            out[key] = _defs_pointer(_local_ref(value, here, reading))
         elif here in reading.on_the_way:  # a keyword no draft knows holds a referenced schema
             out[key] = _schemas_inside(value, here, reading)
         else:
@@ -389,45 +284,84 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
 DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
 
 
-def _targets(
-    document: Mapping[str, Any], identifiers: _Identifiers | None, at: str
-) -> tuple[frozenset[str], frozenset[str]]:
-    """(targets, on the way) of ``_Reading``: the locations ``at`` and every ``$ref`` of the
-    document name (written anywhere: a $ref inside such a schema counts too), as
-    normalisation writes pointers, and every pointer that leads to one."""
+def _targets(document: Mapping[str, Any], at: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(targets, on the way) of ``_Reading``: the locations ``at`` and the document's local
+    ``$ref`` s name below a keyword no draft knows, where the document has them, as
+    normalisation writes pointers; and every pointer that leads to one. A ``$ref`` counts
+    wherever a schema may be (not inside ``enum``, ``const``, ``default`` or ``examples``);
+    each target is looked for in the document, so the work follows the document's depth,
+    not the length of what a ``$ref`` says."""
     found = [at]
-    todo: list[tuple[Any, str]] = [(document, "#")]
+    todo: list[Any] = [document]
     while todo:
-        node, pointer = todo.pop()
+        node = todo.pop()
         if isinstance(node, Mapping):
             ref = node.get("$ref")
-            if isinstance(ref, str):
-                local = identifiers.pointer(ref, pointer) if identifiers else ref
-                if local is not None:
-                    found.append(_defs_pointer(local))
-            todo += [(value, f"{pointer}/{escape(key)}") for key, value in node.items()]
+            if isinstance(ref, str) and ref.startswith("#/"):
+                found.append(_defs_pointer(ref))
+            todo += [value for key, value in node.items() if key not in DATA_KEYWORDS]
         elif isinstance(node, list):
-            todo += [(value, f"{pointer}/{n}") for n, value in enumerate(node)]
+            todo += node
     targets: set[str] = set()
     on_the_way: set[str] = set()
     for written in found:
-        try:
-            tokens = split(written) if written.startswith("#") else None
-        except PointerError:
-            continue  # said when the reference is followed
-        if not tokens:
-            continue
-        steps = ["/" + escape(token) for token in tokens]
-        targets.add("#" + "".join(steps))
-        on_the_way.update("#" + "".join(steps[:n]) for n in range(1, len(steps) + 1))
+        steps = _below_unknown(document, written)
+        if steps:
+            targets.add("#" + "".join(steps))
+            path = "#"
+            for step in steps:
+                path += step
+                on_the_way.add(path)
     return frozenset(targets), frozenset(on_the_way)
+
+
+def _below_unknown(document: Mapping[str, Any], written: str) -> list[str]:
+    """The steps (``/`` and an escaped token each) of the location ``written`` names, when it
+    is in the document and below a keyword no draft knows; else none."""
+    try:
+        tokens = split(written)
+    except PointerError:
+        return []  # said when the reference is followed
+    node: Any = document
+    steps: list[str] = []
+    unknown = False
+    expect = "schema"  # what the next token is read as: a keyword, or a member of a map/list
+    for token in tokens:
+        if isinstance(node, Mapping) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return []  # points to nothing: said when the reference is followed
+        steps.append("/" + escape(token))
+        if unknown:
+            continue
+        if expect == "member":
+            expect = "schema"
+        elif token in _SCHEMA_MAPS or token in _SCHEMA_LISTS:
+            expect = "member"
+        elif token not in SUBSCHEMA_KEYWORDS and token != "additionalItems":
+            unknown = token not in DATA_KEYWORDS
+            if not unknown:
+                return []
+    return steps if unknown else []
+
+
+# Where subschemas are, in every draft's forms (as written, before normalisation).
+_SCHEMA_MAPS = SUBSCHEMA_MAP_KEYWORDS | {"definitions", "dependencies"}
+_SCHEMA_LISTS = SUBSCHEMA_LIST_KEYWORDS | {"items"}
+
+
+class _Target(dict[str, Any]):
+    """A schema read below a keyword no draft knows (``_schemas_inside``): ``_lookup`` reads
+    keywords again from there."""
 
 
 def _schemas_inside(value: Any, pointer: str, reading: _Reading) -> Any:
     """``value`` (under a keyword no draft knows) with the schemas it holds at the targets
     normalised, the rest as it is."""
     if pointer in reading.targets and isinstance(value, (Mapping, bool)):
-        return _normalise_schema(value, pointer, reading)
+        return _Target(_normalise_schema(value, pointer, reading))
     if isinstance(value, Mapping):
         return {
             key: _schemas_inside(item, here, reading) if here in reading.on_the_way else item
@@ -444,23 +378,24 @@ def _schemas_inside(value: Any, pointer: str, reading: _Reading) -> Any:
     return value
 
 
-def _local_ref(ref: str, pointer: str, here: str, reading: _Reading) -> str:
-    """The local pointer the ``$ref`` (at ``here``, of the schema at ``pointer``) names: a
-    ``#/...`` pointer as it is, an ``$id`` or anchor of the document where it is; else a
-    load error (a remote reference is not fetched)."""
-    if reading.identifiers is not None:
-        local = reading.identifiers.pointer(ref, pointer)
-    else:
-        local = ref if ref == "#" or ref.startswith("#/") else None
-    if local is not None:
-        return local
+def _local_ref(ref: str, here: str, reading: _Reading) -> str:
+    """The ``$ref`` at ``here``, a ``#/...`` pointer; anything else is a load error."""
+    if ref == "#" or ref.startswith("#/"):
+        return ref
     if ref.startswith("#"):
         raise SchemaLoadError(
-            f"{reading.origin}: {here}: $ref {ref!r} names no $anchor of the document"
+            f"{reading.origin}: {here}: $ref {_shown(ref)} names an anchor: only JSON-pointer "
+            "references (#/...) are followed"
         )
     raise SchemaLoadError(
-        f"{reading.origin}: {here}: remote $ref {ref!r} is not fetched; bundle it into the document"
+        f"{reading.origin}: {here}: remote $ref {_shown(ref)} is not fetched, nor one by $id "
+        "followed; bundle it into the document and refer to it by a JSON pointer (#/...)"
     )
+
+
+def _shown(text: str, limit: int = 120) -> str:
+    """``text`` quoted, cut to ``limit`` characters (a $ref can be as long as the file)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
 def _defs_pointer(ref: str) -> str:
@@ -540,20 +475,25 @@ def _lookup(
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
-            raise SchemaLoadError(f"{origin}: {what} {pointer!r} points to nothing")
+            raise SchemaLoadError(f"{origin}: {what} {_shown(pointer)} points to nothing")
         if holder:
             continue
-        if token in DATA_KEYWORDS and not container:
-            holder = token
-        elif beyond:  # below a keyword no draft knows: the target was read as a schema
-            continue
+        if beyond:  # below a keyword no draft knows: any name, until a schema read there
+            beyond = type(node) is not _Target
         elif container:  # a member of a list or map of subschemas
             container = ""
+        elif token in DATA_KEYWORDS:
+            holder = token
         elif token in SUBSCHEMA_MAP_KEYWORDS or token in SUBSCHEMA_LIST_KEYWORDS:
             container = token
-        elif token not in SUBSCHEMA_KEYWORDS:  # ``normalise_document`` read what is there
-            beyond = True
-    if isinstance(node, dict) and (holder or (container and not beyond)):
+        elif token not in SUBSCHEMA_KEYWORDS:  # ``normalise_document`` read what it names
+            beyond = type(node) is not _Target
+    if beyond and isinstance(node, dict):  # raw data: never read as a schema
+        raise SchemaLoadError(
+            f"{origin}: {what} {_shown(pointer)} points below a keyword no draft knows, where "
+            "no schema was read"
+        )
+    if isinstance(node, dict) and (holder or container):
         # Validators read such a value as a schema, but it was never read as one here (an
         # enum's object, say, keeps its "type" as written): refused rather than misread.
         where = (
