@@ -579,6 +579,13 @@ def test_references_not_followed_say_so(document: dict[str, Any], message: str) 
     assert str(caught.value).endswith(message)
 
 
+def test_the_empty_reference_names_the_document() -> None:
+    """As "#" does (it was taken for a remote reference)."""
+    recursive = {"type": "object", "properties": {"x": {"$ref": ""}}}
+    same = {"type": "object", "properties": {"x": {"$ref": "#"}}}
+    assert diff(recursive, same).equivalent
+
+
 def test_data_that_looks_like_a_reference_is_data() -> None:
     """A $ref inside const made its target a schema to read, and that one's remote $ref an
     error."""

@@ -380,7 +380,9 @@ def _schemas_inside(value: Any, pointer: str, reading: _Reading) -> Any:
 
 def _local_ref(ref: str, here: str, reading: _Reading) -> str:
     """The ``$ref`` at ``here``, a ``#/...`` pointer; anything else is a load error."""
-    if ref == "#" or ref.startswith("#/"):
+    if ref in ("", "#"):  # the empty reference names the document itself, as "#" does
+        return "#"
+    if ref.startswith("#/"):
         return ref
     if ref.startswith("#"):
         raise SchemaLoadError(
