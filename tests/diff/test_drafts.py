@@ -288,6 +288,9 @@ def test_2019_09_documents() -> None:
     narrowed = json.loads(json.dumps(TREE_2019))
     narrowed["properties"]["name"]["maxLength"] = 5
     assert [c.id for c in diff(TREE_2019, narrowed).changes] == ["max-length-added"]
+    # An example's own $id is data, not a subschema with an $id of its own (it was refused)
+    with_example = {**TREE_2019, "examples": [{"$id": "http://example.com/e.json"}]}
+    assert [c.id for c in diff(TREE_2019, with_example).changes] == ["examples-changed"]
 
 
 @pytest.mark.parametrize(

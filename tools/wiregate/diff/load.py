@@ -144,15 +144,16 @@ _FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
 
 
 def _has_nested_id(document: Mapping[str, Any]) -> bool:
-    """Whether any value below the root is an object with a string ``$id`` (iterative, so a
-    deep document is left to the recursion-limit error of the walk that follows)."""
-    stack: list[Any] = list(document.values())
+    """Whether any value below the root, outside data (``DATA_KEYWORDS``: an example may
+    hold an ``$id`` of its own), is an object with a string ``$id`` (iterative, so a deep
+    document is left to the recursion-limit error of the walk that follows)."""
+    stack: list[Any] = [v for k, v in document.items() if k not in DATA_KEYWORDS]
     while stack:
         node = stack.pop()
         if isinstance(node, Mapping):
             if isinstance(node.get("$id"), str):
                 return True
-            stack.extend(node.values())
+            stack.extend(v for k, v in node.items() if k not in DATA_KEYWORDS)
         elif isinstance(node, list):
             stack.extend(node)
     return False
