@@ -125,8 +125,7 @@ def check_encodable(label: str, schema: Mapping[str, Any]) -> None:
     """A lone surrogate (valid in JSON text) has no UTF-8 form: no generated file holds it."""
     found = lone_surrogate_at(schema)
     if found is not None:
-        tokens, text = found
-        at = next(n for n, c in enumerate(text) if "\ud800" <= c <= "\udfff")
+        tokens, text, at = found
         raise BrokenSchemaError(
             f"{label}: {fragment(*tokens)}: a lone surrogate ({escape_surrogates(text[at])}) at "
             f"character {at}, which no UTF-8 file can hold: no code can be generated from it"

@@ -258,7 +258,7 @@ def check_output(path: Path, contract: Contract | None = None) -> None:
     the contract being read (its schemas, fixtures, ``mirrors.toml``, baseline), or an
     existing node that is not a regular file (a symbolic link, a directory, a device, a FIFO,
     a socket: the rename would replace the node itself), or a read-only file."""
-    import stat
+    from wiregate.atomic import refusal
 
     if contract is not None:
         directory = Path(os.path.realpath(contract.directory))
@@ -266,22 +266,9 @@ def check_output(path: Path, contract: Contract | None = None) -> None:
             raise TargetError(
                 f"{path}: cannot write: a file of the contract being read (under {directory})"
             )
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return
-    except OSError as exc:  # a loop or a file among the parents is reported on writing
-        if exc.errno == errno.ENOTDIR:
-            return
-        raise TargetError(f"{path}: cannot write: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(info.st_mode):
-        raise TargetError(f"{path}: cannot write: a symbolic link")
-    if not stat.S_ISREG(info.st_mode):
-        raise TargetError(f"{path}: cannot write: not a regular file")
-    # The rename would bypass a file's permissions: refuse one its owner made read-only as
-    # ``open`` refuses it (root included, whom ``open`` would let through).
-    if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(path, os.W_OK):
-        raise TargetError(f"{path}: cannot write: a read-only file")
+    why = refusal(path)
+    if why is not None:
+        raise TargetError(f"{path}: cannot write: {why}")
 
 
 def write_output(path: Path, text: str, contract: Contract | None = None) -> bool:

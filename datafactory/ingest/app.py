@@ -288,14 +288,22 @@ def _document(body: bytes) -> list[_Record]:
     records: list[_Record] = []
     for record in document["records"]:
         try:
-            records.append((orjson.dumps(record), record))
+            records.append((orjson.dumps(record, default=_beyond_double), record))
         except (TypeError, orjson.JSONEncodeError) as exc:  # 64 bits, nesting, surrogates
-            text = _as_text(record)
-            # (ExactNumber: a number a double cannot hold, as ``parse_float`` reads it)
-            beyond = "ExactNumber" in str(exc)
+            beyond = isinstance(exc.__cause__, _BeyondDouble)
             why = "a number beyond the range of a 64-bit float" if beyond else exc
+            text = _as_text(record)
             records.append((text, _Invalid("unsupported-value", f"cannot be stored: {why}")))
     return records
+
+
+class _BeyondDouble(Exception):
+    """orjson met an ``ExactNumber`` (``_as_orjson``): a number a double cannot hold."""
+
+
+def _beyond_double(value: Any) -> Any:
+    """orjson's ``default``: what it cannot write itself here is an ``ExactNumber``."""
+    raise _BeyondDouble if isinstance(value, ExactNumber) else TypeError(type(value).__name__)
 
 
 def _as_orjson(text: str) -> float | ExactNumber:

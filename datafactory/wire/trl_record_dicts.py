@@ -4,7 +4,7 @@
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
 # source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
-# generator: sha256=740607d473ee26ec365451dc76f64b8af93227a975b4ca1490bf01d12eed4cc7
+# generator: sha256=362def61e29ef8e28e734353705c153530a9c866622e88a681d7688ae9608bc4
 # body: sha256=021291df47062f61c8bab8e829877d4f68a90a4a6ac1ca1c23a9ba8830a07805
 
 from typing import Any, Literal, TypeAlias

@@ -5,11 +5,33 @@ drift baseline; the exporter's outputs keep the same bits through ``current_umas
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
-__all__ = ["current_umask", "write_atomically"]
+__all__ = ["current_umask", "refusal", "write_atomically"]
+
+
+def refusal(path: Path) -> str | None:
+    """Why ``path`` may not be replaced, or None: an existing node that is not a regular
+    file (a symbolic link, a directory, a device, a FIFO, a socket: the rename would replace
+    the node itself), or a read-only file (the rename would bypass its permissions; refused
+    as ``open`` refuses it, root included, whom ``open`` would let through)."""
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # a loop or a file among the parents is reported on writing
+        return None if exc.errno == errno.ENOTDIR else exc.strerror or str(exc)
+    if stat.S_ISLNK(info.st_mode):
+        return "a symbolic link"
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if not stat.S_IMODE(info.st_mode) & 0o222 or not os.access(path, os.W_OK):
+        return "a read-only file"
+    return None
 
 
 def current_umask() -> int:

@@ -107,17 +107,18 @@ def parse_float(text: str) -> float | ExactNumber:
     return value
 
 
-def lone_surrogate_at(value: Any) -> tuple[list[str], str] | None:
-    """(the tokens of its JSON pointer, the text) of the first key or string of ``value``
-    that holds a lone surrogate, or None: what no UTF-8 file can hold as it is."""
+def lone_surrogate_at(value: Any) -> tuple[list[str], str, int] | None:
+    """(the tokens of its JSON pointer, the text, the surrogate's index in it) of the first
+    key or string of ``value`` that holds a lone surrogate, or None: what no UTF-8 file can
+    hold as it is."""
     # Each entry: (its tokens, a value, or a key as a 1-tuple); taken in document order.
     stack: list[tuple[list[str], Any]] = [([], value)]
     while stack:
         tokens, node = stack.pop()
         text = node[0] if isinstance(node, tuple) else node
         if isinstance(text, str):
-            if _SURROGATE.search(text):
-                return tokens, text
+            if found := _SURROGATE.search(text):
+                return tokens, text, found.start()
         elif isinstance(node, dict):
             for key, item in reversed(node.items()):
                 stack += [([*tokens, key], item), ([*tokens, key], (key,))]

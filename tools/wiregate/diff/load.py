@@ -445,6 +445,10 @@ class ResolvedSchema:
         return written[index]
 
 
+class _NoSuchLocation(SchemaLoadError):
+    """A pointer that names nothing in the document."""
+
+
 def _lookup(
     document: Schema, pointer: str, origin: str, what: str, *, as_shown: bool = False
 ) -> tuple[str, Any]:
@@ -458,10 +462,8 @@ def _lookup(
     if as_shown and "%" in pointer:  # a name holding "%": one of the readings names it
         try:
             return _lookup(document, pointer, origin, what)
-        except SchemaLoadError as exc:
-            if not str(exc).endswith("points to nothing"):
-                raise
-        encoded = False
+        except _NoSuchLocation:
+            encoded = False
     try:
         tokens = split(pointer, percent_encoded=encoded)
     except PointerError as exc:
@@ -478,7 +480,7 @@ def _lookup(
         elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
             node = node[int(token)]
         else:
-            raise SchemaLoadError(f"{origin}: {what} {_shown(pointer)} points to nothing")
+            raise _NoSuchLocation(f"{origin}: {what} {_shown(pointer)} points to nothing")
         if holder:
             continue
         if beyond:  # below a keyword no draft knows: any name, until a schema read there
@@ -505,7 +507,8 @@ def _lookup(
             else f"at the subschemas of {container!r}, not at one"
         )
         raise SchemaLoadError(
-            f"{origin}: {what} {pointer!r} points {where}: only a schema's location can be compared"
+            f"{origin}: {what} {_shown(pointer)} points {where}: only a schema's location can be "
+            "compared"
         )
     return join("#", *tokens), node
 
@@ -654,8 +657,8 @@ def _fold_nullable(node: Schema) -> Schema:
     return node
 
 
-# Keywords that constrain no value: a clash of theirs is no reason for an ``allOf`` (the
-# identifiers have done their work once the references are resolved).
+# Keywords that constrain no value (annotations, and identifiers, which only name a
+# location): a clash of theirs is no reason for an ``allOf``.
 _NOT_CONSTRAINTS = frozenset(
     {"title", "description", "examples", "$comment", "default", "$id", "$anchor", "$dynamicAnchor"}
 )

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts import Contract
+from wiregate.atomic import refusal, write_atomically
 from wiregate.diff import Change
 from wiregate.diff.fingerprint import DRIFT_SCHEME, change_fingerprints
 from wiregate.drift.config import load_config_toml
@@ -267,9 +268,14 @@ def write_baseline(path: Path, entries: Iterable[BaselineEntry]) -> None:
     an interrupted run never sees half a file), keeping the permission bits of the file it
     replaces (a new one: ``0666`` less the umask); a symbolic link, a read-only file or
     anything but a regular file is a one-line UserError and is left untouched."""
-    from codegen.targets import write_output
-
-    write_output(path, render_baseline(entries))
+    why = refusal(path)
+    if why is not None:
+        raise UserError(f"{path}: cannot write: {why}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, render_baseline(entries).encode("utf-8"))
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 # --- updating it ---------------------------------------------------------------------------
