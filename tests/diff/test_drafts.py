@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from wiregate.cli import main
 from wiregate.diff import DraftChoice, Drafts, SchemaLoadError, diff
 from wiregate.diff.drafts import choose_draft, parse_draft
+from wiregate.diff.fingerprint import change_fingerprints
 
 DRAFT_04 = "http://json-schema.org/draft-04/schema#"
 DRAFT_06 = "http://json-schema.org/draft-06/schema#"
@@ -213,9 +214,136 @@ def test_a_draft_07_copy_still_reports_its_real_differences() -> None:
     changed = json.loads(json.dumps(COPY_07))
     changed["definitions"]["Pair"]["items"].pop()
     result = diff(CONTRACT_2020, changed)
+    # Each pointer names the place as its document wrote it: the copy's rest of the tuple is
+    # its additionalItems, in its definitions.
     assert [(c.id, c.old_pointer, c.new_pointer, c.backward) for c in result.changes] == [
-        ("tuple-item-removed", "#/$defs/Pair/prefixItems/1", "#/$defs/Pair/items", False)
+        (
+            "tuple-item-removed",
+            "#/$defs/Pair/prefixItems/1",
+            "#/definitions/Pair/additionalItems",
+            False,
+        )
     ]
+
+
+def test_findings_name_places_as_each_document_wrote_them() -> None:
+    """A draft-07 copy is compared in the 2020-12 model, but each finding points into the
+    copy as written (``definitions``, tuple ``items/N``, ``additionalItems``,
+    ``dependencies``), where the positions of the text, GitHub and SARIF reports are found."""
+    copy = json.loads(json.dumps(COPY_07))
+    pair = copy["definitions"]["Pair"]
+    pair["items"][1] = {"type": "number"}
+    pair["additionalItems"] = {"type": "string"}
+    copy["dependencies"] = {"a": ["b", "c"], "b": {"required": ["a", "c"]}}
+    result = diff(CONTRACT_2020, copy, mode="full")
+    assert [(c.id, c.old_pointer, c.new_pointer) for c in result.changes] == [
+        (
+            "schema-accepts-values-again",
+            "#/$defs/Pair/items",
+            "#/definitions/Pair/additionalItems",
+        ),
+        ("type-widened", "#/$defs/Pair/prefixItems/1/type", "#/definitions/Pair/items/1/type"),
+        ("dependent-required-extended", "#/dependentRequired/a", "#/dependencies/a"),
+        ("required-added", "#/dependentSchemas/b/required", "#/dependencies/b/required"),
+    ]
+    # The other way round, the same places, each on its own side.
+    back = diff(copy, CONTRACT_2020, mode="full")
+    assert sorted((c.new_pointer, c.old_pointer) for c in back.changes) == sorted(
+        (c.old_pointer, c.new_pointer) for c in result.changes
+    )
+
+
+def test_a_draft_07_copy_keeps_its_fingerprints_in_2020_12_form() -> None:
+    """Fingerprints (the drift baseline, SARIF) are of the normalised places: a copy
+    rewritten from draft-07 to 2020-12 keeps its accepted findings."""
+    copy_07 = json.loads(json.dumps(COPY_07))
+    copy_07["definitions"]["Pair"]["items"][1] = {"type": "number"}
+    copy_2020 = json.loads(json.dumps(CONTRACT_2020))
+    copy_2020["$defs"]["Pair"]["prefixItems"][1] = {"type": "number"}
+    prints = []
+    for copy in (copy_07, copy_2020):
+        changes = diff(CONTRACT_2020, copy).changes
+        assert [c.id for c in changes] == ["type-widened"]
+        prints.append(change_fingerprints(changes, CONTRACT_2020, copy))
+    assert prints[0] == prints[1]
+
+
+@pytest.mark.parametrize(
+    ("target", "finding"),
+    [
+        ("#/properties/t/items/0", ("type-changed", "#/properties/t/items/0/type")),
+        ("#/properties/t/additionalItems", ("type-changed", "#/properties/t/additionalItems/type")),
+        ("#/dependencies/d", ("required-added", "#/dependencies/d/required")),
+        ("#/definitions/D/items/0", ("type-changed", "#/definitions/D/items/0/type")),
+    ],
+)
+def test_a_draft_07_ref_into_a_tuple_or_dependencies_is_followed(
+    target: str, finding: tuple[str, str]
+) -> None:
+    """Draft-07 validators follow such a reference (it was 'points to nothing')."""
+
+    def document(item: str, required: list[str]) -> dict[str, Any]:
+        return {
+            "$schema": DRAFT_07,
+            "definitions": {"D": {"items": [{"type": item}]}},
+            "properties": {
+                "t": {"items": [{"type": item}], "additionalItems": {"type": item}},
+                "u": {"$ref": target},
+            },
+            "dependencies": {"d": {"required": required}},
+        }
+
+    old, new = document("string", ["a"]), document("integer", ["a", "b"])
+    result = diff(old, new, old_at="#/properties/u", new_at="#/properties/u")
+    assert [(c.id, c.old_pointer) for c in result.changes] == [finding]
+    # Its witness, checked by draft-07's reference validator through the reference.
+    witness = result.changes[0].witness
+    assert witness is not None
+    assert jsonschema.Draft7Validator(old).is_valid({"u": witness.instance})
+    assert not jsonschema.Draft7Validator(new).is_valid({"u": witness.instance})
+
+
+@pytest.mark.parametrize(
+    ("at", "rows"),
+    [
+        ("#/items/1", [("type-widened", "#/items/1/type", "#/items/1/type")]),
+        (
+            "#/additionalItems",
+            [("type-changed", "#/additionalItems/type", "#/additionalItems/type")],
+        ),
+        ("#/definitions/X", [("type-changed", "#/definitions/X/type", "#/definitions/X/type")]),
+        (
+            "#/dependencies/a",
+            [("required-added", "#/dependencies/a/required", "#/dependencies/a/required")],
+        ),
+    ],
+)
+def test_a_source_pointer_names_a_draft_07_place_as_written(
+    tmp_path: Path, at: str, rows: list[tuple[str, str, str]]
+) -> None:
+    def document(item: str, extra: str, required: list[str]) -> dict[str, Any]:
+        return {
+            "$schema": DRAFT_07,
+            "type": "array",
+            "items": [{"type": "string"}, {"type": item}],
+            "additionalItems": {"type": extra},
+            "dependencies": {"a": {"required": required}},
+            "definitions": {"X": {"type": extra}},
+        }
+
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(document("integer", "boolean", ["b"])), encoding="utf-8")
+    new.write_text(json.dumps(document("number", "string", ["b", "e"])), encoding="utf-8")
+    out = CliRunner().invoke(main, ["diff", f"{old}{at}", f"{new}{at}", "--format", "json"])
+    assert out.exit_code in (0, 1), out.output
+    changes = json.loads(out.output)["changes"]
+    assert [(c["id"], c["old_pointer"], c["new_pointer"]) for c in changes] == rows
+    # The array of a tuple is no schema: named as the user typed it, exit 2.
+    out = CliRunner().invoke(main, ["diff", f"{old}#/items", f"{new}#/items"])
+    assert (out.exit_code, out.output) == (
+        2,
+        f"wiregate: error: {old}#/items: '#/items' is not a schema\n",
+    )
 
 
 def test_under_draft_07_the_siblings_of_a_ref_are_ignored() -> None:

@@ -58,7 +58,7 @@ def _confirmed(old: Any, new: Any, change: Change, drafts: Drafts) -> bool:
     )
     selections = ["#"]
     for pointer in (change.old_pointer, change.new_pointer):
-        if pointer.startswith("#/$defs/"):
+        if pointer.startswith(("#/$defs/", "#/definitions/")):
             selections.append("/".join(pointer.split("/")[:3]))
     return any(
         _accepts(accepting, at, witness.instance, mine.draft)
@@ -260,3 +260,30 @@ def test_a_huge_bound_gets_no_witness_rather_than_a_huge_value(keyword: str) -> 
     old = {"type": kind}
     (change,) = diff(old, {**old, keyword: 10**9}).changes
     assert (change.level, change.witness) == ("error", None)
+
+
+@pytest.mark.parametrize(
+    ("at", "witness"),
+    [
+        ("#/components/schemas/A", {"x": "aaa"}),  # OpenAPI: below a keyword no draft knows
+        ("#/properties/a", {"x": "aaa"}),  # a property of the root, not a definition
+    ],
+)
+def test_a_selection_outside_the_definitions_has_its_witness(at: str, witness: Any) -> None:
+    """The selection is checked inside its whole document (its references resolve there,
+    the root's own keywords do not apply): before, only a selection in $defs was."""
+
+    def document(name: dict[str, Any]) -> dict[str, Any]:
+        selected = {"type": "object", "properties": {"x": {"$ref": "#/components/schemas/B"}}}
+        return {
+            "type": "integer",  # the root's: never applied to the selection
+            "properties": {"a": selected},
+            "components": {"schemas": {"A": selected, "B": name}},
+        }
+
+    result = diff(document({"type": "string"}), document({"type": "string", "maxLength": 2}),
+                  old_at=at, new_at=at)  # fmt: skip
+    assert [
+        (c.id, c.old_pointer, c.witness and (c.witness.direction, c.witness.instance))
+        for c in result.changes
+    ] == [("max-length-added", "#/components/schemas/B", ("backward", witness))]

@@ -272,6 +272,9 @@ def test_messages_name_the_contract_and_the_copy_in_the_roles_terms() -> None:
         "(type-changed): the contract allows records trace-pipeline rejects"
     )
     assert field_path("#/$defs/R/properties/a/additionalProperties/anyOf/0/properties/b") == "a.*.b"
+    # A tuple's member, in either draft's spelling (findings point into a copy as written).
+    assert field_path("#/$defs/R/properties/a/prefixItems/0/properties/b") == "a[].b"
+    assert field_path("#/definitions/R/properties/a/items/0/properties/b/type") == "a[].b"
 
 
 def test_the_check_step_carries_the_drift_report(

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Set
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from wiregate.diff.budget import NODE_BUDGET, TIME_LIMIT, Budget, BudgetExceeded
 from wiregate.diff.drafts import Drafts, choose_draft
 from wiregate.diff.findings import Change
 from wiregate.diff.load import (
+    NormalisedDocument,
     ResolvedSchema,
     Schema,
     SchemaLoadError,
@@ -110,7 +112,22 @@ def diff(
             Document(new, new_doc, {new_at: new_schema}, METASCHEMAS[drafts.new.draft]),
             format_assertion=format_assertion,
         )
-    return DiffResult(mode, policy, tuple(sorted(witnessed, key=Change.sort_key)), drafts)
+    as_written = [_as_written(change, old_doc, new_doc) for change in witnessed]
+    return DiffResult(mode, policy, tuple(sorted(as_written, key=Change.sort_key)), drafts)
+
+
+def _as_written(change: Change, old: NormalisedDocument, new: NormalisedDocument) -> Change:
+    """``change`` with its pointers naming locations as each document wrote them (a draft-07
+    tuple's ``items/0``, not the normalised ``prefixItems/0``)."""
+    if not (old.written or new.written):
+        return change
+    return replace(
+        change,
+        old_pointer=old.as_written(change.old_pointer),
+        new_pointer=new.as_written(change.new_pointer),
+        root_old_pointer=old.as_written(change.root_old_pointer),
+        root_new_pointer=new.as_written(change.root_new_pointer),
+    )
 
 
 @contextmanager

@@ -49,31 +49,25 @@ def change_fingerprints(
     scope: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """The fingerprint of each of ``changes`` (found between ``old`` and ``new``), in order.
-    The arguments are read from the documents as the diff engine normalised them, so
-    ``type: "x"`` and ``type: ["x"]`` or a reordered ``required`` read the same."""
+    Pointers and arguments are read as the diff engine normalised the documents, so
+    ``type: "x"`` and ``type: ["x"]``, a reordered ``required`` or a draft-07 copy's
+    ``definitions/X`` (``$defs/X``) read the same."""
     if not changes:
         return ()
     old_doc = normalise_document(old, origin="old schema")
     new_doc = normalise_document(new, origin="new schema")
-    return tuple(
-        fingerprint(
-            scheme,
-            change.id,
-            scope,
-            change.old_pointer,
-            change.new_pointer,
-            *_arguments(change, old_doc, new_doc),
-        )
-        for change in changes
-    )
-
-
-def _arguments(change: Change, old: Any, new: Any) -> tuple[Any, Any]:
-    # A change about one item of a keyword's value (a name in ``required``) is that item's,
-    # whatever the rest of the value becomes.
-    if change.subject is not None:
-        return change.subject, change.subject
-    return _argument(old, change.old_pointer), _argument(new, change.new_pointer)
+    prints = []
+    for change in changes:
+        old_pointer = old_doc.as_normalised(change.old_pointer)
+        new_pointer = new_doc.as_normalised(change.new_pointer)
+        if change.subject is not None:
+            # A change about one item of a keyword's value (a name in ``required``) is that
+            # item's, whatever the rest of the value becomes.
+            arguments = (change.subject, change.subject)
+        else:
+            arguments = (_argument(old_doc, old_pointer), _argument(new_doc, new_pointer))
+        prints.append(fingerprint(scheme, change.id, scope, old_pointer, new_pointer, *arguments))
+    return tuple(prints)
 
 
 def _argument(document: Any, pointer: str) -> Any:

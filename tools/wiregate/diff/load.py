@@ -35,7 +35,7 @@ never reaches a schema are load errors.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wiregate.diff.budget import charge
@@ -49,9 +49,16 @@ from wiregate.diff.regex import matches_everything
 from wiregate.diff.values import json_equal, json_key
 from wiregate.errors import UserError
 from wiregate.metaschema import violation
-from wiregate.pointer import PointerError, escape, join, split
+from wiregate.pointer import PointerError, escape, fragment, join, split
 
-__all__ = ["ResolvedSchema", "SchemaLoadError", "escape", "normalise_document", "resolve"]
+__all__ = [
+    "NormalisedDocument",
+    "ResolvedSchema",
+    "SchemaLoadError",
+    "escape",
+    "normalise_document",
+    "resolve",
+]
 
 Schema = dict[str, Any]
 
@@ -66,20 +73,57 @@ class SchemaLoadError(UserError):
     """A schema document that cannot be compared: the message names the source and location."""
 
 
+class NormalisedDocument(dict[str, Any]):
+    """A normalised document (a schema), and where normalisation moved what the document
+    wrote: ``written`` maps a pointer in it (of a schema, a renamed keyword, an entry of a
+    draft-07 ``dependencies``) to the pointer of the same thing as written, where the two
+    differ (draft-07 ``definitions/X`` is ``$defs/X`` here, tuple ``items/0`` is
+    ``prefixItems/0``, ``additionalItems`` is ``items``). Pointers are shown pointers
+    (:func:`wiregate.pointer.join`)."""
+
+    def __init__(self, schema: Schema, written: dict[str, str]) -> None:
+        super().__init__(schema)
+        self.written = written
+        self._normalised = {shown: pointer for pointer, shown in written.items()}
+
+    def as_written(self, pointer: str) -> str:
+        """``pointer`` (in this document) as the document wrote it: findings show that."""
+        return _translate(pointer, self.written)
+
+    def as_normalised(self, pointer: str) -> str:
+        """The inverse of :meth:`as_written`; a pointer the document did not write is kept."""
+        return _translate(pointer, self._normalised)
+
+
+def _translate(pointer: str, moved: Mapping[str, str]) -> str:
+    """``pointer`` with its longest prefix found in ``moved`` replaced by what it maps to."""
+    if not moved or pointer in ("", "#"):
+        return pointer
+    try:
+        tokens = split(pointer, percent_encoded=False)
+    except PointerError:
+        return pointer  # said by whoever reads it
+    for length in range(len(tokens), 0, -1):
+        found = moved.get(join("#", *tokens[:length]))
+        if found is not None:
+            return join(found, *tokens[length:])
+    return pointer
+
+
 def normalise_document(
     document: Mapping[str, Any] | bool,
     *,
     origin: str = "schema",
     draft: str | None = None,
     at: str = "#",
-) -> Schema:
+) -> NormalisedDocument:
     """The document with every meaning-preserving difference removed (see the module
     docstring), read under ``draft`` (a name of :data:`wiregate.metaschema.DRAFTS`; None:
     the draft :func:`~wiregate.diff.drafts.choose_draft` picks). ``at``: the location that
     will be resolved; a schema there, or where a ``$ref`` points, is read as one even under
     a keyword no draft knows (``#/components/schemas/A``, as OpenAPI documents keep them)."""
     if isinstance(document, bool):
-        return {} if document else dict(FALSE_SCHEMA)
+        return NormalisedDocument({} if document else dict(FALSE_SCHEMA), {})
     if not isinstance(document, Mapping):
         raise SchemaLoadError(f"{origin}: a schema document must be a JSON object")
     if draft is None:
@@ -88,7 +132,13 @@ def normalise_document(
     nested_id = draft == "2019-09" and _has_nested_id(document)
     reading = _Reading(origin, draft, nested_id, *_targets(document, at))
     # $schema has done its work (the draft is chosen, and reported with the result).
-    return _normalise_schema({k: v for k, v in document.items() if k != "$schema"}, "#", reading)
+    root = {k: v for k, v in document.items() if k != "$schema"}
+    normalised = NormalisedDocument(_normalise_schema(root, "#", reading, "#"), reading.written_at)
+    for node in reading.refs:  # each $ref as the normalised document names its target
+        moved = _translate(_shown_ref(node["$ref"]), normalised._normalised)
+        if moved != _shown_ref(node["$ref"]):
+            node["$ref"] = fragment(*split(moved, percent_encoded=False))
+    return normalised
 
 
 def check_document(document: Mapping[str, Any], *, origin: str = "schema", draft: str) -> None:
@@ -111,6 +161,10 @@ class _Reading:
     # writes them), and every pointer on the way to one: read as schemas there
     targets: frozenset[str] = frozenset()
     on_the_way: frozenset[str] = frozenset()
+    # Filled while normalising: NormalisedDocument.written, and the $ref objects made, whose
+    # targets are translated once every location is known.
+    written_at: dict[str, str] = field(default_factory=dict)
+    refs: list[Schema] = field(default_factory=list)
 
     @property
     def up_to_07(self) -> bool:
@@ -198,13 +252,19 @@ def _recursive_ref(raw: Schema, pointer: str, reading: _Reading) -> str:
     return "#"
 
 
-def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
+def _normalise_schema(node: Any, pointer: str, reading: _Reading, written: str) -> Schema:
+    """``node``, found at ``pointer`` in the normalised document and at ``written`` in the
+    document as written (they differ below a renamed keyword: ``_Reading.written``)."""
     origin = reading.origin
+    if written != pointer:
+        reading.written_at[pointer] = written
     if isinstance(node, bool):
         return {} if node else dict(FALSE_SCHEMA)
     if not isinstance(node, Mapping):
-        raise SchemaLoadError(f"{origin}: {pointer}: a schema must be an object or a boolean")
-    raw = _draft_forms(dict(node), pointer, reading)
+        raise SchemaLoadError(f"{origin}: {written}: a schema must be an object or a boolean")
+    raw = _draft_forms(dict(node), written, reading)
+    renamed: dict[str, str] = {}  # a keyword of ``raw`` -> the keyword the document wrote
+    from_definitions: frozenset[str] = frozenset()  # $defs entries written in definitions
     if "definitions" in raw:
         definitions = raw.pop("definitions")
         if isinstance(definitions, Mapping):
@@ -212,31 +272,46 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
             for name in definitions.keys() & defs.keys():
                 if not json_equal(definitions[name], defs[name]):
                     raise SchemaLoadError(
-                        f"{origin}: {pointer}/definitions/{escape(name)}: also defined, "
-                        f"differently, at {pointer}/$defs/{escape(name)}"
+                        f"{origin}: {written}/definitions/{escape(name)}: also defined, "
+                        f"differently, at {written}/$defs/{escape(name)}"
                     )
+            from_definitions = frozenset(definitions.keys() - defs.keys())
+            if not defs:
+                renamed["$defs"] = "definitions"
             raw["$defs"] = {**definitions, **defs}
     if "dependencies" in raw:
+        renamed["dependentRequired"] = renamed["dependentSchemas"] = "dependencies"
         _split_dependencies(raw, raw.pop("dependencies"))
     if isinstance(raw.get("items"), list):
         raw["prefixItems"] = raw.pop("items")
+        renamed["prefixItems"] = "items"
         if "additionalItems" in raw:
             raw["items"] = raw.pop("additionalItems")
+            renamed["items"] = "additionalItems"
     else:
         raw.pop("additionalItems", None)  # ignored by JSON Schema when items is not a list
     out: Schema = {}
     for key, value in raw.items():
         here = f"{pointer}/{escape(key)}"
+        written_here = f"{written}/{escape(renamed.get(key, key))}"
+        if here != written_here and key != "dependentRequired":
+            # (draft-07 ``dependencies`` is read back as the keyword of its schemas)
+            reading.written_at[here] = written_here
         if key in SUBSCHEMA_KEYWORDS:
-            out[key] = _normalise_schema(value, here, reading)
+            out[key] = _normalise_schema(value, here, reading, written_here)
         elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, Mapping):
             out[key] = {
-                name: _normalise_schema(sub, f"{here}/{escape(name)}", reading)
+                name: _normalise_schema(
+                    sub, f"{here}/{escape(name)}", reading, f"{holder}/{escape(name)}"
+                )
                 for name, sub in value.items()
+                for holder in (
+                    f"{written}/definitions" if name in from_definitions else written_here,
+                )
             }
         elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
             out[key] = [
-                _normalise_schema(sub, f"{here}/{index}", reading)
+                _normalise_schema(sub, f"{here}/{index}", reading, f"{written_here}/{index}")
                 for index, sub in enumerate(value)
             ]
         elif key == "type" and isinstance(value, (str, list)):
@@ -248,6 +323,9 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
                 name: sorted(set(names)) if isinstance(names, list) else names
                 for name, names in value.items()
             }
+            if here != written_here:
+                for name in value:
+                    reading.written_at[f"{here}/{escape(name)}"] = f"{written_here}/{escape(name)}"
         elif key == "enum" and isinstance(value, list):
             # One item per JSON value (``1`` and ``1.0`` are one; ``1`` and ``true`` are not),
             # the first written kept, so messages show values as written.
@@ -257,10 +335,11 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading) -> Schema:
             out[key] = [unique[k] for k in sorted(unique)]
         elif key == "$ref":
             if not isinstance(value, str):
-                raise SchemaLoadError(f"{origin}: {here}: $ref must be a string")
-            out[key] = _defs_pointer(_local_ref(value, here, reading))
-        elif here in reading.on_the_way:  # a keyword no draft knows holds a referenced schema
-            out[key] = _schemas_inside(value, here, reading)
+                raise SchemaLoadError(f"{origin}: {written_here}: $ref must be a string")
+            out[key] = _local_ref(value, written_here, reading)
+            reading.refs.append(out)
+        elif written_here in reading.on_the_way:  # a keyword no draft knows holds a schema
+            out[key] = _schemas_inside(value, here, reading, written_here)
         else:
             out[key] = value
     if isinstance(out.get("pattern"), str) and matches_everything(out["pattern"]):
@@ -299,7 +378,7 @@ def _targets(document: Mapping[str, Any], at: str) -> tuple[frozenset[str], froz
         if isinstance(node, Mapping):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/"):
-                found.append(_defs_pointer(ref))
+                found.append(ref)
             todo += [value for key, value in node.items() if key not in DATA_KEYWORDS]
         elif isinstance(node, list):
             todo += node
@@ -358,21 +437,25 @@ class _Target(dict[str, Any]):
     keywords again from there."""
 
 
-def _schemas_inside(value: Any, pointer: str, reading: _Reading) -> Any:
-    """``value`` (under a keyword no draft knows) with the schemas it holds at the targets
-    normalised, the rest as it is."""
-    if pointer in reading.targets and isinstance(value, (Mapping, bool)):
-        return _Target(_normalise_schema(value, pointer, reading))
+def _schemas_inside(value: Any, pointer: str, reading: _Reading, written: str) -> Any:
+    """``value`` (under a keyword no draft knows, at ``pointer``; ``written``: as the
+    document wrote it) with the schemas it holds at the targets normalised, the rest as it
+    is."""
+    if written in reading.targets and isinstance(value, (Mapping, bool)):
+        return _Target(_normalise_schema(value, pointer, reading, written))
     if isinstance(value, Mapping):
         return {
-            key: _schemas_inside(item, here, reading) if here in reading.on_the_way else item
+            key: _schemas_inside(item, f"{pointer}/{token}", reading, below)
+            if below in reading.on_the_way
+            else item
             for key, item in value.items()
-            for here in (f"{pointer}/{escape(key)}",)
+            for token in (escape(key),)
+            for below in (f"{written}/{token}",)
         }
     if isinstance(value, list):
         return [
-            _schemas_inside(item, f"{pointer}/{n}", reading)
-            if f"{pointer}/{n}" in reading.on_the_way
+            _schemas_inside(item, f"{pointer}/{n}", reading, f"{written}/{n}")
+            if f"{written}/{n}" in reading.on_the_way
             else item
             for n, item in enumerate(value)
         ]
@@ -401,9 +484,12 @@ def _shown(text: str, limit: int = 120) -> str:
     return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
-def _defs_pointer(ref: str) -> str:
-    """A reference into draft-07 ``definitions`` names the same schema under ``$defs``."""
-    return "#/$defs/" + ref[len("#/definitions/") :] if ref.startswith("#/definitions/") else ref
+def _shown_ref(ref: str) -> str:
+    """A local ``$ref`` (a URI fragment) as a shown pointer; as it is when it is none."""
+    try:
+        return join("#", *split(ref))
+    except PointerError:
+        return ref
 
 
 def _split_dependencies(raw: Schema, dependencies: Any) -> None:
@@ -432,6 +518,7 @@ class ResolvedSchema:
     sources: Mapping[int, str]
     document: Schema
     positions: Mapping[int, list[str]]
+    at: str = "#"  # the selection's pointer in the normalised document
 
     def pointer(self, node: Schema) -> str:
         return self.sources.get(id(node), "#")
@@ -450,24 +537,33 @@ class _NoSuchLocation(SchemaLoadError):
 
 
 def _lookup(
-    document: Schema, pointer: str, origin: str, what: str, *, as_shown: bool = False
+    document: Schema,
+    pointer: str,
+    origin: str,
+    what: str,
+    *,
+    as_shown: bool = False,
+    as_written: bool = False,
 ) -> tuple[str, Any]:
     """The location ``pointer`` (a URI fragment, as ``$ref`` writes it) names in a normalised
     document: its pointer as shown (``#`` and the unencoded JSON pointer) and its value.
     ``as_shown``: also read ``pointer`` as wiregate shows pointers (not percent-encoded),
-    when the fragment reading names nothing."""
+    when the fragment reading names nothing. ``as_written``: ``pointer`` names a location as
+    the document wrote it (draft-07 ``items/0``), else as normalisation put it."""
     if not pointer.startswith("#"):
         raise SchemaLoadError(f"{origin}: {what} {pointer!r} is not a local JSON pointer")
     encoded = True
     if as_shown and "%" in pointer:  # a name holding "%": one of the readings names it
         try:
-            return _lookup(document, pointer, origin, what)
+            return _lookup(document, pointer, origin, what, as_written=as_written)
         except _NoSuchLocation:
             encoded = False
     try:
         tokens = split(pointer, percent_encoded=encoded)
     except PointerError as exc:
         raise SchemaLoadError(f"{origin}: {what} {exc}") from None
+    if as_written and isinstance(document, NormalisedDocument):
+        tokens = split(document.as_normalised(join("#", *tokens)), percent_encoded=False)
     node: Any = document
     holder = ""  # the keyword whose value holds data, not schemas, once the pointer is inside
     container = ""  # the keyword whose list or map of subschemas the location is, if it is
@@ -514,10 +610,11 @@ def _lookup(
 
 
 def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> ResolvedSchema:
-    """Inline the local references of the schema at ``at`` in a normalised ``document``."""
+    """Inline the local references of the schema at ``at`` in a normalised ``document``
+    (``at``: a location as the document wrote it, or as normalisation put it)."""
     written = at
     # A source's #POINTER: as a URI fragment, or as the findings show it (copied from them)
-    at, selected = _lookup(document, at, origin, "schema location", as_shown=True)
+    at, selected = _lookup(document, at, origin, "schema location", as_shown=True, as_written=True)
     if not isinstance(selected, dict):
         raise SchemaLoadError(f"{origin}: {written!r} is not a schema")
     sources: dict[int, str] = {}
@@ -613,6 +710,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
         sources=_Sources(sources, keep_alive),
         document=document,
         positions=positions,
+        at=at,
     )
 
 

@@ -26,11 +26,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wiregate.diff.findings import Change
-from wiregate.diff.load import ResolvedSchema, Schema, SchemaLoadError, resolve
+from wiregate.diff.load import (
+    NormalisedDocument,
+    ResolvedSchema,
+    Schema,
+    SchemaLoadError,
+    resolve,
+)
 from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
+from wiregate.pointer import fragment, split
 
 __all__ = ["DIRECTIONS", "Document", "Side", "Witness", "WitnessFinder", "with_witnesses"]
 
@@ -69,6 +76,7 @@ _FORMATS = {
 }
 _FRESH_KEYS = ("wg_extra", "zz", "x", "wg_0", "_", "0")
 _FALSE: Schema = {"not": {}}
+_EMBEDDED = "urn:wiregate:selected-document"  # a document a selection is checked in
 
 
 @dataclass(frozen=True)
@@ -112,21 +120,23 @@ class Side:
             self.node_ids = frozenset(resolved.sources)
 
     # -- validation against the document as given --------------------------------------------
-    def _selected(self) -> Any:
-        """The schema to validate against: the document, or a reference to the selected
-        location with the document's definitions beside it."""
+    def _selected(self) -> tuple[Any, dict[str, Any] | None]:
+        """(the schema to validate against, the document it refers into or None): the
+        document itself, or a reference to the selected location in the document, which is
+        then given to the validator as a resource of its own, so its local references resolve
+        inside it wherever the selection is (``#/properties/u``, a draft-07 tuple's
+        ``items/0``) and its root's keywords do not apply."""
         if isinstance(self.raw, bool):
-            return self.raw
+            return self.raw, None
         raw = dict(self.raw)
         if self.dialect is not None:
             raw["$schema"] = self.dialect
         if self.at in ("#", ""):
-            return raw
-        at = self.at
-        if "$defs" not in raw and "definitions" in raw:
-            at = at.replace("#/$defs/", "#/definitions/")
-        keep = {k: v for k, v in raw.items() if k in ("$schema", "$defs", "definitions", "$id")}
-        return {**keep, "$ref": at}
+            return raw, None
+        wrapper = {"$ref": _EMBEDDED + fragment(*split(self.at, percent_encoded=False))}
+        if "$schema" in raw:
+            wrapper["$schema"] = raw["$schema"]
+        return wrapper, raw
 
     def fast_valid(self, instance: Any) -> bool | None:
         """Validity under ``jsonschema_rs`` (None: this side cannot be checked by it)."""
@@ -136,13 +146,18 @@ class Side:
             if self._fast is None:
                 import jsonschema_rs
 
-                schema = self._selected()
+                schema, document = self._selected()
+                registry = None
+                if document is not None:
+                    registry = jsonschema_rs.Registry([(_EMBEDDED, document)])
                 if isinstance(schema, dict) and "$schema" not in schema:
                     self._fast = jsonschema_rs.Draft202012Validator(
-                        schema, validate_formats=self.formats
+                        schema, validate_formats=self.formats, registry=registry
                     )
                 else:
-                    self._fast = jsonschema_rs.validator_for(schema, validate_formats=self.formats)
+                    self._fast = jsonschema_rs.validator_for(
+                        schema, validate_formats=self.formats, registry=registry
+                    )
             return bool(self._fast.is_valid(instance))
         except Exception:  # a document or value the fast validator cannot take: unknown
             return None
@@ -155,11 +170,25 @@ class Side:
             if self._reference is None:
                 from jsonschema import FormatChecker
                 from jsonschema.validators import Draft202012Validator, validator_for
+                from referencing import Registry
+                from referencing.jsonschema import DRAFT202012, specification_with
 
-                schema = self._selected()
+                schema, document = self._selected()
+                registry: Registry[Any] = Registry()
+                if isinstance(document, Mapping):
+                    dialect = document.get("$schema")
+                    specification = (
+                        specification_with(dialect) if isinstance(dialect, str) else DRAFT202012
+                    )
+                    resource = specification.create_resource(document)
+                    registry = registry.with_resource(_EMBEDDED, resource)
+                    own = resource.id()
+                    if own is not None:  # its references resolve against its $id
+                        registry = registry.with_resource(own, resource)
+                    registry = registry.crawl()
                 cls = validator_for(schema, default=Draft202012Validator)
                 checker = FormatChecker() if self.formats else None
-                self._reference = cls(schema, format_checker=checker)
+                self._reference = cls(schema, format_checker=checker, registry=registry)
             with _linear_regexes():
                 return bool(self._reference.is_valid(instance))
         except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
@@ -1204,7 +1233,7 @@ class Document:
     """A document as the user gave it, normalised, and the selections resolved so far."""
 
     raw: Mapping[str, Any] | bool
-    normalised: Schema
+    normalised: NormalisedDocument
     resolved: dict[str, ResolvedSchema]
     dialect: str | None = None  # the ``$schema`` URI of the draft the engine read it under
 
@@ -1215,7 +1244,10 @@ class Document:
             except SchemaLoadError:
                 # a removed definition: rejects every value
                 return Side(self.raw, at, None, formats=formats, dialect=self.dialect)
-        return Side(self.raw, at, self.resolved[at], formats=formats, dialect=self.dialect)
+        resolved = self.resolved[at]
+        # Checked where the document wrote the selection (draft-07 ``definitions/X``).
+        written = self.normalised.as_written(resolved.at)
+        return Side(self.raw, written, resolved, formats=formats, dialect=self.dialect)
 
 
 def with_witnesses(

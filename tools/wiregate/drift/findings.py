@@ -111,7 +111,9 @@ def field_path(pointer: str) -> str:
         elif token in _STEP:
             step = _STEP[token]
             path += step if step == "[]" or path else "*"
-            index += 2 if token == "prefixItems" else 1
+            # a tuple's member: 2020-12's prefixItems/N, draft-07's items/N
+            tuple_member = index + 1 < len(tokens) and tokens[index + 1].isdigit()
+            index += 2 if token in ("prefixItems", "items") and tuple_member else 1
         elif token in _COMBINATORS:
             index += 2 if token in ("anyOf", "oneOf", "allOf") else 1
         else:
@@ -192,7 +194,7 @@ def _required_words(
     return f"{who} requires {shown} in {where}; the contract does not"
 
 
-_DEPENDENT = ("dependentRequired", "dependentSchemas")
+_DEPENDENT = ("dependentRequired", "dependentSchemas", "dependencies")  # (draft-07's)
 
 
 def _dependency_words(
