@@ -537,3 +537,33 @@ def test_draft_option_forces_both_documents(tmp_path: Path) -> None:
     code, _, err = run(old, new, "--draft", "8")
     assert code == 2
     assert "'8' is not one of '4', '6', '7', '2019-09', '2020-12'" in err
+
+
+def test_a_definition_the_draft_07_root_refers_to_is_no_record_type_of_its_own() -> None:
+    """typescript-json-schema's layout: the root is a $ref into definitions. Inlining that
+    definition is no removal of a record type (it was reported as a break, witness "")."""
+    old = {"$schema": DRAFT_07, "$ref": "#/definitions/S", "definitions": {"S": {"type": "string"}}}
+    new = {"$schema": DRAFT_07, "type": "string"}
+    result = diff(old, new, mode="full")
+    assert [(c.id, c.level, c.old_pointer, c.backward, c.forward) for c in result.changes] == [
+        ("definition-removed", "info", "#/definitions/S", True, True)
+    ]
+
+
+def test_a_dynamic_ref_to_a_pointer_is_a_ref() -> None:
+    """A $dynamicRef whose fragment is a JSON pointer names no $dynamicAnchor: it resolves as
+    a $ref does, so the definition it names is compared where it is used."""
+
+    def document(kind: str) -> dict[str, Any]:
+        return {
+            "$schema": DRAFT_2020,
+            "$defs": {"n": {"type": kind}},
+            "type": "object",
+            "properties": {"a": {"$dynamicRef": "#/$defs/n"}},
+        }
+
+    result = diff(document("integer"), document("number"), mode="full")
+    assert [
+        (c.id, c.old_pointer, c.witness and (c.witness.direction, c.witness.instance))
+        for c in result.changes
+    ] == [("type-widened", "#/$defs/n/type", ("forward", {"a": 0.5}))]

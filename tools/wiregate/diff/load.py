@@ -133,11 +133,14 @@ def normalise_document(
     reading = _Reading(origin, draft, nested_id, *_targets(document, at))
     # $schema has done its work (the draft is chosen, and reported with the result).
     root = {k: v for k, v in document.items() if k != "$schema"}
-    normalised = NormalisedDocument(_normalise_schema(root, "#", reading, "#"), reading.written_at)
+    schema = _normalise_schema(root, "#", reading, "#")
+    normalised_at = {shown: pointer for pointer, shown in reading.written_at.items()}
     for node in reading.refs:  # each $ref as the normalised document names its target
-        moved = _translate(_shown_ref(node["$ref"]), normalised._normalised)
-        if moved != _shown_ref(node["$ref"]):
+        target = _shown_ref(node["$ref"])
+        moved = _translate(target, normalised_at)
+        if moved != target:
             node["$ref"] = fragment(*split(moved, percent_encoded=False))
+    normalised = NormalisedDocument(schema, reading.written_at)
     return normalised
 
 
@@ -222,6 +225,10 @@ def _draft_forms(raw: Schema, pointer: str, reading: _Reading) -> Schema:
     for key in foreign:
         del raw[key]
     raw.pop("$recursiveAnchor", None)
+    dynamic = raw.get("$dynamicRef")
+    if isinstance(dynamic, str) and dynamic.startswith("#/") and "$ref" not in raw:
+        # A fragment that is a JSON pointer names no $dynamicAnchor: it is a plain $ref.
+        raw["$ref"] = raw.pop("$dynamicRef")
     if reading.up_to_07 and "$ref" in raw:
         # Up to draft-07 a $ref object is the reference alone; its siblings are ignored.
         return {k: v for k, v in raw.items() if k in ("$ref", "definitions", "$defs")}
