@@ -770,12 +770,30 @@ _NOT_CONSTRAINTS = frozenset(
 
 
 def _merge(target: Schema, siblings: Schema) -> Schema:
-    """A ``$ref`` with sibling keywords: both apply. Merge when no keyword clashes."""
+    """A ``$ref`` with sibling keywords: both apply, the reference as an in-place applicator
+    beside the siblings. Written as one schema when that means the same: no constraint
+    clashes, and no keyword meets one it depends on from the other side (``additionalProperties``
+    reads the ``properties`` beside it, ``items`` the ``prefixItems``...)."""
     clashes = {k for k in siblings if k in target and not json_equal(target[k], siblings[k])}
-    annotation_only = clashes <= _NOT_CONSTRAINTS
-    if annotation_only:
+    if clashes <= _NOT_CONSTRAINTS and not _interdependent(target, siblings):
         return {**target, **siblings}
-    rest = {k: v for k, v in siblings.items() if k not in clashes}
-    # The referenced schema first, then the siblings: a fixed order (sorting by the serialised
-    # schemas would expand every shared definition inside the target once per path).
-    return {**rest, "allOf": [target, {k: siblings[k] for k in clashes}]}
+    # The referenced schema as an allOf member, the siblings where they are: unevaluated*
+    # among the siblings still sees what the reference evaluates, as a $ref's would.
+    return {**siblings, "allOf": [*(siblings.get("allOf") or ()), target]}
+
+
+# Keywords that read their neighbours: one from each side of a $ref would read the other's.
+_READ_TOGETHER = (
+    frozenset({"properties", "patternProperties", "additionalProperties"}),
+    frozenset({"prefixItems", "items"}),
+    frozenset({"contains", "minContains", "maxContains"}),
+    frozenset({"if", "then", "else"}),
+)
+_READ_EVERYTHING = frozenset({"unevaluatedProperties", "unevaluatedItems"})
+
+
+def _interdependent(target: Schema, siblings: Schema) -> bool:
+    """Would a keyword of one schema read a neighbour from the other if written together?"""
+    if _READ_EVERYTHING & target.keys() and siblings.keys() - _NOT_CONSTRAINTS:
+        return True  # what the target's unevaluated* sees would grow
+    return any(group & target.keys() and group & siblings.keys() for group in _READ_TOGETHER)

@@ -1,0 +1,85 @@
+"""A ``$ref`` beside constraints (2019-09, 2020-12): both apply, the reference as an in-place
+applicator. Written as one schema only where that means the same: a keyword that reads its
+neighbours (``additionalProperties`` the ``properties``, ``items`` the ``prefixItems``) never
+meets a neighbour from the other side."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from wiregate.diff import diff
+
+ANNOTATED = {"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A", "description": "d"}
+
+
+@pytest.mark.parametrize(
+    ("referenced", "siblings", "value", "rows"),
+    [
+        # The referenced schema closes the object on its own: "b" is no key of it.
+        (
+            {"additionalProperties": False},
+            {"properties": {"b": {}}},
+            {"b": 1},
+            [
+                ("all-of-removed", True, False, {"b": None}),
+                ("additional-properties-closed", True, True, None),
+                ("definition-removed", True, True, None),
+            ],
+        ),
+        # Its items apply from position 0: nothing is both a string and an integer. (The
+        # forward break is found, its witness ["a"] is not: the search stays bounded.)
+        (
+            {"type": "array", "items": {"type": "integer"}},
+            {"prefixItems": [{"type": "string"}]},
+            ["a"],
+            [
+                ("items-added", False, True, None),
+                ("all-of-removed", True, False, None),
+                ("definition-removed", True, True, None),
+            ],
+        ),
+        # Its patternProperties do not open the siblings' additionalProperties: false.
+        (
+            {"type": "object", "patternProperties": {"^x": {}}},
+            {"additionalProperties": False},
+            {"x": 1},
+            [
+                ("pattern-property-added", True, False, {"x": None}),
+                ("definition-removed", True, True, None),
+                ("all-of-removed", True, True, None),
+            ],
+        ),
+    ],
+)
+def test_a_reference_is_not_merged_into_keywords_that_read_their_neighbours(
+    referenced: dict[str, Any], siblings: dict[str, Any], value: Any, rows: list[Any]
+) -> None:
+    old = {"$defs": {"A": referenced}, "$ref": "#/$defs/A", **siblings}
+    inline = {**referenced, **siblings}  # what merging the two used to make of it
+    assert not Draft202012Validator(old).is_valid(value)
+    assert Draft202012Validator(inline).is_valid(value)
+    result = diff(old, inline, mode="full")
+    assert not result.forward_compatible  # was: equivalent
+    assert [
+        (c.id, c.backward, c.forward, c.witness and c.witness.instance) for c in result.changes
+    ] == rows
+    for change in result.changes:  # each witness shows its break
+        if change.witness is not None:
+            assert Draft202012Validator(inline).is_valid(change.witness.instance)
+            assert not Draft202012Validator(old).is_valid(change.witness.instance)
+
+
+def test_a_reference_beside_annotations_is_still_the_schema_inline() -> None:
+    inline = {"type": "string", "description": "d"}
+    assert (
+        diff(ANNOTATED, inline, mode="full").changes
+        == diff(
+            {"$defs": {"A": {"type": "string"}}, "$ref": "#/$defs/A"},
+            {"type": "string"},
+            mode="full",
+        ).changes
+    )
+    assert [c.id for c in diff(ANNOTATED, inline, mode="full").changes] == ["definition-removed"]
