@@ -71,9 +71,11 @@ EXPECTED_IDS = (
     "unevaluated-properties-added",
     "unevaluated-properties-removed",
     "unevaluated-properties-changed",
+    "unevaluated-properties-reach-changed",
     "unevaluated-items-added",
     "unevaluated-items-removed",
     "unevaluated-items-changed",
+    "unevaluated-items-reach-changed",
     "min-length-added",
     "min-length-removed",
     "min-length-tightened",
@@ -175,7 +177,7 @@ EXPECTED_IDS = (
 
 
 def test_the_registry_holds_exactly_the_pinned_ids() -> None:
-    assert len(RULES) == 149
+    assert len(RULES) == 151
     assert tuple(rule.id for rule in RULES) == EXPECTED_IDS
     assert len(RULES_BY_ID) == len(RULES)
 

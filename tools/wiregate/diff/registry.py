@@ -424,6 +424,13 @@ RULES: tuple[Rule, ...] = (
         "depends",
     ),
     Rule(
+        unevaluated.UNEVALUATED_PROPERTIES_REACH_CHANGED,
+        "unevaluated",
+        "unevaluatedProperties is the same, but the keywords beside it that evaluate keys changed next to an in-place applicator, so which keys it checks is not decided; without applicators it checks what additionalProperties would, and the property rules judge such changes with it.",
+        "unknown",
+        "unknown",
+    ),
+    Rule(
         unevaluated.UNEVALUATED_ITEMS_ADDED,
         "unevaluated",
         "unevaluatedItems was added: judged like items when no in-place applicator or contains can evaluate items and the tuple prefix is unchanged, undecided otherwise.",
@@ -443,6 +450,13 @@ RULES: tuple[Rule, ...] = (
         "unevaluatedItems changed where it has no effect on one side (items evaluates every item), or where which items it checks is not known (undecided); otherwise the two schemas are compared in depth.",
         "depends",
         "depends",
+    ),
+    Rule(
+        unevaluated.UNEVALUATED_ITEMS_REACH_CHANGED,
+        "unevaluated",
+        "unevaluatedItems is the same, but the keywords beside it that evaluate items changed next to contains or an in-place applicator, so which items it checks is not decided; without them it checks what items would, and the array rules judge such changes with it.",
+        "unknown",
+        "unknown",
     ),
     # bounds
     *_bound_rules(),

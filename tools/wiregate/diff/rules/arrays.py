@@ -6,6 +6,7 @@ from __future__ import annotations
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison, is_true
 from wiregate.diff.rules.subschemas import compare_subschemas
+from wiregate.diff.rules.unevaluated import rest_schemas
 from wiregate.diff.values import json_equal
 
 ITEMS_ADDED = "items-added"
@@ -25,7 +26,7 @@ ANY: Schema = {}
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     old_prefix: list[Schema] = old.get("prefixItems") or []
     new_prefix: list[Schema] = new.get("prefixItems") or []
-    old_rest, new_rest = old.get("items", ANY), new.get("items", ANY)
+    old_rest, new_rest = rest_schemas(old, new, "items")
     for index in range(max(len(old_prefix), len(new_prefix))):
         if index < len(old_prefix) and index < len(new_prefix):
             cmp.compare(old_prefix[index], new_prefix[index])

@@ -13,6 +13,7 @@ from wiregate.diff.load import Schema
 from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import Comparison, is_false, is_true
 from wiregate.diff.rules.subschemas import compare_subschemas
+from wiregate.diff.rules.unevaluated import rest_schemas
 from wiregate.diff.values import json_equal
 
 PROPERTY_ADDED_TO_OPEN_MODEL = "property-added-to-open-model"
@@ -38,10 +39,10 @@ OPEN: Schema = {}
 NAMES: Schema = {"type": ["string"]}
 
 
-def undeclared_schema(node: Schema, key: str) -> Schema | None:
-    """The schema a key not in ``properties`` gets: a matching pattern, else
-    ``additionalProperties`` (``{}`` when absent: the open model). None when a pattern cannot
-    be evaluated here (lookaround, backreference: see ``wiregate.diff.regex``)."""
+def undeclared_schema(node: Schema, key: str, rest: Schema | None = None) -> Schema | None:
+    """The schema a key not in ``properties`` gets: a matching pattern, else ``rest``, by
+    default ``additionalProperties`` (``{}`` when absent: the open model). None when a
+    pattern cannot be evaluated here (lookaround, backreference: see ``wiregate.diff.regex``)."""
     patterns: dict[str, Schema] = node.get("patternProperties") or {}
     regexes = [(translate(pattern), schema) for pattern, schema in patterns.items()]
     if any(regex is None for regex, _ in regexes):
@@ -49,6 +50,8 @@ def undeclared_schema(node: Schema, key: str) -> Schema | None:
     for regex, schema in regexes:
         if regex is not None and regex.search(key):
             return schema
+    if rest is not None:
+        return rest
     return node.get("additionalProperties", OPEN)  # type: ignore[no-any-return]
 
 
@@ -90,7 +93,7 @@ def _property_ptrs(cmp: Comparison, old: Schema, new: Schema, name: str) -> tupl
 
 
 def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema) -> None:
-    before = undeclared_schema(old, name)
+    before = undeclared_schema(old, name, rest_schemas(old, new, "additionalProperties")[0])
     where = (cmp.old_ptr(old), cmp.new_ptr(new, "properties", name))
     if before is None:
         message = (
@@ -133,7 +136,7 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
 
 
 def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema) -> None:
-    after = undeclared_schema(new, name)
+    after = undeclared_schema(new, name, rest_schemas(old, new, "additionalProperties")[1])
     where = (cmp.old_ptr(old, "properties", name), cmp.new_ptr(new))
     if after is None:
         message = (
@@ -193,8 +196,7 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
         if pattern in old_patterns and pattern in new_patterns:
             cmp.compare(old_patterns[pattern], new_patterns[pattern])
             continue
-        before = old.get("additionalProperties", OPEN)
-        after = new.get("additionalProperties", OPEN)
+        before, after = rest_schemas(old, new, "additionalProperties")
         if pattern in new_patterns:
             schema = new_patterns[pattern]
             cmp.emit_moved(
@@ -218,8 +220,7 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
 
 
 def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
-    before = old.get("additionalProperties", OPEN)
-    after = new.get("additionalProperties", OPEN)
+    before, after = rest_schemas(old, new, "additionalProperties")
     if json_equal(before, after):
         return
     where = cmp.keyword_ptrs(old, new, "additionalProperties")

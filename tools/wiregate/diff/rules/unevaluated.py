@@ -21,6 +21,8 @@ UNEVALUATED_PROPERTIES_CHANGED = "unevaluated-properties-changed"
 UNEVALUATED_ITEMS_ADDED = "unevaluated-items-added"
 UNEVALUATED_ITEMS_REMOVED = "unevaluated-items-removed"
 UNEVALUATED_ITEMS_CHANGED = "unevaluated-items-changed"
+UNEVALUATED_PROPERTIES_REACH_CHANGED = "unevaluated-properties-reach-changed"
+UNEVALUATED_ITEMS_REACH_CHANGED = "unevaluated-items-reach-changed"
 
 KEYWORDS = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 ANY: Schema = {}
@@ -40,10 +42,70 @@ _IDS = {
 }
 
 
+# Keywords whose changes change which members the keyword checks.
+_EVALUATING = {
+    "unevaluatedProperties": ("properties", "patternProperties", "additionalProperties"),
+    "unevaluatedItems": ("prefixItems", "items", "contains"),
+}
+_DECIDERS = {
+    "unevaluatedProperties": "the applicators",
+    "unevaluatedItems": "contains or the applicators",
+}
+_REACH_IDS = {
+    "unevaluatedProperties": UNEVALUATED_PROPERTIES_REACH_CHANGED,
+    "unevaluatedItems": UNEVALUATED_ITEMS_REACH_CHANGED,
+}
+
+
 def check(cmp: Comparison, old: Schema, new: Schema) -> None:
     for keyword in ("unevaluatedProperties", "unevaluatedItems"):
         if not json_equal(old.get(keyword), new.get(keyword)):
             _judge(cmp, old, new, keyword)
+        elif keyword in old and any(
+            not json_equal(old.get(k), new.get(k)) for k in (*_EVALUATING[keyword], *_IN_PLACE)
+        ):
+            _reach(cmp, old, new, keyword)
+
+
+def rest_schemas(old: Schema, new: Schema, keyword: str) -> tuple[Schema, Schema]:
+    """(old's, new's) schema of the members no other keyword names: ``keyword``
+    (``additionalProperties`` or ``items``), else, when both sides hold the same
+    unevaluated* and on both it checks exactly those members (``_known``), that, else any
+    value.
+    (A changed unevaluated* is this family's to judge, not the caller's.)"""
+    unevaluated = (
+        "unevaluatedProperties" if keyword == "additionalProperties" else "unevaluatedItems"
+    )
+    # the same keyword checking exactly those members on both sides
+    same = (
+        unevaluated in old
+        and json_equal(old.get(unevaluated), new.get(unevaluated))
+        and _known(old, unevaluated)
+        and _known(new, unevaluated)
+    )
+    return tuple(  # type: ignore[return-value]
+        node[keyword] if keyword in node else node[unevaluated] if same else ANY
+        for node in (old, new)
+    )
+
+
+def _reach(cmp: Comparison, old: Schema, new: Schema, keyword: str) -> None:
+    """The same keyword on both sides, beside keywords that evaluate members and changed.
+    Where it checks exactly what ``additionalProperties`` / ``items`` would (``_known``), the
+    object and array rules judge those changes with it (``rest_schemas``); otherwise which
+    members it checks depends on annotations collected at validation time: undecided."""
+    if _known(old, keyword) and _known(new, keyword):
+        return
+    members = "keys" if keyword == "unevaluatedProperties" else "items"
+    cmp.emit(
+        _REACH_IDS[keyword],
+        *cmp.keyword_ptrs(old, new, keyword),
+        f"{keyword} may now check other {members}: {_DECIDERS[keyword]} beside it, whose "
+        f"annotations decide which {members} it checks, changed: not decided",
+        backward=False,
+        forward=False,
+        undecided=True,
+    )
 
 
 def _known(node: Schema, keyword: str) -> bool:
