@@ -567,3 +567,63 @@ def test_a_dynamic_ref_to_a_pointer_is_a_ref() -> None:
         (c.id, c.old_pointer, c.witness and (c.witness.direction, c.witness.instance))
         for c in result.changes
     ] == [("type-widened", "#/$defs/n/type", ("forward", {"a": 0.5}))]
+
+
+def _tree(root_anchor: str | None, leaf_anchor: str) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "$schema": DRAFT_2020,
+        "type": "object",
+        "properties": {"kids": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+        "$defs": {"leaf": {"$dynamicAnchor": leaf_anchor, "type": "integer"}},
+    }
+    if root_anchor is not None:
+        document["$dynamicAnchor"] = root_anchor
+    return document
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "rows"),
+    [
+        # The anchor moves from the root to the leaf: {"kids": [{}]} is valid, then not.
+        (
+            _tree("node", "other"),
+            _tree("other", "node"),
+            [
+                ("ref-changed", "unknown", "#/$defs/leaf/$dynamicAnchor"),
+                ("ref-changed", "unknown", "#/$dynamicAnchor"),
+            ],
+        ),
+        # A wrapper that extended the recursion (with required) no longer does.
+        (
+            {
+                "$schema": DRAFT_2020,
+                "$dynamicAnchor": "node",
+                "$ref": "#/$defs/tree",
+                "required": ["v"],
+                "$defs": {
+                    "tree": {
+                        "$dynamicAnchor": "node",
+                        "type": "object",
+                        "properties": {
+                            "kids": {"type": "array", "items": {"$dynamicRef": "#node"}}
+                        },
+                    }
+                },
+            },
+            None,
+            [("ref-changed", "unknown", "#/$dynamicAnchor")],
+        ),
+    ],
+)
+def test_a_dynamic_anchor_that_a_dynamic_ref_can_reach_is_no_annotation(
+    old: dict[str, Any], new: dict[str, Any] | None, rows: list[tuple[str, str, str]]
+) -> None:
+    """Which schema a $dynamicRef resolves to changes: undecided, not an annotation change
+    (or, once merged into its $ref's target, no change at all)."""
+    if new is None:
+        new = {k: v for k, v in old.items() if k != "$dynamicAnchor"}
+    result = diff(old, new, mode="full")
+    assert [(c.id, c.level, c.old_pointer) for c in result.changes] == rows
+    # A document without a $dynamicRef: the anchor names nothing, an annotation.
+    plain = diff({"$dynamicAnchor": "a", "type": "string"}, {"type": "string"}, mode="full")
+    assert [(c.id, c.level) for c in plain.changes] == [("annotation-changed", "info")]

@@ -793,7 +793,10 @@ _READ_EVERYTHING = frozenset({"unevaluatedProperties", "unevaluatedItems"})
 
 
 def _interdependent(target: Schema, siblings: Schema) -> bool:
-    """Would a keyword of one schema read a neighbour from the other if written together?"""
+    """Would a keyword of one schema read a neighbour from the other if written together? (A
+    ``$dynamicAnchor`` on either stays where it was: which schema it names matters.)"""
+    if "$dynamicAnchor" in target or "$dynamicAnchor" in siblings:
+        return True
     if _READ_EVERYTHING & target.keys() and siblings.keys() - _NOT_CONSTRAINTS:
         return True  # what the target's unevaluated* sees would grow
     return any(group & target.keys() and group & siblings.keys() for group in _READ_TOGETHER)

@@ -1,9 +1,12 @@
-"""Annotations: they never change which values are accepted (info level)."""
+"""Annotations: they never change which values are accepted (info level). ``$dynamicAnchor``
+is one too, except in a document with a ``$dynamicRef``: there it decides which schema the
+reference resolves to, which the engine does not follow (undecided)."""
 
 from __future__ import annotations
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import ANNOTATION_KEYWORDS, Comparison
+from wiregate.diff.rules.schema import REF_CHANGED
 from wiregate.diff.values import json_equal
 
 TITLE_CHANGED = "title-changed"
@@ -36,6 +39,19 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
         if json_equal(before, after):
             continue
         verb = "added" if before is _MISSING else "removed" if after is _MISSING else "changed"
+        if keyword == "$dynamicAnchor" and (
+            _dynamic(cmp.old.document) or _dynamic(cmp.new.document)
+        ):
+            cmp.emit(
+                REF_CHANGED,
+                *cmp.keyword_ptrs(old, new, keyword),
+                f"{keyword} {verb}: which schema a $dynamicRef resolves to may change "
+                "(dynamic references are not followed: not decided)",
+                backward=False,
+                forward=False,
+                undecided=True,
+            )
+            continue
         cmp.emit(
             _IDS.get(keyword, ANNOTATION_CHANGED),
             *cmp.keyword_ptrs(old, new, keyword),
@@ -43,3 +59,18 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
             backward=True,
             forward=True,
         )
+
+
+def _dynamic(document: Schema) -> bool:
+    """Whether ``document`` holds a ``$dynamicRef`` anywhere (asked only where a
+    ``$dynamicAnchor`` differs)."""
+    pending: list[object] = [document]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, dict):
+            if "$dynamicRef" in node:
+                return True
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
