@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+import pytest
 from click.testing import CliRunner
 
 from wiregate.cli import main
@@ -341,3 +343,26 @@ def test_a_schema_holding_only_annotations_and_extensions_accepts_everything() -
     assert _rows({"type": "object"}, new, mode="full") == [
         ("property-added-to-open-model", "info", "#", "#/properties/a", True, True)
     ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "row"),
+    [
+        # Arithmetic says 0.3 is a multiple of 0.1; jsonschema (0.3 / 0.1 is
+        # 2.9999999999999996) and JavaScript's % say no, jsonschema-rs says yes.
+        (0.3, 0.1, ("multiple-of-changed", "unknown", True, True)),
+        (0.1, 0.3, ("multiple-of-changed", "unknown", True, True)),
+        (1, 0.1, ("multiple-of-changed", "unknown", True, True)),  # 3 / 0.1 is 30.000000000000004
+        # Steps a double holds divide as arithmetic does.
+        (0.5, 1.5, ("multiple-of-tightened", "error", False, True)),
+        (0.25, 0.125, ("multiple-of-loosened", "warning", True, False)),
+        (0.2, 0.3, ("multiple-of-changed", "error", False, False)),  # neither divides: 1 shows it
+    ],
+)
+def test_multiple_of_a_decimal_step_is_not_judged_by_arithmetic(
+    before: float, after: float, row: tuple[str, str, bool, bool]
+) -> None:
+
+    assert not jsonschema.Draft202012Validator({"multipleOf": 0.1}).is_valid(0.3)
+    (change,) = diff({"multipleOf": before}, {"multipleOf": after}, mode="backward").changes
+    assert (change.id, change.level, change.backward, change.forward) == row

@@ -481,9 +481,9 @@ RULES: tuple[Rule, ...] = (
     Rule(
         bounds.MULTIPLE_OF_CHANGED,
         "bounds",
-        "multipleOf changed to a step neither dividing nor multiplying the old one.",
-        "no",
-        "no",
+        "multipleOf changed to a step neither dividing nor multiplying the old one; or to one that does, where a step is a decimal no double holds (0.1): validators divide in floating point and disagree on its multiples, so the change is not decided.",
+        "depends",
+        "depends",
     ),
     Rule(bounds.UNIQUE_ITEMS_ADDED, "bounds", "Arrays must no longer repeat items.", "no", "yes"),
     Rule(bounds.UNIQUE_ITEMS_REMOVED, "bounds", "Arrays may repeat items again.", "yes", "no"),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from wiregate.exactjson import INT_DIGITS, ExactNumber, dumps
@@ -122,3 +123,12 @@ def canonical(value: Any) -> bytes:
     too), lone surrogates escaped: the form in which messages show a value. Not an identity:
     use :func:`json_key` for that."""
     return dumps(value, sort_keys=True).encode()
+
+
+def held_exactly(number: Any) -> bool:
+    """Whether a double holds ``number`` as written (a dyadic rational: 3, 1.5, 0.25): dividing
+    by it is rounded once, as exact arithmetic but at the edges of the double range. A
+    decimal such as 0.1 is not held, and validators that divide by it (``multipleOf``) answer
+    otherwise than arithmetic: 0.3 / 0.1 is 2.9999999999999996."""
+    denominator = Fraction(str(number)).denominator
+    return denominator & (denominator - 1) == 0

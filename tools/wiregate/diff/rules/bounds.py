@@ -12,7 +12,7 @@ from typing import Any
 
 from wiregate.diff.load import Schema
 from wiregate.diff.rules.base import Comparison
-from wiregate.diff.values import json_equal
+from wiregate.diff.values import held_exactly, json_equal
 
 LOWER_BOUNDS = (
     "minLength",
@@ -171,10 +171,24 @@ def _multiple_of(cmp: Comparison, old: Schema, new: Schema) -> None:
         cmp.emit(MULTIPLE_OF_REMOVED, *where, message, backward=True, forward=False)
         return
     old_step, new_step = Fraction(str(before)), Fraction(str(after))
-    if new_step and (new_step / old_step).denominator == 1:
+    # Validators divide in floating point: 0.3 is a multiple of 0.1 in arithmetic, not to
+    # jsonschema or JavaScript's % (0.3 / 0.1 is 2.9999999999999996), yet it is to
+    # jsonschema-rs. Where a step is a decimal no double holds, their answers differ: the
+    # arithmetic one is not claimed.
+    tightened = bool(new_step) and (new_step / old_step).denominator == 1
+    loosened = bool(old_step) and (old_step / new_step).denominator == 1
+    inexact = [step for step in (before, after) if not held_exactly(step)]
+    if inexact and (tightened or loosened):
+        message = (
+            f"multipleOf changed from {before} to {after}: validators divide by "
+            f"{inexact[0]} in floating point and disagree on its multiples: not decided"
+        )
+        cmp.emit(MULTIPLE_OF_CHANGED, *where, message, backward=False, forward=False,
+                 undecided=True)  # fmt: skip
+    elif tightened:
         message = f"multipleOf tightened from {before} to {after}"
         cmp.emit(MULTIPLE_OF_TIGHTENED, *where, message, backward=False, forward=True)
-    elif old_step and (old_step / new_step).denominator == 1:
+    elif loosened:
         message = f"multipleOf loosened from {before} to {after}"
         cmp.emit(MULTIPLE_OF_LOOSENED, *where, message, backward=True, forward=False)
     else:
