@@ -38,6 +38,7 @@ __all__ = [
     "UndecidableRegex",
     "length_bounds",
     "matches_everything",
+    "never_both",
     "reference_validator",
     "sample",
     "sample_not",
@@ -702,6 +703,74 @@ def includes(wide: str, narrow: str) -> bool:
         return False
     wide_tree, narrow_tree = _parse(wide), _parse(narrow)
     return wide_tree is not None and narrow_tree is not None and _holds(wide_tree, narrow_tree)
+
+
+def never_both(a: str, b: str) -> bool:
+    """Is no string matched by both ``a`` and ``b``? True only when proven on the parse trees:
+    both anchored at the start (``^``) with a leading character that no character of the
+    other's can be at the same position (``^x-`` and ``^a``), the same at the end (``$``),
+    or both anchored at both ends with match lengths that cannot meet. False means "not
+    proven", never "they overlap" (a pattern beyond RE2 is never proven apart)."""
+    if translate(a) is None or translate(b) is None:
+        return False
+    a_tree, b_tree = _parse(a), _parse(b)
+    if a_tree is None or b_tree is None:
+        return False
+    for kind in ("^", "$"):
+        a_fixed, b_fixed = _fixed_end(a_tree, kind), _fixed_end(b_tree, kind)
+        if a_fixed is not None and b_fixed is not None:
+            for a_chars, b_chars in zip(a_fixed, b_fixed, strict=False):
+                if _chars_apart(a_chars, b_chars):
+                    return True
+    a_len, b_len = length_bounds(a), length_bounds(b)
+    if (
+        a_len is not None
+        and b_len is not None
+        and _anchored(a_tree, "^")
+        and _anchored(a_tree, "$")
+        and _anchored(b_tree, "^")
+        and _anchored(b_tree, "$")
+    ):
+        (a_lo, a_hi), (b_lo, b_hi) = a_len, b_len
+        if (a_hi is not None and a_hi < b_lo) or (b_hi is not None and b_hi < a_lo):
+            return True
+    return False
+
+
+def _fixed_end(node: Node, kind: str) -> list[Chars] | None:
+    """For a pattern anchored at one end (``^``: the start, ``$``: the end), the character
+    sets of its first (last) characters, read outward from that end up to the first item
+    that is not one plain character; None when the pattern is not anchored there that way."""
+    while isinstance(node, Group):
+        node = node.item
+    items = list(node.items) if isinstance(node, Seq) else [node]
+    if kind == "$":
+        items.reverse()
+    flat: list[Node] = []
+    for item in items:
+        while isinstance(item, Group):
+            item = item.item
+        if isinstance(item, Seq):
+            return None  # a nested sequence: not read (stay with what is certain)
+        flat.append(item)
+    if not flat or flat[0] != Assert(kind):
+        return None
+    out: list[Chars] = []
+    for item in flat[1:]:
+        if not isinstance(item, Chars):
+            break
+        out.append(item)
+    return out
+
+
+def _chars_apart(a: Chars, b: Chars) -> bool:
+    """No character is in both sets (property escapes are not read: not apart)."""
+    if a.props or b.props:
+        return False
+    merged = _merge(_ranges_of(b))
+    return not any(
+        lo <= b_hi and b_lo <= hi for lo, hi in _merge(_ranges_of(a)) for b_lo, b_hi in merged
+    )
 
 
 def _holds(wide: Node, narrow: Node) -> bool:

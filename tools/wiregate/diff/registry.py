@@ -312,14 +312,14 @@ RULES: tuple[Rule, ...] = (
     Rule(
         properties.PATTERN_PROPERTY_ADDED,
         "properties",
-        "A patternProperties entry was added: matching undeclared keys get its schema.",
+        "A patternProperties entry was added: every key it matches gets its schema, declared properties and keys another pattern matches too (one finding for the undeclared keys, one per declared name and per other pattern whose values it constrains further; a pattern beyond RE2 over a declared name is undecided).",
         "depends",
         "depends",
     ),
     Rule(
         properties.PATTERN_PROPERTY_REMOVED,
         "properties",
-        "A patternProperties entry was removed: matching keys fall back to additionalProperties.",
+        "A patternProperties entry was removed: keys it matched no longer have to meet its schema (undeclared keys fall back to the other matching patterns, else additionalProperties; one finding for the undeclared keys, one per declared name and per other pattern that constrains them less; a pattern beyond RE2 over a declared name is undecided).",
         "depends",
         "depends",
     ),

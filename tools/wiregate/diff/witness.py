@@ -337,7 +337,7 @@ def _places(tree: Schema, resolved: ResolvedSchema) -> dict[str, _Place]:
             for name, sub in props.items():
                 nxt.append(inner(sub, ("key", name)))
             for pattern, sub in (node.get("patternProperties") or {}).items():
-                key = next((k for k in _pattern_samples(pattern) if k not in props), None)
+                key = _pattern_key(node, pattern)
                 if key is not None:
                     nxt.append(inner(sub, ("key", key)))
             if isinstance(node.get("additionalProperties"), dict):
@@ -351,6 +351,25 @@ def _places(tree: Schema, resolved: ResolvedSchema) -> dict[str, _Place]:
                 nxt.append(inner(node["contains"], ("index", 0)))
         queue = nxt
     return found
+
+
+def _pattern_key(node: Schema, pattern: str) -> str | None:
+    """A key for the values ``node``'s pattern ``pattern`` checks: one of its samples that no
+    ``properties`` declare, preferably one (or a sample with a character around it) that no
+    other pattern of ``node`` matches, so that the key is checked by this pattern alone."""
+    props = node.get("properties") or {}
+    samples = [k for k in _pattern_samples(pattern) if k not in props]
+    others = [p for p in node.get("patternProperties") or {} if p != pattern]
+    if samples and others:
+        around = [w for k in samples[:2] for w in (k, "_" + k, k + "_", "z" + k, k + "z")]
+        for key in around:
+            if (
+                key not in props
+                and _matches(pattern, key)
+                and all(_matches(p, key) is False for p in others)
+            ):
+                return key
+    return samples[0] if samples else None
 
 
 def _fresh_key(*nodes: Schema) -> str:
@@ -554,14 +573,19 @@ def _numeric(value: Any) -> bool:
 
 
 def _undeclared(node: Schema, key: str) -> Schema:
-    """The schema a key gets in an object valid under ``node`` (its property schema, else a
-    matching pattern's, else ``additionalProperties``)."""
-    props = node.get("properties") or {}
+    """The schema a key gets in an object valid under ``node`` (its property schema and every
+    matching pattern's, else the matching patterns', else ``additionalProperties``)."""
+    props: dict[str, Schema] = node.get("properties") or {}
+    # Every matching pattern applies, to a declared name too.
+    matching: list[Schema] = [
+        schema
+        for pattern, schema in (node.get("patternProperties") or {}).items()
+        if _matches(pattern, key)
+    ]
     if key in props:
-        return props[key]  # type: ignore[no-any-return]
-    for pattern, schema in (node.get("patternProperties") or {}).items():
-        if _matches(pattern, key):
-            return schema  # type: ignore[no-any-return]
+        return conj(props[key], *matching) if matching else props[key]
+    if matching:
+        return conj(*matching)
     return _rest(node, "additionalProperties", "unevaluatedProperties")
 
 
@@ -1190,6 +1214,12 @@ class WitnessFinder:
             counterpart = self._counterpart(other, theirs, place)
             for value in itertools.islice(generator.apart(here, counterpart), 60):
                 yield from generator.embed(place, value)
+            shared = _shared_key(place, mine, theirs)
+            if shared is not None:
+                here = generator.flat(conj(*shared.here))
+                counterpart = self._counterpart(other, theirs, shared)
+                for value in itertools.islice(generator.apart(here, counterpart), 60):
+                    yield from generator.embed(shared, value)
         yield from itertools.islice(generator.apart(root, other_root), 200)
 
     def _counterpart(self, other: Side, pointer: str, place: _Place) -> Schema:
@@ -1214,6 +1244,34 @@ class WitnessFinder:
                 children.append(child)
             schemas = children
         return conj(*schemas) if schemas else {}
+
+
+def _shared_key(place: _Place, mine: str, theirs: str) -> _Place | None:
+    """For a finding between two different ``patternProperties`` entries (one on each side:
+    keys both match), ``place`` under a key that both patterns match, if one is found."""
+    mine_tokens = split(mine, percent_encoded=False)
+    theirs_tokens = split(theirs, percent_encoded=False)
+    if (
+        not place.outer
+        or place.outer[-1][1][0] != "key"
+        or mine_tokens[-2:-1] != ["patternProperties"]
+        or theirs_tokens[-2:-1] != ["patternProperties"]
+        or mine_tokens[-1] == theirs_tokens[-1]
+    ):
+        return None
+    ours, others = mine_tokens[-1], theirs_tokens[-1]
+    mine_samples, their_samples = _pattern_samples(ours)[:2], _pattern_samples(others)[:2]
+    candidates = [
+        *mine_samples,
+        *their_samples,
+        *(a + b for a in mine_samples for b in their_samples),
+        *(b + a for a in mine_samples for b in their_samples),
+    ]
+    for key in candidates:
+        if _matches(ours, key) and _matches(others, key):
+            outer_here, _ = place.outer[-1]
+            return replace(place, outer=(*place.outer[:-1], (outer_here, ("key", key))))
+    return None
 
 
 def _child(schema: Schema, step: Step) -> Schema:

@@ -3,14 +3,21 @@
 Whether adding or removing a property breaks anyone depends on the content model of the
 other side for that key: open (any value was accepted), closed (the key was rejected) or
 partially open (``additionalProperties`` or a matching ``patternProperties`` schema).
+
+A ``patternProperties`` entry applies to every key it matches, declared properties included:
+the value under a declared name must meet ``properties[name]`` and every matching pattern's
+schema; an undeclared key meets its matching patterns' schemas, else
+``additionalProperties``. So an added (removed) pattern is also judged against each declared
+name it matches, and against each other pattern it may share keys with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import partial
 
 from wiregate.diff.load import Schema
-from wiregate.diff.regex import translate
+from wiregate.diff.regex import never_both, translate
 from wiregate.diff.rules.base import Comparison, is_false, is_true
 from wiregate.diff.rules.subschemas import compare_subschemas
 from wiregate.diff.rules.unevaluated import rest_schemas
@@ -40,19 +47,66 @@ NAMES: Schema = {"type": ["string"]}
 
 
 def undeclared_schema(node: Schema, key: str, rest: Schema | None = None) -> Schema | None:
-    """The schema a key not in ``properties`` gets: a matching pattern, else ``rest``, by
-    default ``additionalProperties`` (``{}`` when absent: the open model). None when a
-    pattern cannot be evaluated here (lookaround, backreference: see ``wiregate.diff.regex``)."""
-    patterns: dict[str, Schema] = node.get("patternProperties") or {}
-    regexes = [(translate(pattern), schema) for pattern, schema in patterns.items()]
-    if any(regex is None for regex, _ in regexes):
+    """The schema a key not in ``properties`` gets: every matching pattern's (all of them
+    apply), else ``rest``, by default ``additionalProperties`` (``{}`` when absent: the open
+    model). None when a pattern cannot be evaluated here (lookaround, backreference: see
+    ``wiregate.diff.regex``)."""
+    if undecidable_patterns(node):
         return None
-    for regex, schema in regexes:
-        if regex is not None and regex.search(key):
-            return schema
+    patterns: dict[str, Schema] = node.get("patternProperties") or {}
+    matching = _matching(node, key)
+    if matching:
+        return conjoin(patterns[p] for p in matching)
+    return _rest(node, rest)
+
+
+def value_bound(node: Schema, key: str, rest: Schema | None = None) -> Schema | None:
+    """A schema that every value ``node`` allows under ``key`` meets: for a declared name its
+    ``properties`` schema with every matching pattern's, for an undeclared key the matching
+    patterns' or else ``rest`` (by default ``additionalProperties``). Exact when every
+    pattern runs here; a pattern that cannot be evaluated could only add a constraint, so the
+    bound stays sound, except for an undeclared key that no pattern known here matches
+    (None: not known)."""
+    props: dict[str, Schema] = node.get("properties") or {}
+    patterns: dict[str, Schema] = node.get("patternProperties") or {}
+    matching = [patterns[p] for p in _matching(node, key)]
+    if key in props:
+        return conjoin([props[key], *matching])
+    if matching:
+        return conjoin(matching)
+    if undecidable_patterns(node):
+        return None
+    return _rest(node, rest)
+
+
+def _rest(node: Schema, rest: Schema | None) -> Schema:
+    """The schema of the keys no property or pattern names: ``rest`` when the caller worked
+    it out (``unevaluated.rest_schemas``), else ``additionalProperties``."""
     if rest is not None:
         return rest
     return node.get("additionalProperties", OPEN)  # type: ignore[no-any-return]
+
+
+def conjoin(schemas: Iterable[Schema]) -> Schema:
+    """One schema for the values every one of ``schemas`` accepts (``allOf`` of those that
+    constrain anything; ``{}`` for none)."""
+    kept = [schema for schema in schemas if not is_true(schema)]
+    for schema in kept:
+        if is_false(schema):
+            return schema
+    if not kept:
+        return OPEN
+    return kept[0] if len(kept) == 1 else {"allOf": kept}
+
+
+def _matching(node: Schema, key: str) -> list[str]:
+    """The ``patternProperties`` keys of ``node`` that run here and match ``key``."""
+    out = []
+    for pattern in node.get("patternProperties") or {}:
+        regex = translate(pattern)
+        if regex is not None and regex.search(key):
+            out.append(pattern)
+    return out
 
 
 def undecidable_patterns(node: Schema) -> list[str]:
@@ -79,6 +133,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
                 (PROPERTY_WIDENED, PROPERTY_NARROWED),
                 f"property {name!r}",
             )
+            _declared_patterns(cmp, old, new, name)
         elif name in new_props:
             _added(cmp, old, new, name, new_props[name])
         else:
@@ -102,6 +157,28 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
         )
         _undecided(cmp, PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL, where, message)
         return
+    # Old values under the key met ``before``; new ones meet the declaration and every new
+    # pattern that matches the name. A pattern on both sides is judged as a pattern (compared
+    # in depth, else the same constraint on both sides); judged here: the declaration, the
+    # added and removed patterns that match, and the additionalProperties schema the key
+    # leaves when no old pattern matched it.
+    old_patterns: dict[str, Schema] = old.get("patternProperties") or {}
+    new_patterns: dict[str, Schema] = new.get("patternProperties") or {}
+    old_matching = _matching(old, name)
+    gained = [new_patterns[p] for p in _matching(new, name) if p not in old_patterns]
+    lost = [old_patterns[p] for p in old_matching if p not in new_patterns]
+    after = value_bound(new, name)
+    assert after is not None  # a declared name
+    backward = cmp.subsumes(before, conjoin([schema, *gained]))
+    forward = cmp.subsumes(after, conjoin(lost if old_matching else [before]))
+    unknown = _maybe_matching(cmp, new, name, old_patterns, before)
+    if backward and unknown:
+        message = (
+            f"property {name!r} added where a new patternProperties pattern that cannot be "
+            f"evaluated here may apply to it ({_some_patterns(unknown)})"
+        )
+        _undecided(cmp, PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL, where, message)
+        return
     model = _model(before)
     if model == "open":
         message = (
@@ -112,8 +189,8 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
             PROPERTY_ADDED_TO_OPEN_MODEL,
             *where,
             message,
-            backward=is_true(schema),
-            forward=True,
+            backward=backward,
+            forward=forward,
             lenient_backward=True,
         )
     elif model == "closed":
@@ -122,16 +199,20 @@ def _added(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schema)
             PROPERTY_ADDED_TO_CLOSED_MODEL,
             *where,
             message,
-            backward=True,
-            forward=is_false(schema),
+            backward=backward,
+            forward=forward,
         )
     else:
         message = (
             f"property {name!r} added where old records were checked by additionalProperties "
             "or patternProperties"
         )
-        cmp.emit_moved(
-            PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL, *where, message, before=before, after=schema
+        cmp.emit(
+            PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL,
+            *where,
+            message,
+            backward=backward,
+            forward=forward,
         )
 
 
@@ -145,6 +226,24 @@ def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schem
         )
         _undecided(cmp, PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, where, message)
         return
+    # The mirror image of ``_added``.
+    old_patterns: dict[str, Schema] = old.get("patternProperties") or {}
+    new_patterns: dict[str, Schema] = new.get("patternProperties") or {}
+    new_matching = _matching(new, name)
+    gained = [new_patterns[p] for p in new_matching if p not in old_patterns]
+    lost = [old_patterns[p] for p in _matching(old, name) if p not in new_patterns]
+    before = value_bound(old, name)
+    assert before is not None  # a declared name
+    backward = cmp.subsumes(before, conjoin(gained if new_matching else [after]))
+    forward = cmp.subsumes(after, conjoin([schema, *lost]))
+    unknown = _maybe_matching(cmp, old, name, new_patterns, after)
+    if forward and unknown:
+        message = (
+            f"property {name!r} removed where an old patternProperties pattern that cannot be "
+            f"evaluated here may have applied to it ({_some_patterns(unknown)})"
+        )
+        _undecided(cmp, PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, where, message)
+        return
     model = _model(after)
     if model == "open":
         message = (
@@ -155,8 +254,8 @@ def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schem
             PROPERTY_REMOVED_FROM_OPEN_MODEL,
             *where,
             message,
-            backward=True,
-            forward=is_true(schema),
+            backward=backward,
+            forward=forward,
             lenient_forward=True,
         )
     elif model == "closed":
@@ -165,22 +264,100 @@ def _removed(cmp: Comparison, old: Schema, new: Schema, name: str, schema: Schem
             PROPERTY_REMOVED_FROM_CLOSED_MODEL,
             *where,
             message,
-            backward=is_false(schema),
-            forward=True,
+            backward=backward,
+            forward=forward,
         )
     else:
         message = (
             f"property {name!r} removed; its key is now checked by additionalProperties "
             "or patternProperties"
         )
-        cmp.emit_moved(
-            PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL, *where, message, before=schema, after=after
+        cmp.emit(
+            PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL,
+            *where,
+            message,
+            backward=backward,
+            forward=forward,
         )
 
 
-def _undecidable(node: Schema) -> str:
-    names = ", ".join(repr(p) for p in undecidable_patterns(node))
+def _maybe_matching(
+    cmp: Comparison, node: Schema, name: str, others: dict[str, Schema], bound: Schema
+) -> list[str]:
+    """The patterns of ``node`` beyond RE2 that the other side lacks (or holds with another
+    schema) and that may constrain the value under ``name`` beyond ``bound``, which every
+    value of the other side there meets: whether they match ``name`` is not known here."""
+    patterns: dict[str, Schema] = node.get("patternProperties") or {}
+    return [
+        pattern
+        for pattern in undecidable_patterns(node)
+        if not (pattern in others and json_equal(others[pattern], patterns[pattern]))
+        and not cmp.subsumes(bound, patterns[pattern])
+    ]
+
+
+def _some_patterns(patterns: list[str]) -> str:
+    names = ", ".join(repr(p) for p in patterns)
     return f"{names}: lookaround, backreference or beyond RE2"
+
+
+def _declared_patterns(cmp: Comparison, old: Schema, new: Schema, name: str) -> None:
+    """A property declared on both sides: each pattern added (removed) that matches its name
+    constrains its value (no longer does). A pattern kept on both sides is compared as a
+    pattern (``_patterns``); one that cannot be evaluated here is undecided, unless every
+    value of the other side meets its schema anyway."""
+    old_patterns: dict[str, Schema] = old.get("patternProperties") or {}
+    new_patterns: dict[str, Schema] = new.get("patternProperties") or {}
+    for pattern in sorted(set(new_patterns) - set(old_patterns)):
+        regex = translate(pattern)
+        bound = value_bound(old, name)
+        if (regex is not None and not regex.search(name)) or bound is None:
+            continue
+        if cmp.subsumes(bound, new_patterns[pattern]):
+            continue
+        where = (
+            cmp.old_ptr(old, "properties", name),
+            cmp.new_ptr(new, "patternProperties", pattern),
+        )
+        if regex is None:
+            message = (
+                f"pattern {pattern!r} added; whether it applies to property {name!r} is not "
+                f"decided ({_some_patterns([pattern])})"
+            )
+            _undecided(cmp, PATTERN_PROPERTY_ADDED, where, message)
+            continue
+        message = (
+            f"property {name!r} matches the added pattern {pattern!r}: its value must now also "
+            "meet that pattern's schema"
+        )
+        cmp.emit(PATTERN_PROPERTY_ADDED, *where, message, backward=False, forward=True)
+    for pattern in sorted(set(old_patterns) - set(new_patterns)):
+        regex = translate(pattern)
+        bound = value_bound(new, name)
+        if (regex is not None and not regex.search(name)) or bound is None:
+            continue
+        if cmp.subsumes(bound, old_patterns[pattern]):
+            continue
+        where = (
+            cmp.old_ptr(old, "patternProperties", pattern),
+            cmp.new_ptr(new, "properties", name),
+        )
+        if regex is None:
+            message = (
+                f"pattern {pattern!r} removed; whether it applied to property {name!r} is not "
+                f"decided ({_some_patterns([pattern])})"
+            )
+            _undecided(cmp, PATTERN_PROPERTY_REMOVED, where, message)
+            continue
+        message = (
+            f"property {name!r} matched the removed pattern {pattern!r}: its value no longer "
+            "has to meet that pattern's schema"
+        )
+        cmp.emit(PATTERN_PROPERTY_REMOVED, *where, message, backward=True, forward=False)
+
+
+def _undecidable(node: Schema) -> str:
+    return _some_patterns(undecidable_patterns(node))
 
 
 def _undecided(cmp: Comparison, rule_id: str, where: tuple[str, str], message: str) -> None:
@@ -207,6 +384,21 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
                 before=before,
                 after=schema,
             )
+            # A key matching an old pattern too was checked by that pattern (not by
+            # additionalProperties): its values must meet this schema now as well.
+            for other in _sharing(pattern, old_patterns):
+                if cmp.subsumes(old_patterns[other], schema):
+                    continue
+                cmp.emit(
+                    PATTERN_PROPERTY_ADDED,
+                    cmp.old_ptr(old, "patternProperties", other),
+                    cmp.new_ptr(new, "patternProperties", pattern),
+                    f"keys matching both {other!r} and the added {pattern!r} (not proven "
+                    f"apart) were checked by {other!r}'s schema; they must now also meet "
+                    f"{pattern!r}'s",
+                    backward=False,
+                    forward=True,
+                )
         else:
             schema = old_patterns[pattern]
             cmp.emit_moved(
@@ -217,6 +409,29 @@ def _patterns(cmp: Comparison, old: Schema, new: Schema) -> None:
                 before=schema,
                 after=after,
             )
+            # A key matching a new pattern too is checked by that pattern alone now (not by
+            # additionalProperties).
+            for other in _sharing(pattern, new_patterns):
+                if cmp.subsumes(new_patterns[other], schema):
+                    continue
+                cmp.emit(
+                    PATTERN_PROPERTY_REMOVED,
+                    cmp.old_ptr(old, "patternProperties", pattern),
+                    cmp.new_ptr(new, "patternProperties", other),
+                    f"keys matching both the removed {pattern!r} and {other!r} (not proven "
+                    f"apart) had to meet {pattern!r}'s schema; they are now checked by "
+                    f"{other!r}'s alone",
+                    backward=True,
+                    forward=False,
+                )
+
+
+def _sharing(pattern: str, patterns: dict[str, Schema]) -> list[str]:
+    """The keys of ``patterns`` (other than ``pattern``) that may match a key ``pattern``
+    matches: all but those proven apart (a pattern beyond RE2 is never proven apart)."""
+    return sorted(
+        other for other in patterns if other != pattern and not never_both(pattern, other)
+    )
 
 
 def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
