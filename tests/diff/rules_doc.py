@@ -45,7 +45,9 @@ and `dependentSchemas` (schema form), draft-07 array-form `items`/`additionalIte
 nothing (`additionalProperties: true`, `uniqueItems: false`, a `pattern` such as `a*` that
 matches every string), and Pydantic's `Optional[X]` (`{"anyOf": [X, {"type": "null"}]}`) vs
 X with `"null"` in its `type`. Pointers use the normalised spelling (`$defs`,
-`dependentRequired`, `dependentSchemas`, `prefixItems`).
+`dependentRequired`, `dependentSchemas`, `prefixItems`). A `oneOf` member written twice (the
+same schema after normalisation) is not one member, though: a value matching it matches two
+members and is rejected (`one-of-duplicate-added`, `one-of-duplicate-removed`).
 
 Each document is read under one JSON Schema draft: the one its `$schema` names (draft-04,
 draft-06, draft-07, 2019-09, 2020-12); without one (or with one jsonschema does not know), the

@@ -490,15 +490,26 @@ def test_containment_answers_yes_where_it_should() -> None:
     assert [contains(_tree(sup), _tree(sub)) for sup, sub in no] == [False] * len(no)
 
 
-def test_overlap_that_is_neither_proven_nor_ruled_out_is_undecided() -> None:
-    old = {"oneOf": [{"enum": ["a"]}, {"enum": ["b"]}]}
-    new = {"oneOf": [{"type": "string", "minLength": 2}, {"enum": ["b"]}]}  # truly apart
+def test_overlap_that_is_neither_proven_nor_ruled_out_is_a_break_the_witness_shows() -> None:
+    # The containment normal forms prove these members apart (no string of length 2 or more
+    # is "b"): the oneOf is an anyOf on both sides, and no overlap finding is due.
+    old: dict[str, Any] = {"oneOf": [{"enum": ["a"]}, {"enum": ["b"]}]}
+    new: dict[str, Any] = {"oneOf": [{"type": "string", "minLength": 2}, {"enum": ["b"]}]}
     changes = [c for c in diff(old, new, mode="full").changes if c.id.startswith("one-of")]
-    assert [(c.id, c.level, c.message) for c in changes] == [
+    assert changes == []
+    # Overlap neither proven nor ruled out: backward is not granted (it was an undecided
+    # finding, which the verdict counted as compatible); the witness search finds "".
+    old = {"oneOf": [{"type": "integer"}, {"type": "string"}]}
+    new = {"oneOf": [{"not": {"type": "null"}}, {"type": "string"}]}
+    changes = [c for c in diff(old, new, mode="full").changes if c.id.startswith("one-of")]
+    assert [(c.id, c.level, c.backward, c.forward, c.message) for c in changes] == [
         (
             "one-of-overlap-added",
-            "unknown",
-            "oneOf member of type string may now overlap another member: a value matching "
+            "error",
+            False,
+            True,
+            "oneOf member accepting any type may now overlap another member: a value matching "
             "both is rejected",
         )
     ]
+    assert changes[0].witness is not None and changes[0].witness.instance == ""

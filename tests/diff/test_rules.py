@@ -142,6 +142,9 @@ EXPECTED_IDS = (
     "one-of-member-added",
     "one-of-overlap-added",
     "one-of-overlap-removed",
+    "one-of-overlap-changed",
+    "one-of-duplicate-added",
+    "one-of-duplicate-removed",
     "one-of-member-removed",
     "any-of-added",
     "any-of-removed",
@@ -177,7 +180,7 @@ EXPECTED_IDS = (
 
 
 def test_the_registry_holds_exactly_the_pinned_ids() -> None:
-    assert len(RULES) == 151
+    assert len(RULES) == 154
     assert tuple(rule.id for rule in RULES) == EXPECTED_IDS
     assert len(RULES_BY_ID) == len(RULES)
 

@@ -6,9 +6,10 @@ form) and ``dependentSchemas`` (schema form), array-form ``items``/``additionalI
 ``prefixItems``/``items``, boolean schemas become ``{}`` / ``{"not": {}}``, ``type`` becomes a
 sorted list, ``required``, ``enum`` and the name lists of ``dependentRequired`` are sorted,
 ``oneOf``/``anyOf``/``allOf`` members are
-compared as sets by the rules, and trivial keywords (``additionalProperties: true``,
-``minContains: 1``, ``minContains``/``maxContains`` without ``contains``, ``then``/``else``
-without ``if``...) are dropped.
+compared as sets by the rules (a ``oneOf`` member written twice is not folded into one: a value
+matching it matches two members and is rejected, see ``rules.composition``), and trivial
+keywords (``additionalProperties: true``, ``minContains: 1``, ``minContains``/``maxContains``
+without ``contains``, ``then``/``else`` without ``if``...) are dropped.
 ``{"anyOf": [X, {"type": "null"}]}`` (Pydantic's ``Optional[X]``) becomes X with ``null``
 added to its ``type`` when that means the same.
 

@@ -22,6 +22,9 @@ ONE_OF_MEMBER_ADDED = "one-of-member-added"
 ONE_OF_MEMBER_REMOVED = "one-of-member-removed"
 ONE_OF_OVERLAP_ADDED = "one-of-overlap-added"
 ONE_OF_OVERLAP_REMOVED = "one-of-overlap-removed"
+ONE_OF_OVERLAP_CHANGED = "one-of-overlap-changed"
+ONE_OF_DUPLICATE_ADDED = "one-of-duplicate-added"
+ONE_OF_DUPLICATE_REMOVED = "one-of-duplicate-removed"
 ANY_OF_ADDED = "any-of-added"
 ANY_OF_REMOVED = "any-of-removed"
 ANY_OF_MEMBER_ADDED = "any-of-member-added"
@@ -71,10 +74,10 @@ def _keyword_added(
     else:
         # Every old value must fit one member (together with the rest of the new schema),
         # and for oneOf no other member.
+        apart = _Apart(cmp, members)
         backward = any(
-            cmp.subsumes(old, {**rest, **member})
-            and (keyword == "anyOf" or _apart(member, members))
-            for member in members
+            cmp.subsumes(old, {**rest, **member}) and (keyword == "anyOf" or apart(k))
+            for k, member in enumerate(members)
         )
         forward = all(cmp.subsumes(member, old) for member in members)
     cmp.emit(
@@ -87,13 +90,32 @@ def _keyword_added(
     )
 
 
-def _apart(member: Schema, members: list[Schema], *, closed_world: bool = False) -> bool:
-    """``member`` shares no value with any other of ``members``."""
-    return all(
-        disjoint(member, other, closed_world=closed_world)
-        for other in members
-        if other is not member
-    )
+class _Apart:
+    """Which members of one list share no value with any other member of it (by position:
+    a member written twice, or a definition referenced twice, overlaps its copy), proven by
+    the structural check or by the containment normal forms; ``closed_world``: open models
+    read as closed (the lenient policy)."""
+
+    def __init__(self, cmp: Comparison, members: list[Schema]) -> None:
+        self.cmp = cmp
+        self.members = members
+        self._pairs: dict[tuple[int, int, bool], bool] = {}
+
+    def __call__(self, k: int, *, closed_world: bool = False) -> bool:
+        return all(
+            self._disjoint(min(k, other), max(k, other), closed_world)
+            for other in range(len(self.members))
+            if other != k
+        )
+
+    def _disjoint(self, i: int, j: int, closed_world: bool) -> bool:
+        key = (i, j, closed_world)
+        if key not in self._pairs:
+            a, b = self.members[i], self.members[j]
+            self._pairs[key] = self.cmp.containment.disjoint(a, b) or (
+                closed_world and disjoint(a, b, closed_world=True)
+            )
+        return self._pairs[key]
 
 
 def _keyword_removed(
@@ -105,11 +127,11 @@ def _keyword_removed(
         backward = True
         forward = all(cmp.subsumes(new, member) for member in members)
     else:
+        apart = _Apart(cmp, members)
         backward = all(cmp.subsumes(member, new) for member in members)
         forward = any(
-            cmp.subsumes(new, {**rest, **member})
-            and (keyword == "anyOf" or _apart(member, members))
-            for member in members
+            cmp.subsumes(new, {**rest, **member}) and (keyword == "anyOf" or apart(k))
+            for k, member in enumerate(members)
         )
     cmp.emit(
         removed_id,
@@ -129,106 +151,222 @@ def _members(
     before: list[Schema],
     after: list[Schema],
 ) -> None:
+    """Members are compared as sets. A oneOf member written twice is not one member, though:
+    a value matching it matches two and is rejected, so ``oneOf [A, A, B...]`` means
+    ``oneOf [B...]`` minus the values of A. Such members are reported on their own
+    (``_duplicates``), and the sets compared here are the members written once."""
     _, _, member_added, member_removed = _IDS[keyword]
-    old_left = [i for i, m in enumerate(before) if not _among(m, after)]
-    new_left = [j for j, m in enumerate(after) if not _among(m, before)]
-    pairs = _pair(cmp, [before[i] for i in old_left], [after[j] for j in new_left])
-    paired_old = {old_left[a] for a, _ in pairs}
-    paired_new = {new_left[b] for _, b in pairs}
-    for a, b in pairs:
-        cmp.compare(before[old_left[a]], after[new_left[b]])
     union = keyword != "allOf"
     exclusive = keyword == "oneOf"
     if exclusive:
-        for a, b in pairs:
-            _overlap(cmp, old, new, before, after, old_left[a], new_left[b])
-    for j in new_left:
-        if j in paired_new:
+        old_at, new_at = _duplicates(cmp, old, new, before, after)
+    else:
+        old_at, new_at = list(range(len(before))), list(range(len(after)))
+    olds, news = [before[i] for i in old_at], [after[j] for j in new_at]
+    old_apart, new_apart = _Apart(cmp, olds), _Apart(cmp, news)
+    old_left = [a for a, m in enumerate(olds) if not _among(m, news)]
+    new_left = [b for b, m in enumerate(news) if not _among(m, olds)]
+    pairs = _pair(cmp, [olds[a] for a in old_left], [news[b] for b in new_left])
+    paired_old = {old_left[a] for a, _ in pairs}
+    paired_new = {new_left[b] for _, b in pairs}
+    for a, b in pairs:
+        a, b = old_left[a], new_left[b]
+        start = len(cmp.findings)
+        cmp.compare(olds[a], news[b])
+        if exclusive:
+            where = (
+                cmp.old_member_ptr(old, keyword, old_at[a]),
+                cmp.new_member_ptr(new, keyword, new_at[b]),
+            )
+            _overlap(cmp, where, (olds, old_apart, a), (news, new_apart, b), start)
+    for b in new_left:
+        if b in paired_new:
             continue
-        member = after[j]
+        member = news[b]
         name = _describe(cmp.new.pointer(member), member)
         # For oneOf, old accepts a value of the member only through an old member that no
         # other old member overlaps (a value matching two is rejected).
         covered = any(
-            cmp.subsumes(member, m) and (not exclusive or _apart(m, before)) for m in before
+            cmp.subsumes(member, m) and (not exclusive or old_apart(a)) for a, m in enumerate(olds)
         )
         implied = cmp.subsumes(old, member)
         # A oneOf member that overlaps another makes values matching both invalid.
-        apart = not exclusive or _apart(member, after)
+        apart = not exclusive or new_apart(b)
         cmp.emit(
             member_added,
             cmp.old_ptr(old, keyword),
-            cmp.new_member_ptr(new, keyword, j),
+            cmp.new_member_ptr(new, keyword, new_at[b]),
             f"{keyword} member {name} added"
             + ("" if apart else "; a value matching it and another member is now rejected"),
             backward=apart if union else implied,
             forward=covered if union else True,
-            lenient_backward=union and _apart(member, after, closed_world=True),
+            lenient_backward=union and new_apart(b, closed_world=True),
         )
-    for i in old_left:
-        if i in paired_old:
+    for a in old_left:
+        if a in paired_old:
             continue
-        member = before[i]
+        member = olds[a]
         name = _describe(cmp.old.pointer(member), member)
         # Covered by one remaining member no other overlaps (for oneOf, a value matching two
         # is rejected), or by the remaining ones together.
         covered = any(
-            cmp.subsumes(member, m) and (not exclusive or _apart(m, after)) for m in after
+            cmp.subsumes(member, m) and (not exclusive or new_apart(b)) for b, m in enumerate(news)
         ) or (union and cmp.implied(old, new, keyword))
         implied = cmp.subsumes(new, member)
-        apart = not exclusive or _apart(member, before)
+        apart = not exclusive or old_apart(a)
         lost = ""
         if union and not covered:
             which = "it" if exclusive else "it and no other member"
             lost = f": records matching {which} ({records_of(member)}) are now rejected"
         cmp.emit(
             member_removed,
-            cmp.old_member_ptr(old, keyword, i),
+            cmp.old_member_ptr(old, keyword, old_at[a]),
             cmp.new_ptr(new, keyword),
             f"{keyword} member {name} removed{lost}"
             + ("" if apart else "; a value matching it and another member is now accepted"),
             backward=covered if union else True,
             forward=apart if union else implied,
-            lenient_forward=union and _apart(member, before, closed_world=True),
+            lenient_forward=union and old_apart(a, closed_world=True),
         )
+
+
+def _duplicates(
+    cmp: Comparison, old: Schema, new: Schema, before: list[Schema], after: list[Schema]
+) -> tuple[list[int], list[int]]:
+    """Report the oneOf members written more than once on one side only, and return the
+    positions of the members written once on each side that are left to compare as sets.
+
+    ``oneOf`` of members D written twice (or more) and S written once accepts the values
+    that match no member of D and exactly one of S. A member now written twice rejects its
+    values (compatible backward only where no old value matching it was valid: it accepts
+    nothing, or it lies inside another old member); one no longer written twice may accept
+    its values again (compatible forward only where no new value matching it is valid)."""
+    old_groups, new_groups = _groups(before), _groups(after)
+    old_single = [g for g in old_groups if len(g) == 1]
+    new_single = [h for h in new_groups if len(h) == 1]
+    old_twice = [before[g[0]] for g in old_groups if len(g) > 1]
+    new_twice = [after[h[0]] for h in new_groups if len(h) > 1]
+    moved_old: set[int] = set()  # written once in old, more often in new, or the reverse
+    moved_new: set[int] = set()
+    for h in new_groups:
+        if len(h) == 1:
+            continue
+        member = after[h[0]]
+        name = _describe(cmp.new.pointer(member), member)
+        was = next((g for g in old_groups if json_equal(before[g[0]], member)), None)
+        if was is not None and len(was) > 1:
+            continue  # written more than once on both sides: rejected on both
+        if was is None:
+            message = f"oneOf member {name} added {_times(len(h))}"
+            old_pointer = cmp.old_ptr(old, "oneOf")
+            holders = old_twice  # a value of it matched one of these: rejected before too
+        else:
+            message = f"oneOf member {name} is now written {_times(len(h))}"
+            old_pointer = cmp.old_member_ptr(old, "oneOf", was[0])
+            moved_old.add(was[0])
+            holders = [before[o[0]] for o in old_groups if o is not was]  # it and another
+        cmp.emit(
+            ONE_OF_DUPLICATE_ADDED,
+            old_pointer,
+            cmp.new_member_ptr(new, "oneOf", h[-1]),
+            message + ": a value matching it matches more than one member and is rejected",
+            backward=is_false(member) or any(cmp.subsumes(member, m) for m in holders),
+            forward=True,
+        )
+    for g in old_groups:
+        if len(g) == 1:
+            continue
+        member = before[g[0]]
+        name = _describe(cmp.old.pointer(member), member)
+        now = next((h for h in new_groups if json_equal(after[h[0]], member)), None)
+        if now is not None and len(now) > 1:
+            continue
+        if now is None:
+            message = (
+                f"oneOf member {name}, written {_times(len(g))}, removed: a value matching "
+                "it is no longer rejected for matching more than one member"
+            )
+            new_pointer = cmp.new_ptr(new, "oneOf")
+            holders = new_twice
+        else:
+            message = (
+                f"oneOf member {name} was written {_times(len(g))} and is now written once: "
+                "a value matching it and no other member is accepted"
+            )
+            new_pointer = cmp.new_member_ptr(new, "oneOf", now[0])
+            moved_new.add(now[0])
+            holders = [after[n[0]] for n in new_groups if n is not now]
+        cmp.emit(
+            ONE_OF_DUPLICATE_REMOVED,
+            cmp.old_member_ptr(old, "oneOf", g[-1]),
+            new_pointer,
+            message,
+            backward=True,
+            forward=is_false(member) or any(cmp.subsumes(member, m) for m in holders),
+        )
+    return (
+        [g[0] for g in old_single if g[0] not in moved_old],
+        [h[0] for h in new_single if h[0] not in moved_new],
+    )
+
+
+def _groups(members: list[Schema]) -> list[list[int]]:
+    """The positions of equal members, grouped, in the order first written."""
+    groups: list[list[int]] = []
+    for index, member in enumerate(members):
+        for group in groups:
+            if json_equal(members[group[0]], member):
+                group.append(index)
+                break
+        else:
+            groups.append([index])
+    return groups
+
+
+def _times(count: int) -> str:
+    return "twice" if count == 2 else f"{count} times"
+
+
+_Side = tuple[list[Schema], _Apart, int]  # a oneOf's members written once, apartness, one
 
 
 def _overlap(
     cmp: Comparison,
-    old: Schema,
-    new: Schema,
-    before: list[Schema],
-    after: list[Schema],
-    i: int,
-    j: int,
+    where: tuple[str, str],
+    old_side: _Side,
+    new_side: _Side,
+    start: int,
 ) -> None:
-    """A paired oneOf member compared in depth can change whether it overlaps the others: a
-    value matching two members is rejected, so overlap gained rejects values that one member
-    accepted before, and overlap lost accepts values that two members matched. Disjointness
-    is proven or not; overlap is claimed only where one member provably holds another, and
-    is otherwise undecided (never a break without proof)."""
+    """A paired oneOf member compared in depth (its findings are ``cmp.findings[start:]``)
+    is judged as if the oneOf were an anyOf, which holds only while it shares no value with
+    the other members on both sides. Otherwise a value matching two members is rejected, so
+    overlap gained rejects values that one member accepted before, overlap lost accepts
+    values that two members matched, and a member changed while it may overlap another can
+    turn values either way: the directions the member's findings grant are not granted for
+    the oneOf. Disjointness is proven or not; overlap is claimed proven only where one
+    member provably holds another."""
+    before, old_apart, i = old_side
+    after, new_apart, j = new_side
     old_member, new_member = before[i], after[j]
-    was_apart, is_apart = _apart(old_member, before), _apart(new_member, after)
-    if was_apart == is_apart:
+    was_apart, is_apart = old_apart(i), new_apart(j)
+    if was_apart and is_apart:
         return
-    where = (cmp.old_member_ptr(old, "oneOf", i), cmp.new_member_ptr(new, "oneOf", j))
+    lenient = old_apart(i, closed_world=True) and new_apart(j, closed_world=True)
     if was_apart:
         name = _describe(cmp.new.pointer(new_member), new_member)
-        proven = _overlapping(cmp, new_member, after)
-        verb = "now overlaps" if proven else "may now overlap"
+        verb = "now overlaps" if _overlapping(cmp, after, j) else "may now overlap"
         cmp.emit(
             ONE_OF_OVERLAP_ADDED,
             *where,
             f"oneOf member {name} {verb} another member: a value matching both is rejected",
             backward=False,
             forward=True,
-            lenient_backward=_apart(new_member, after, closed_world=True),
-            undecided=not proven,
+            lenient_backward=new_apart(j, closed_world=True),
         )
-    else:
+        return
+    if is_apart:
         name = _describe(cmp.old.pointer(old_member), old_member)
-        proven = _overlapping(cmp, old_member, before)
-        verb = "overlapped" if proven else "may have overlapped"
+        verb = "overlapped" if _overlapping(cmp, before, i) else "may have overlapped"
         cmp.emit(
             ONE_OF_OVERLAP_REMOVED,
             *where,
@@ -236,20 +374,58 @@ def _overlap(
             "matched both is accepted",
             backward=True,
             forward=False,
-            lenient_forward=_apart(old_member, before, closed_world=True),
-            undecided=not proven,
+            lenient_forward=old_apart(i, closed_world=True),
         )
+        return
+    # The member's own findings (an undecided one counts as granted, as the verdict reads
+    # it), in the orientation ``emit`` takes.
+    found = cmp.findings[start:]
+    grants = (
+        all(f.backward or f.undecided for f in found),
+        all(f.forward or f.undecided for f in found),
+    )
+    if cmp.flipped:
+        grants = grants[::-1]
+    if grants == (False, False):
+        return  # the member's findings already grant neither direction
+    if lenient:
+        # Members apart but for undeclared keys (open record types, a oneOf over them): a
+        # value carrying every field of two record types is a record of neither, and such a
+        # value is all a change of one member could flip. Deliberately not reported, in
+        # either policy: it would make every edit of a record type in such a oneOf a break.
+        return
+    if grants == (True, True) and (
+        (found and not any(f.undecided for f in found))
+        or (cmp.subsumes(old_member, new_member) and cmp.subsumes(new_member, old_member))
+    ):
+        return  # the member accepts the same values as before
+    name = _describe(cmp.new.pointer(new_member), new_member)
+    if grants == (True, False):
+        effect = "a value it now accepts may match two members and be rejected"
+    elif grants == (False, True):
+        effect = "a value it no longer accepts may match one member only and be accepted"
+    else:
+        effect = "a value it now accepts may be rejected, and one it no longer accepts accepted"
+    cmp.emit(
+        ONE_OF_OVERLAP_CHANGED,
+        *where,
+        f"oneOf member {name} changed while it may overlap another member (a value matching "
+        f"two members is rejected): {effect}",
+        backward=not grants[0],
+        forward=not grants[1],
+    )
 
 
-def _overlapping(cmp: Comparison, member: Schema, members: list[Schema]) -> bool:
-    """``member`` provably shares a value with another of ``members``: one holds the other
-    (both accepting something)."""
+def _overlapping(cmp: Comparison, members: list[Schema], k: int) -> bool:
+    """Member ``k`` provably shares a value with another of ``members``: one holds the
+    other (both accepting something)."""
+    member = members[k]
     if is_false(member):
         return False
     return any(
         not is_false(other) and (cmp.subsumes(member, other) or cmp.subsumes(other, member))
-        for other in members
-        if other is not member
+        for index, other in enumerate(members)
+        if index != k
     )
 
 
