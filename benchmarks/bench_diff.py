@@ -38,6 +38,9 @@ def make_schema(target_bytes: int) -> dict[str, Any]:
             }
             for j in range(24)
         }
+        # Each record names its type, as the contract's records do: the root oneOf is a
+        # discriminated union (records alike but for it would make it accept nothing).
+        properties["record_type"] = {"const": f"record-{index}"}
         properties["score"] = {"$ref": "#/$defs/Score"}
         properties["status"] = {"$ref": "#/$defs/Status"}
         properties["items"] = {
@@ -50,7 +53,7 @@ def make_schema(target_bytes: int) -> dict[str, Any]:
         defs[f"Record{index}"] = {
             "type": "object",
             "title": f"Record {index}",
-            "required": ["field_0", "field_1", "score"],
+            "required": ["record_type", "field_0", "field_1", "score"],
             "additionalProperties": False,
             "properties": properties,
         }

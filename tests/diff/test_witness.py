@@ -289,3 +289,34 @@ def test_a_selection_outside_the_definitions_has_its_witness(at: str, witness: A
         (c.id, c.old_pointer, c.witness and (c.witness.direction, c.witness.instance))
         for c in result.changes
     ] == [("max-length-added", "#/components/schemas/B", ("backward", witness))]
+
+
+def test_each_witness_shows_its_own_finding() -> None:
+    """A witness is a value whose rejection the finding's own change causes: with that change
+    undone, the value passes. The search of the whole selection finds values that another
+    change rejects; such a value is no witness of this finding (a dependentRequired change
+    on a schema of arrays, which no object reaches, borrowed the items change's [""])."""
+    old = {"type": "array", "dependentRequired": {"c": ["d"]}, "items": {"type": "string"}}
+    new = {"type": "array", "dependentRequired": {"c": ["d", "f"]}, "items": {"type": "integer"}}
+    result = diff(old, new, mode="full")
+    assert [
+        (c.id, c.level, c.witness and (c.witness.direction, c.witness.instance))
+        for c in result.changes
+    ] == [
+        ("dependent-required-extended", "error", None),
+        ("type-changed", "error", ("backward", [""])),
+    ]
+    # Two changes side by side: each witness is rejected for its own reason.
+    old = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}
+    new = {
+        "type": "object",
+        "properties": {"a": {"type": "string", "maxLength": 1}, "b": {"type": "integer"}},
+    }
+    rows = [
+        (c.id, c.new_pointer, c.witness and c.witness.instance)
+        for c in diff(old, new, mode="backward").changes
+    ]
+    assert rows == [
+        ("max-length-added", "#/properties/a/maxLength", {"a": "aa"}),
+        ("type-changed", "#/properties/b/type", {"b": ""}),
+    ]

@@ -37,7 +37,7 @@ from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal
-from wiregate.pointer import fragment, split
+from wiregate.pointer import PointerError, fragment, split
 
 __all__ = ["DIRECTIONS", "Document", "Side", "Witness", "WitnessFinder", "with_witnesses"]
 
@@ -101,9 +101,11 @@ class Side:
         *,
         formats: bool = False,
         dialect: str | None = None,
+        as_written: Callable[[str], str] = str,
     ):
         self.raw = raw
         self.dialect = dialect  # validated under this draft, as the engine read the document
+        self.as_written = as_written  # a normalised pointer as the document wrote it
         self.formats = formats  # format is asserted (``--format-assertion``)
         self.at = at
         self.resolved = resolved
@@ -193,6 +195,27 @@ class Side:
                 return bool(self._reference.is_valid(instance))
         except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
             return None
+
+    def reverted(self, here: str, source: Side, there: str) -> Side | None:
+        """This side with the change between its ``here`` and ``source``'s ``there``
+        (normalised pointers) undone: the innermost object both documents hold on the path
+        the two pointers share, taken from ``source``. None when this side cannot be
+        checked so (not an object, a removed definition)."""
+        if self.resolved is None or not isinstance(self.raw, Mapping):
+            return None
+        if not isinstance(source.raw, Mapping):
+            return None
+        try:
+            mine = split(self.as_written(here), percent_encoded=False)
+            theirs = split(source.as_written(there), percent_encoded=False)
+        except PointerError:
+            return None
+        shared = 0
+        while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
+            shared += 1
+        tokens = _common_object(self.raw, source.raw, mine[:shared])
+        undone = _replaced(self.raw, tokens, _at(source.raw, tokens))
+        return Side(undone, self.at, self.resolved, formats=self.formats, dialect=self.dialect)
 
     def tractable(self) -> bool:
         """Can a validator check a value here in bounded time? Shared definitions are walked
@@ -1173,6 +1196,40 @@ def _strings(node: Schema, *, spread: bool = False) -> list[str]:
     return [s for s in _dedup(out) if len(s) >= low and (high is None or len(s) <= high)]
 
 
+def _common_object(first: Any, second: Any, tokens: list[str]) -> list[str]:
+    """The longest prefix of ``tokens`` that names an object in both documents."""
+    found: list[str] = []
+    for depth, token in enumerate(tokens, 1):
+        for document in (first, second):
+            if isinstance(document, Mapping) and token in document:
+                continue
+            if isinstance(document, list) and token.isdigit() and int(token) < len(document):
+                continue
+            return found
+        first, second = _at(first, [token]), _at(second, [token])
+        if isinstance(first, Mapping) and isinstance(second, Mapping):
+            found = tokens[:depth]
+    return found
+
+
+def _at(document: Any, tokens: list[str]) -> Any:
+    for token in tokens:
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
+
+
+def _replaced(document: Any, tokens: list[str], value: Any) -> Any:
+    """``document`` with the value at ``tokens`` replaced, copying only the path to it."""
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(document, list):
+        copy = list(document)
+        copy[int(head)] = _replaced(document[int(head)], rest, value)
+        return copy
+    return {**document, head: _replaced(document[head], rest, value)}
+
+
 class WitnessFinder:
     """Finds and confirms witnesses for the findings of one pair of selected schemas."""
 
@@ -1186,15 +1243,25 @@ class WitnessFinder:
             return None
         pointers = (old_pointer, new_pointer)
         mine, theirs = pointers if direction == "backward" else pointers[::-1]
+        undone: list[Side | None] | None = None  # the other side with this change undone
         try:
             for checks, instance in enumerate(self._candidates(accepting, other, mine, theirs)):
                 if checks >= _MAX_CHECKS:
                     return None
                 fast = (accepting.fast_valid(instance), other.fast_valid(instance))
-                if fast == (True, False) and (
-                    accepting.reference_valid(instance),
-                    other.reference_valid(instance),
-                ) == (True, False):
+                if fast != (True, False):
+                    continue
+                if undone is None:
+                    undone = [other.reverted(theirs, accepting, mine)]
+                # The finding's own break: with its change undone, the value passes. (The
+                # search of the whole selection may find another change's break, which
+                # would show something else than what the finding says.)
+                if undone[0] is not None and undone[0].fast_valid(instance) is False:
+                    continue
+                if (accepting.reference_valid(instance), other.reference_valid(instance)) == (
+                    True,
+                    False,
+                ):
                     return Witness(direction, instance)
         except (ArithmeticError, ValueError, TypeError):
             # a bound beyond what the generators compute with (a 5,000-digit integer, an
@@ -1305,7 +1372,14 @@ class Document:
         resolved = self.resolved[at]
         # Checked where the document wrote the selection (draft-07 ``definitions/X``).
         written = self.normalised.as_written(resolved.at)
-        return Side(self.raw, written, resolved, formats=formats, dialect=self.dialect)
+        return Side(
+            self.raw,
+            written,
+            resolved,
+            formats=formats,
+            dialect=self.dialect,
+            as_written=self.normalised.as_written,
+        )
 
 
 def with_witnesses(
