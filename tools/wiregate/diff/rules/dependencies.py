@@ -70,6 +70,7 @@ def _required(cmp: Comparison, old: Schema, new: Schema) -> None:
                 # Names the old schema required anyway change nothing.
                 backward=gained <= old_required,
                 forward=True,
+                keyword="dependentRequired",
             )
             continue
         if trigger not in after:
@@ -79,6 +80,7 @@ def _required(cmp: Comparison, old: Schema, new: Schema) -> None:
                 f"objects holding {trigger!r} no longer have to hold {_show(lost)}",
                 backward=True,
                 forward=lost <= new_required,
+                keyword="dependentRequired",
             )
             continue
         if gained:
@@ -88,6 +90,7 @@ def _required(cmp: Comparison, old: Schema, new: Schema) -> None:
                 f"objects holding {trigger!r} must now also hold {_show(gained)}",
                 backward=gained <= old_required,
                 forward=True,
+                keyword="dependentRequired",
             )
         if lost:
             cmp.emit(
@@ -96,6 +99,7 @@ def _required(cmp: Comparison, old: Schema, new: Schema) -> None:
                 f"objects holding {trigger!r} no longer have to hold {_show(lost)}",
                 backward=True,
                 forward=lost <= new_required,
+                keyword="dependentRequired",
             )
 
 
