@@ -309,51 +309,59 @@ def _declared_patterns(cmp: Comparison, old: Schema, new: Schema, name: str) -> 
     old_patterns: dict[str, Schema] = old.get("patternProperties") or {}
     new_patterns: dict[str, Schema] = new.get("patternProperties") or {}
     for pattern in sorted(set(new_patterns) - set(old_patterns)):
-        regex = translate(pattern)
-        bound = value_bound(old, name)
-        if (regex is not None and not regex.search(name)) or bound is None:
-            continue
-        if cmp.subsumes(bound, new_patterns[pattern]):
-            continue
+        _declared_pattern(cmp, old, new, name, pattern, new_patterns[pattern], added=True)
+    for pattern in sorted(set(old_patterns) - set(new_patterns)):
+        _declared_pattern(cmp, old, new, name, pattern, old_patterns[pattern], added=False)
+
+
+def _declared_pattern(
+    cmp: Comparison,
+    old: Schema,
+    new: Schema,
+    name: str,
+    pattern: str,
+    schema: Schema,
+    *,
+    added: bool,
+) -> None:
+    """One pattern added (or removed) beside the declared property ``name``."""
+    regex = translate(pattern)
+    bound = value_bound(old if added else new, name)  # the side without the pattern
+    if (regex is not None and not regex.search(name)) or bound is None:
+        return
+    if cmp.subsumes(bound, schema):
+        return  # the values there meet the pattern's schema anyway
+    if added:
+        rule = PATTERN_PROPERTY_ADDED
         where = (
             cmp.old_ptr(old, "properties", name),
             cmp.new_ptr(new, "patternProperties", pattern),
         )
-        if regex is None:
-            message = (
-                f"pattern {pattern!r} added; whether it applies to property {name!r} is not "
-                f"decided ({_some_patterns([pattern])})"
-            )
-            _undecided(cmp, PATTERN_PROPERTY_ADDED, where, message)
-            continue
-        message = (
-            f"property {name!r} matches the added pattern {pattern!r}: its value must now also "
-            "meet that pattern's schema"
-        )
-        cmp.emit(PATTERN_PROPERTY_ADDED, *where, message, backward=False, forward=True)
-    for pattern in sorted(set(old_patterns) - set(new_patterns)):
-        regex = translate(pattern)
-        bound = value_bound(new, name)
-        if (regex is not None and not regex.search(name)) or bound is None:
-            continue
-        if cmp.subsumes(bound, old_patterns[pattern]):
-            continue
+    else:
+        rule = PATTERN_PROPERTY_REMOVED
         where = (
             cmp.old_ptr(old, "patternProperties", pattern),
             cmp.new_ptr(new, "properties", name),
         )
-        if regex is None:
-            message = (
-                f"pattern {pattern!r} removed; whether it applied to property {name!r} is not "
-                f"decided ({_some_patterns([pattern])})"
-            )
-            _undecided(cmp, PATTERN_PROPERTY_REMOVED, where, message)
-            continue
+    verb = "added" if added else "removed"
+    if regex is None:
+        message = (
+            f"pattern {pattern!r} {verb}; whether it applie{'s' if added else 'd'} to property "
+            f"{name!r} is not decided ({_some_patterns([pattern])})"
+        )
+        _undecided(cmp, rule, where, message)
+        return
+    if added:
+        message = (
+            f"property {name!r} matches the added pattern {pattern!r}: its value must now also "
+            "meet that pattern's schema"
+        )
+    else:
         message = (
             f"property {name!r} matched the removed pattern {pattern!r}: its value no longer "
             "has to meet that pattern's schema"
         )
-        cmp.emit(PATTERN_PROPERTY_REMOVED, *where, message, backward=True, forward=False)
+    cmp.emit(rule, *where, message, backward=not added, forward=added)
 
 
 def _undecidable(node: Schema) -> str:
