@@ -167,3 +167,15 @@ def test_reference_with_a_clashing_sibling_over_shared_definitions() -> None:
         "(schemas too large or too recursive to compare)"
     )
     assert diff(document, document).identical
+
+
+def test_a_long_enum_inside_another_is_compared_in_linear_time_under_the_clock() -> None:
+    """20,000 integers inside 20,000: the values of one enum are looked up in the other's
+    keys (each was compared with each: 10 s for 2,000, quadratic), and the loop looks at the
+    clock, which spends no schema node, so a time limit bounds it."""
+    old, new = {"enum": list(range(20_000))}, {"enum": list(range(19_999))}
+    (change,) = diff(old, new).changes
+    assert (change.id, change.backward, change.forward) == ("enum-narrowed", False, True)
+    assert change.witness is not None and change.witness.instance == 19_999
+    with pytest.raises(SchemaLoadError, match="exceeded its time limit of 1e-09 s"):
+        diff(old, new, time_limit=1e-9)

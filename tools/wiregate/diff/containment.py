@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 from wiregate.diff import regex
+from wiregate.diff.budget import check_time
 from wiregate.diff.values import json_equal, json_key
 
 __all__ = ["Containment", "length_bounds"]
@@ -688,9 +689,7 @@ class Containment:
             if any(isinstance(o, Num) and _num_inside(atom, o) for o in atoms):
                 return True
             values = _enumerate(atom)
-            return values is not None and all(
-                any(isinstance(o, Num) and _num_value_in(v, o) for o in atoms) for v in values
-            )
+            return values is not None and _all_numbers_in(values, atoms)
         if isinstance(atom, Str):
             if any(isinstance(o, Str) and _str_inside(atom, o) for o in atoms):
                 return True
@@ -826,10 +825,28 @@ def _accepts_empty(sup: Schema, kind: str) -> bool:
     return True
 
 
-def _num_value_in(value: int | float, atom: Num) -> bool:
-    if atom.values is not None and json_key(value) not in {json_key(v) for v in atom.values}:
+def _num_value_in(value: int | float, key: str, atom: Num, keys: frozenset[str] | None) -> bool:
+    """``value`` (its ``json_key``) is a number of ``atom`` (``keys``: of its finite set)."""
+    if keys is not None and key not in keys:
         return False
     return _num_in(value, atom) is True
+
+
+def _all_numbers_in(values: list[int | float], atoms: list[Atom]) -> bool:
+    """Every one of ``values`` is a number of one of ``atoms``; each set's keys worked out
+    once (an enum of n numbers inside another was n x n key computations)."""
+    numbers = [
+        (o, None if o.values is None else frozenset(json_key(v) for v in o.values))
+        for o in atoms
+        if isinstance(o, Num)
+    ]
+    for count, value in enumerate(values, 1):
+        if count % 4096 == 0:
+            check_time()
+        key = json_key(value)
+        if not any(_num_value_in(value, key, o, keys) for o, keys in numbers):
+            return False
+    return True
 
 
 def _enumerate(atom: Num) -> list[int | float] | None:
@@ -866,7 +883,7 @@ def _grid(atom: Num) -> Fraction | None:
 def _num_inside(sub: Num, sup: Num) -> bool:
     """Every number of ``sub`` is in ``sup`` (a single atom)."""
     if sub.values is not None:
-        return all(_num_value_in(v, sup) for v in sub.values)
+        return _all_numbers_in(list(sub.values), [sup])
     if sup.values is not None:
         return False
     if sup.lo is not None:

@@ -36,7 +36,7 @@ from wiregate.diff.load import (
 from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
-from wiregate.diff.values import json_equal
+from wiregate.diff.values import json_equal, json_key
 from wiregate.pointer import PointerError, fragment, split
 
 __all__ = ["DIRECTIONS", "Document", "Side", "Witness", "WitnessFinder", "with_witnesses"]
@@ -883,7 +883,8 @@ class _Generator:
             return
         mine = list(acc.get("enum") or []) + ([acc["const"]] if "const" in acc else [])
         if mine:
-            yield from (v for v in mine if not any(json_equal(v, w) for w in limits))
+            known = {json_key(w) for w in limits}  # (an enum of thousands inside another)
+            yield from (v for v in mine if json_key(v) not in known)
             return
         yield from self.values(conj(acc, {"not": {"enum": limits}}), depth + 1)
         for kind in self._types(acc):
