@@ -83,3 +83,54 @@ def test_a_reference_beside_annotations_is_still_the_schema_inline() -> None:
         ).changes
     )
     assert [c.id for c in diff(ANNOTATED, inline, mode="full").changes] == ["definition-removed"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "row"),
+    [
+        (  # a sibling added beside a recursion to the root
+            {"type": "object", "properties": {"next": {"$ref": "#"}}},
+            {"type": "object", "properties": {"next": {"$ref": "#", "maxProperties": 1}}},
+            ("max-properties-added", "#/properties/next/maxProperties", False, True),
+        ),
+        (  # a sibling removed beside a recursion through $defs
+            {
+                "$defs": {
+                    "N": {
+                        "type": "object",
+                        "properties": {
+                            "next": {"$ref": "#/$defs/N", "required": ["v"]},
+                            "v": {"type": "integer"},
+                        },
+                    }
+                },
+                "$ref": "#/$defs/N",
+            },
+            {
+                "$defs": {
+                    "N": {
+                        "type": "object",
+                        "properties": {
+                            "next": {"$ref": "#/$defs/N"},
+                            "v": {"type": "integer"},
+                        },
+                    }
+                },
+                "$ref": "#/$defs/N",
+            },
+            ("required-removed", "#/$defs/N/properties/next", True, False),
+        ),
+    ],
+)
+def test_keywords_beside_a_recursive_reference_are_compared(
+    old: dict[str, Any], new: dict[str, Any], row: tuple[str, str, bool, bool]
+) -> None:
+    """A $ref back into a schema being inlined is kept as a marker; its siblings were
+    dropped with it, and such a change was no change at all."""
+    result = diff(old, new, mode="full")
+    assert [(c.id, c.new_pointer, c.backward, c.forward) for c in result.changes] == [row]
+    (change,) = result.changes
+    assert change.witness is not None
+    accepting, other = (old, new) if change.witness.direction == "backward" else (new, old)
+    assert Draft202012Validator(accepting).is_valid(change.witness.instance)
+    assert not Draft202012Validator(other).is_valid(change.witness.instance)

@@ -531,6 +531,17 @@ class ResolvedSchema:
     def pointer(self, node: Schema) -> str:
         return self.sources.get(id(node), "#")
 
+    def as_member(self, marker: Schema) -> Schema:
+        """A bare recursion (a ``{"$ref": ...}`` marker) as ``{"allOf": [marker]}``, at the
+        marker's place: the form it has where keywords stand beside it (``resolve``), so
+        that the two compare keyword by keyword."""
+        wrapper: Schema = {"allOf": [marker]}
+        sources = self.sources
+        if isinstance(sources, _Sources):
+            sources.nodes.append(wrapper)  # held, so its id stays unique
+            sources[id(wrapper)] = self.pointer(marker)
+        return wrapper
+
     def member_pointer(self, node: Schema, keyword: str, index: int) -> str:
         """Where member ``index`` of a subschema list was written in the document."""
         members = node.get(keyword)
@@ -659,10 +670,19 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
         if isinstance(ref, str):
             target_pointer, target = target_of(ref, pointer)
             if target_pointer in stack:
-                marker = {"$ref": target_pointer}
+                marker: Schema = {"$ref": target_pointer}
                 sources[id(marker)] = pointer
                 keep_alive.append(marker)
-                return marker, False
+                siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs")}
+                if not siblings:
+                    return marker, False
+                # The siblings apply beside the recursion: compared as keywords of their own,
+                # the reference an allOf member (it was dropped with them).
+                sibling_schema, _ = inline(siblings, pointer, stack)
+                merged = {**sibling_schema, "allOf": [*(sibling_schema.get("allOf") or ()), marker]}
+                sources[id(merged)] = pointer
+                keep_alive.append(merged)
+                return merged, False
             if target_pointer in done:
                 resolved: Schema = done[target_pointer]
             else:

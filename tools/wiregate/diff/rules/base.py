@@ -248,6 +248,11 @@ class Comparison:
         self.budget.spend()
         if json_equal(old, new):
             return
+        # A recursion on one side, the same recursion with keywords beside it on the other.
+        if "$ref" in old and "$ref" not in new and _beside(new, old):
+            old = self.old.as_member(old)
+        elif "$ref" in new and "$ref" not in old and _beside(old, new):
+            new = self.new.as_member(new)
         key = (id(old), id(new), self.flipped)
         if key in self._visited:
             return  # shared definitions are compared once; recursion terminates
@@ -319,6 +324,11 @@ class Comparison:
             probe.compare(sub, sup)
             self._subsumes[key] = (all(f.backward for f in probe.findings), sub, sup)
         return self._subsumes[key][0]
+
+
+def _beside(node: Schema, marker: Schema) -> bool:
+    """``node`` holds ``marker`` (a recursion) among its allOf members, keywords beside it."""
+    return any(json_equal(member, marker) for member in node.get("allOf") or ())
 
 
 def _join(base: str, tokens: tuple[Any, ...]) -> str:
