@@ -38,6 +38,43 @@ ARRAY: dict[str, Any] = {"type": "array"}
             {**ARRAY, "prefixItems": [{}, {}], "unevaluatedItems": False},
             [("tuple-item-added", "error", True, False, ("forward", [None, None]))],
         ),
+        (  # additionalProperties: true evaluates every key, for unevaluatedProperties too
+            {**OBJECT, "additionalProperties": True},
+            OBJECT,
+            [
+                (
+                    "additional-properties-closed",
+                    "error",
+                    False,
+                    True,
+                    ("backward", {"wg_extra": None}),
+                )
+            ],
+        ),
+        (  # items: true evaluates every item
+            {**ARRAY, "items": True, "unevaluatedItems": False},
+            {**ARRAY, "unevaluatedItems": False},
+            [("items-removed", "error", False, True, ("backward", [None]))],
+        ),
+        (  # items removed: the items are then unevaluatedItems' to check
+            {**ARRAY, "items": {"type": "string"}, "unevaluatedItems": False},
+            {**ARRAY, "unevaluatedItems": False},
+            [("items-removed", "error", False, True, ("backward", [""]))],
+        ),
+        (  # a property removed while unevaluatedProperties goes from false to a schema
+            {**OBJECT, "properties": {"ab": {"type": "string"}}},
+            {"type": "object", "unevaluatedProperties": {"type": "number"}},
+            [
+                (
+                    "property-removed-from-partially-open-model",
+                    "error",
+                    False,
+                    False,
+                    ("backward", {"ab": ""}),
+                ),
+                ("schema-accepts-values-again", "error", True, False, ("forward", {"ab": 0})),
+            ],
+        ),
         (  # an else that evaluated "c" removed: which keys are evaluated is not decided
             {**OBJECT, "if": {"required": ["a"]}, "then": {}, "else": {"properties": {"c": {}}}},
             {**OBJECT, "if": {"required": ["a"]}, "then": {}},

@@ -131,7 +131,9 @@ def normalise_document(
         draft = choose_draft(document).draft
     check_document(document, origin=origin, draft=draft)
     nested_id = draft == "2019-09" and _has_nested_id(document)
-    reading = _Reading(origin, draft, nested_id, *_targets(document, at))
+    reading = _Reading(
+        origin, draft, nested_id, *_targets(document, at), unevaluated=_has_unevaluated(document)
+    )
     # $schema has done its work (the draft is chosen, and reported with the result).
     root = {k: v for k, v in document.items() if k != "$schema"}
     schema = _normalise_schema(root, "#", reading, "#")
@@ -168,6 +170,7 @@ class _Reading:
     # Filled while normalising: NormalisedDocument.written, and the $ref objects made, whose
     # targets are translated once every location is known.
     written_at: dict[str, str] = field(default_factory=dict)
+    unevaluated: bool = False  # the document has unevaluatedProperties/unevaluatedItems
     refs: list[Schema] = field(default_factory=list)
 
     @property
@@ -199,6 +202,21 @@ _FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
     "2019-09": frozenset({"prefixItems", "$dynamicRef", "$dynamicAnchor", "dependencies"}),
     "2020-12": frozenset({"additionalItems", "dependencies", "$recursiveRef", "$recursiveAnchor"}),
 }
+
+
+def _has_unevaluated(document: Mapping[str, Any]) -> bool:
+    """Whether a schema of ``document`` holds unevaluatedProperties or unevaluatedItems (a
+    key of that name inside data counts too: reading it so only keeps trivial keywords)."""
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+                return True
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _has_nested_id(document: Mapping[str, Any]) -> bool:
@@ -363,9 +381,16 @@ def _normalise_schema(node: Any, pointer: str, reading: _Reading, written: str) 
         out.pop("then", None)
         out.pop("else", None)
     for key in TRIVIAL_WHEN_EMPTY:
-        if out.get(key) == {}:
+        if out.get(key) == {} and not (reading.unevaluated and key in _EVALUATING_ALL):
             del out[key]
     return out
+
+
+# ``{}`` under these still marks every member evaluated, which unevaluated* reads (in a
+# document that has one, they are kept).
+_EVALUATING_ALL = frozenset(
+    {"additionalProperties", "items", "unevaluatedProperties", "unevaluatedItems"}
+)
 
 
 # Keywords whose values are data, never schemas: a $ref into one is refused (``_lookup``).

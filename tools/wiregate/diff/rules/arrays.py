@@ -4,7 +4,7 @@ positions; draft-07 array-form ``items`` is normalised to it) and ``contains``."
 from __future__ import annotations
 
 from wiregate.diff.load import Schema
-from wiregate.diff.rules.base import Comparison, is_true
+from wiregate.diff.rules.base import Comparison
 from wiregate.diff.rules.subschemas import compare_subschemas
 from wiregate.diff.rules.unevaluated import rest_schemas
 from wiregate.diff.values import json_equal
@@ -50,7 +50,8 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
                 before=schema,
                 after=new_rest,
             )
-    if not json_equal(old_rest, new_rest):
+    # (what unevaluatedItems changes, items absent on both sides, is the unevaluated family's)
+    if not json_equal(old_rest, new_rest) and ("items" in old or "items" in new):
         if "items" in old and "items" in new:
             compare_subschemas(
                 cmp,
@@ -60,21 +61,21 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
                 (ITEMS_WIDENED, ITEMS_NARROWED),
                 "items",
             )
-        elif "items" in new:
-            cmp.emit(
+        elif "items" in new:  # checked before by unevaluatedItems, or by nothing
+            cmp.emit_moved(
                 ITEMS_ADDED,
                 *cmp.keyword_ptrs(old, new, "items"),
                 _where_items(new_prefix) + " are now checked by the items schema",
-                backward=is_true(new_rest),
-                forward=True,
+                before=old_rest,
+                after=new_rest,
             )
         else:
-            cmp.emit(
+            cmp.emit_moved(
                 ITEMS_REMOVED,
                 *cmp.keyword_ptrs(old, new, "items"),
                 _where_items(old_prefix) + " are no longer checked by the items schema",
-                backward=True,
-                forward=is_true(old_rest),
+                before=old_rest,
+                after=new_rest,
             )
     _contains(cmp, old, new)
 

@@ -443,6 +443,8 @@ def _sharing(pattern: str, patterns: dict[str, Schema]) -> list[str]:
 
 
 def _additional(cmp: Comparison, old: Schema, new: Schema) -> None:
+    if "additionalProperties" not in old and "additionalProperties" not in new:
+        return  # what unevaluatedProperties changes is the unevaluated family's
     before, after = rest_schemas(old, new, "additionalProperties")
     if json_equal(before, after):
         return

@@ -69,22 +69,15 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
 
 def rest_schemas(old: Schema, new: Schema, keyword: str) -> tuple[Schema, Schema]:
     """(old's, new's) schema of the members no other keyword names: ``keyword``
-    (``additionalProperties`` or ``items``), else, when both sides hold the same
-    unevaluated* and on both it checks exactly those members (``_known``), that, else any
-    value.
-    (A changed unevaluated* is this family's to judge, not the caller's.)"""
-    unevaluated = (
-        "unevaluatedProperties" if keyword == "additionalProperties" else "unevaluatedItems"
-    )
-    # the same keyword checking exactly those members on both sides
-    same = (
-        unevaluated in old
-        and json_equal(old.get(unevaluated), new.get(unevaluated))
-        and _known(old, unevaluated)
-        and _known(new, unevaluated)
-    )
+    (``additionalProperties`` or ``items``), else the side's unevaluated* where it checks
+    exactly those members (``_known``), else any value."""
+    unevaluated = "unevaluated" + ("Properties" if keyword == "additionalProperties" else "Items")
     return tuple(  # type: ignore[return-value]
-        node[keyword] if keyword in node else node[unevaluated] if same else ANY
+        node[keyword]
+        if keyword in node
+        else node[unevaluated]
+        if unevaluated in node and _known(node, unevaluated)
+        else ANY
         for node in (old, new)
     )
 
