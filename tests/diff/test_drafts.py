@@ -624,6 +624,19 @@ def test_a_dynamic_anchor_that_a_dynamic_ref_can_reach_is_no_annotation(
         new = {k: v for k, v in old.items() if k != "$dynamicAnchor"}
     result = diff(old, new, mode="full")
     assert [(c.id, c.level, c.old_pointer) for c in result.changes] == rows
+    # A plain $anchor a $dynamicRef reaches is no annotation either.
+    moved = [
+        {
+            "$schema": DRAFT_2020,
+            "properties": {"a": {"$dynamicRef": "#n"}},
+            "$defs": {"X": {"type": "integer", **x}, "Y": {"type": "string", **y}},
+        }
+        for x, y in (({"$anchor": "n"}, {}), ({}, {"$anchor": "n"}))
+    ]
+    assert [(c.id, c.level) for c in diff(*moved, mode="full").changes] == [
+        ("ref-changed", "unknown"),
+        ("ref-changed", "unknown"),
+    ]
     # A document without a $dynamicRef: the anchor names nothing, an annotation.
     plain = diff({"$dynamicAnchor": "a", "type": "string"}, {"type": "string"}, mode="full")
     assert [(c.id, c.level) for c in plain.changes] == [("annotation-changed", "info")]

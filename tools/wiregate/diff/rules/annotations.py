@@ -1,6 +1,7 @@
 """Annotations: they never change which values are accepted (info level). ``$dynamicAnchor``
-is one too, except in a document with a ``$dynamicRef``: there it decides which schema the
-reference resolves to, which the engine does not follow (undecided)."""
+and ``$anchor`` are too, except in a document with a ``$dynamicRef``: there they decide which
+schema the reference resolves to, which the engine does not follow (undecided). (A ``$ref``
+to an anchor is refused when loading.)"""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
         if json_equal(before, after):
             continue
         verb = "added" if before is _MISSING else "removed" if after is _MISSING else "changed"
-        if keyword == "$dynamicAnchor" and (
+        if keyword in ("$dynamicAnchor", "$anchor") and (
             _dynamic(cmp.old.document) or _dynamic(cmp.new.document)
         ):
             cmp.emit(
