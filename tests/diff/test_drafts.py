@@ -640,3 +640,66 @@ def test_a_dynamic_anchor_that_a_dynamic_ref_can_reach_is_no_annotation(
     # A document without a $dynamicRef: the anchor names nothing, an annotation.
     plain = diff({"$dynamicAnchor": "a", "type": "string"}, {"type": "string"}, mode="full")
     assert [(c.id, c.level) for c in plain.changes] == [("annotation-changed", "info")]
+
+
+def _bundle(inner: dict[str, Any], *, identifier: str = "$id", draft: str = DRAFT_2020) -> Any:
+    """A schema embedding a resource of its own (A, with an identifier), whose "#/.../B"
+    names its own B, not the document's (under the draft's own definitions keyword)."""
+    defs = "$defs" if draft == DRAFT_2020 else "definitions"
+    return {
+        "$schema": draft,
+        "type": "object",
+        "properties": {"p": {"$ref": f"#/{defs}/A"}},
+        defs: {
+            "B": {"type": "string"},
+            "A": {
+                identifier: "https://example.com/a",
+                "type": "object",
+                "properties": {"x": {"$ref": f"#/{defs}/B"}},
+                defs: {"B": inner},
+            },
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("identifier", "draft"), [("$id", DRAFT_2020), ("$id", DRAFT_07), ("id", DRAFT_04)]
+)
+def test_a_reference_inside_an_embedded_resource_names_a_place_in_it(
+    identifier: str, draft: str
+) -> None:
+    """A bundle's embedded schema resolves "#/..." against itself, as validators do (its
+    inner definition's change was no change at all)."""
+    old = _bundle({"type": "integer"}, identifier=identifier, draft=draft)
+    new = _bundle({"type": "integer", "minimum": 0}, identifier=identifier, draft=draft)
+    defs = "$defs" if draft == DRAFT_2020 else "definitions"
+    (change,) = diff(old, new, mode="full").changes
+    assert (change.id, change.new_pointer, change.backward, change.forward) == (
+        "minimum-added",
+        f"#/{defs}/A/{defs}/B/minimum",
+        False,
+        True,
+    )
+    assert change.witness is not None and change.witness.instance == {"p": {"x": -1}}
+    validator = {DRAFT_2020: jsonschema.Draft202012Validator, DRAFT_07: jsonschema.Draft7Validator,
+                 DRAFT_04: jsonschema.Draft4Validator}[draft]  # fmt: skip
+    assert validator(old).is_valid({"p": {"x": -1}})
+    assert not validator(new).is_valid({"p": {"x": -1}})
+    # Adding the identifier moves what "#/$defs/B" names (the document's B: a string).
+    plain = _bundle({"type": "integer"}, identifier=identifier, draft=draft)
+    del plain[defs]["A"][identifier]
+    rows = [(c.id, c.new_pointer, c.backward) for c in diff(plain, old, mode="full").changes]
+    assert ("type-changed", f"#/{defs}/A/{defs}/B/type", False) in rows
+
+
+def test_an_identifier_where_the_draft_has_no_schema_is_no_resource() -> None:
+    """Draft-07 has no $defs: an $id under it is not read by validators, and "#/$defs/B"
+    below it names the document's B."""
+    old = _bundle({"type": "integer"}, draft=DRAFT_2020)
+    old["$schema"] = DRAFT_07
+    new = json.loads(json.dumps(old))
+    new["$defs"]["B"] = {"type": "string", "maxLength": 3}
+    (change,) = diff(old, new, mode="full").changes
+    assert (change.id, change.new_pointer) == ("max-length-added", "#/$defs/B/maxLength")
+    assert change.witness is not None and change.witness.instance == {"p": {"x": "aaaa"}}
+    assert jsonschema.Draft7Validator(old).is_valid({"p": {"x": "aaaa"}})

@@ -171,6 +171,8 @@ class _Reading:
     # targets are translated once every location is known.
     written_at: dict[str, str] = field(default_factory=dict)
     unevaluated: bool = False  # the document has unevaluatedProperties/unevaluatedItems
+    # The resources being read, innermost last: where a "#..." reference is resolved.
+    resources: list[str] = field(default_factory=lambda: ["#"])
     refs: list[Schema] = field(default_factory=list)
 
     @property
@@ -280,7 +282,33 @@ def _recursive_ref(raw: Schema, pointer: str, reading: _Reading) -> str:
 
 def _normalise_schema(node: Any, pointer: str, reading: _Reading, written: str) -> Schema:
     """``node``, found at ``pointer`` in the normalised document and at ``written`` in the
-    document as written (they differ below a renamed keyword: ``_Reading.written``)."""
+    document as written (they differ below a renamed keyword: ``_Reading.written``). A
+    subschema with an ``$id`` of its own is a resource: the ``#...`` references below it
+    name places in it, not in the document (a bundle's embedded schemas)."""
+    if written != "#" and _starts_resource(node, reading, written):
+        reading.resources.append(written)
+        try:
+            return _normalise_node(node, pointer, reading, written)
+        finally:
+            reading.resources.pop()
+    return _normalise_node(node, pointer, reading, written)
+
+
+def _starts_resource(node: Any, reading: _Reading, written: str) -> bool:
+    """``node`` has an identifier of its own (draft-04's ``id``), not a plain-name fragment
+    (an anchor), and one its draft reads: not beside a ``$ref`` up to draft-07, nor under the
+    other drafts' definitions keyword (``$defs`` up to draft-07, ``definitions`` after), where
+    validators find no schema to take an identifier from."""
+    if not isinstance(node, Mapping) or (reading.up_to_07 and "$ref" in node):
+        return False
+    unknown = "$defs" if reading.up_to_07 else "definitions"
+    if f"/{unknown}/" in f"{written}/":
+        return False
+    identifier = node.get("id" if reading.draft == "draft-04" else "$id")
+    return isinstance(identifier, str) and identifier != "" and not identifier.startswith("#")
+
+
+def _normalise_node(node: Any, pointer: str, reading: _Reading, written: str) -> Schema:
     origin = reading.origin
     if written != pointer:
         reading.written_at[pointer] = written
@@ -496,11 +524,19 @@ def _schemas_inside(value: Any, pointer: str, reading: _Reading, written: str) -
 
 
 def _local_ref(ref: str, here: str, reading: _Reading) -> str:
-    """The ``$ref`` at ``here``, a ``#/...`` pointer; anything else is a load error."""
-    if ref in ("", "#"):  # the empty reference names the document itself, as "#" does
-        return "#"
+    """The ``$ref`` at ``here``, a ``#/...`` pointer, as a pointer into the document (one
+    below a subschema with an ``$id`` of its own names a place in that resource); anything
+    else is a load error."""
+    resource = reading.resources[-1]
+    if ref in ("", "#"):  # the empty reference names the resource itself, as "#" does
+        return resource if resource == "#" else fragment(*split(resource, percent_encoded=False))
     if ref.startswith("#/"):
-        return ref
+        if resource == "#":
+            return ref
+        try:
+            return fragment(*split(resource, percent_encoded=False), *split(ref))
+        except PointerError:
+            return ref  # said where it is followed
     if ref.startswith("#"):
         raise SchemaLoadError(
             f"{reading.origin}: {here}: $ref {_shown(ref)} names an anchor: only JSON-pointer "
