@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -145,56 +145,77 @@ class Side:
         if self.resolved is None:
             return False
         try:
-            if self._fast is None:
-                import jsonschema_rs
-
-                schema, document = self._selected()
-                registry = None
-                if document is not None:
-                    registry = jsonschema_rs.Registry([(_EMBEDDED, document)])
-                if isinstance(schema, dict) and "$schema" not in schema:
-                    self._fast = jsonschema_rs.Draft202012Validator(
-                        schema, validate_formats=self.formats, registry=registry
-                    )
-                else:
-                    self._fast = jsonschema_rs.validator_for(
-                        schema, validate_formats=self.formats, registry=registry
-                    )
-            return bool(self._fast.is_valid(instance))
+            return bool(self._fast_validator().is_valid(instance))
         except Exception:  # a document or value the fast validator cannot take: unknown
             return None
+
+    def errors(self, instance: Any) -> int | None:
+        """How many errors the reference validator finds in ``instance``, counting those of
+        each ``oneOf``/``anyOf`` member it tried (up to 1,000; None: not known here)."""
+        if self.resolved is None:
+            return None
+        try:
+            validator = self._reference_validator()
+            with _linear_regexes():
+                return _leaves(validator.iter_errors(instance), 1_000)
+        except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
+            return None
+
+    def _fast_validator(self) -> Any:
+        """The ``jsonschema_rs`` validator of this side, built once."""
+        if self._fast is None:
+            import jsonschema_rs
+
+            schema, document = self._selected()
+            registry = None
+            if document is not None:
+                registry = jsonschema_rs.Registry([(_EMBEDDED, document)])
+            if isinstance(schema, dict) and "$schema" not in schema:
+                self._fast = jsonschema_rs.Draft202012Validator(
+                    schema, validate_formats=self.formats, registry=registry
+                )
+            else:
+                self._fast = jsonschema_rs.validator_for(
+                    schema, validate_formats=self.formats, registry=registry
+                )
+        return self._fast
 
     def reference_valid(self, instance: Any) -> bool | None:
         """Validity under the reference validator (None: it cannot check this value)."""
         if self.resolved is None:
             return False
         try:
-            if self._reference is None:
-                from jsonschema import FormatChecker
-                from jsonschema.validators import Draft202012Validator, validator_for
-                from referencing import Registry
-                from referencing.jsonschema import DRAFT202012, specification_with
-
-                schema, document = self._selected()
-                registry: Registry[Any] = Registry()
-                if isinstance(document, Mapping):
-                    dialect = document.get("$schema")
-                    specification = (
-                        specification_with(dialect) if isinstance(dialect, str) else DRAFT202012
-                    )
-                    resource = specification.create_resource(document)
-                    registry = registry.with_resource(_EMBEDDED, resource)
-                    own = resource.id()
-                    if own is not None:  # its references resolve against its $id
-                        registry = registry.with_resource(own, resource)
-                    registry = registry.crawl()
-                cls = validator_for(schema, default=Draft202012Validator)
-                checker = FormatChecker() if self.formats else None
-                self._reference = cls(schema, format_checker=checker, registry=registry)
+            validator = self._reference_validator()
             with _linear_regexes():
-                return bool(self._reference.is_valid(instance))
+                return bool(validator.is_valid(instance))
         except Exception:  # e.g. a pattern RE2 cannot run (lookaround): unknown
             return None
+
+    def _reference_validator(self) -> Any:
+        """The ``jsonschema`` validator of this side, built once."""
+        if self._reference is None:
+            from jsonschema import FormatChecker
+            from jsonschema.validators import Draft202012Validator, validator_for
+            from referencing import Registry
+            from referencing.jsonschema import DRAFT202012, specification_with
+
+            schema, document = self._selected()
+            registry: Registry[Any] = Registry()
+            if isinstance(document, Mapping):
+                dialect = document.get("$schema")
+                specification = (
+                    specification_with(dialect) if isinstance(dialect, str) else DRAFT202012
+                )
+                resource = specification.create_resource(document)
+                registry = registry.with_resource(_EMBEDDED, resource)
+                own = resource.id()
+                if own is not None:  # its references resolve against its $id
+                    registry = registry.with_resource(own, resource)
+                registry = registry.crawl()
+            cls = validator_for(schema, default=Draft202012Validator)
+            checker = FormatChecker() if self.formats else None
+            self._reference = cls(schema, format_checker=checker, registry=registry)
+        return self._reference
 
     def reverted(self, here: str, source: Side, there: str) -> Side | None:
         """This side with the change between its ``here`` and ``source``'s ``there``
@@ -1197,6 +1218,27 @@ def _strings(node: Schema, *, spread: bool = False) -> list[str]:
     return [s for s in _dedup(out) if len(s) >= low and (high is None or len(s) <= high)]
 
 
+def _leaves(errors: Iterable[Any], limit: int) -> int:
+    """The errors and, for an error of members (``oneOf``, ``anyOf``), its members' errors in
+    their place, counted up to ``limit``."""
+    count = 0
+    pending = list(itertools.islice(errors, limit))
+    while pending and count < limit:
+        error = pending.pop()
+        if error.context:
+            pending.extend(error.context)
+        else:
+            count += 1
+    return count
+
+
+def _fewer(undone: Side, side: Side, instance: Any) -> bool:
+    """``undone`` (``side`` with one change undone) rejects ``instance`` less (or cannot
+    tell)."""
+    before, after = side.errors(instance), undone.errors(instance)
+    return before is None or after is None or after < before
+
+
 def _common_object(first: Any, second: Any, tokens: list[str]) -> list[str]:
     """The longest prefix of ``tokens`` that names an object in both documents."""
     found: list[str] = []
@@ -1254,10 +1296,11 @@ class WitnessFinder:
                     continue
                 if undone is None:
                     undone = [other.reverted(theirs, accepting, mine)]
-                # The finding's own break: with its change undone, the value passes. (The
-                # search of the whole selection may find another change's break, which
-                # would show something else than what the finding says.)
-                if undone[0] is not None and undone[0].fast_valid(instance) is False:
+                # The finding's own break: with its change undone, the value meets fewer
+                # errors (it passes, where this is the only difference). The search of the
+                # whole selection may find a value only another change rejects, which would
+                # show something else than what the finding says.
+                if undone[0] is not None and not _fewer(undone[0], other, instance):
                     continue
                 if (accepting.reference_valid(instance), other.reference_valid(instance)) == (
                     True,
