@@ -321,3 +321,47 @@ def test_each_witness_shows_its_own_finding() -> None:
         ("max-length-added", "#/properties/a/maxLength", {"a": "aa"}),
         ("type-changed", "#/properties/b/type", {"b": ""}),
     ]
+
+
+def test_the_witness_search_never_fetches_a_remote_schema() -> None:
+    """A remote $ref the engine ignores (a sibling of a draft-07 $ref) was fetched by the fast
+    validator while it looked for witnesses (over the network: 15 s past any time limit for
+    an address that does not answer). A server on a loopback port counts the requests."""
+    import http.server
+    import threading
+
+    requests: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = b'{"type": "integer"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/schema+json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        remote = f"http://127.0.0.1:{server.server_address[1]}/e.json"
+        old = {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "$ref": "#/definitions/B",
+            "oneOf": [{"$ref": remote}],  # ignored: a sibling of $ref under draft-07
+            "definitions": {"B": {"enum": [1]}},
+        }
+        result = diff(old, {}, mode="full")
+        assert [(c.id, c.level) for c in result.changes] == [
+            ("enum-removed", "error"),
+            ("definition-removed", "info"),
+        ]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert requests == []

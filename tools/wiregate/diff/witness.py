@@ -169,14 +169,16 @@ class Side:
             schema, document = self._selected()
             registry = None
             if document is not None:
-                registry = jsonschema_rs.Registry([(_EMBEDDED, document)])
+                registry = jsonschema_rs.Registry([(_EMBEDDED, document)], retriever=_no_fetch)
+            # offline: a remote $ref the engine ignored (beside a draft-07 $ref) was fetched
+            # over the network, and waited on for 15 s past any time limit
             if isinstance(schema, dict) and "$schema" not in schema:
                 self._fast = jsonschema_rs.Draft202012Validator(
-                    schema, validate_formats=self.formats, registry=registry
+                    schema, validate_formats=self.formats, registry=registry, offline=True
                 )
             else:
                 self._fast = jsonschema_rs.validator_for(
-                    schema, validate_formats=self.formats, registry=registry
+                    schema, validate_formats=self.formats, registry=registry, offline=True
                 )
         return self._fast
 
@@ -430,12 +432,17 @@ def _fresh_key(*nodes: Schema) -> str:
     return "wg_extra"
 
 
+def _no_fetch(uri: str) -> Any:
+    """The fast validator's retriever: a remote schema is never fetched."""
+    raise ValueError(f"{uri}: remote schemas are not fetched")
+
+
 def _compile(schema: Schema) -> Any:
     """The fast validator of a self-contained schema, False when it cannot compile it."""
     import jsonschema_rs
 
     try:
-        return jsonschema_rs.Draft202012Validator(schema)
+        return jsonschema_rs.Draft202012Validator(schema, offline=True)
     except Exception:  # e.g. a regex the fast validator lacks: unknown
         return False
 
