@@ -22,12 +22,14 @@ from wiregate.diff.load import (
 )
 from wiregate.diff.rules import FAMILIES, FORMAT_ASSERTION_FAMILIES, definitions
 from wiregate.diff.rules.base import Comparison, Family, RawFinding
-from wiregate.diff.values import json_equal
+from wiregate.diff.rules.schema import REF_CHANGED
+from wiregate.diff.values import canonical, json_equal
 from wiregate.diff.verdict import MODES, POLICIES, DiffResult, level_for
 from wiregate.diff.witness import Document, with_witnesses
 from wiregate.exactjson import exact_integers
 from wiregate.metaschema import METASCHEMAS
-from wiregate.pointer import fragment, join, split
+from wiregate.pointer import PointerError, fragment, join, split
+from wiregate.pointer import resolve as resolve_pointer
 
 __all__ = ["diff"]
 
@@ -162,7 +164,40 @@ def _judge(
 ) -> list[RawFinding]:
     comparison = Comparison(old, new, families, budget)
     comparison.compare(old.tree, new.tree)
-    return comparison.findings
+    return comparison.findings + _twisted_recursions(old, new)
+
+
+def _twisted_recursions(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFinding]:
+    """A recursion below ``not``, ``oneOf`` or ``if`` whose target changed: the change was
+    judged where the target is defined, but through the recursion a schema that accepts more
+    can make the one around it accept less. Undecided, one finding per place."""
+    old_loops, new_loops = dict(old.twisted_loops), dict(new.twisted_loops)
+    found: list[RawFinding] = []
+    for where in sorted(old_loops.keys() | new_loops.keys()):
+        target = old_loops.get(where) or new_loops[where]
+        if _canonical_at(old.document, target) == _canonical_at(new.document, target):
+            continue
+        found.append(
+            RawFinding(
+                REF_CHANGED,
+                where if where in old_loops else old.at,
+                where if where in new_loops else new.at,
+                f"the recursion to {target} below not/oneOf/if meets a changed {target}: "
+                "through it, accepting more can mean accepting less: not decided",
+                backward=False,
+                forward=False,
+                undecided=True,
+            )
+        )
+    return found
+
+
+def _canonical_at(document: Schema, pointer: str) -> bytes | None:
+    """The canonical JSON of the schema at ``pointer`` (a normalised one), None if none."""
+    try:
+        return canonical(resolve_pointer(document, pointer))
+    except PointerError:
+        return None
 
 
 def _unreferenced_definitions(

@@ -421,6 +421,9 @@ _EVALUATING_ALL = frozenset(
 )
 
 
+# Applicators under which accepting more can make the enclosing schema accept less.
+_TWISTING = frozenset({"not", "oneOf", "if"})
+
 # Keywords whose values are data, never schemas: a $ref into one is refused (``_lookup``).
 DATA_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
 
@@ -588,6 +591,9 @@ class ResolvedSchema:
     document: Schema
     positions: Mapping[int, list[str]]
     at: str = "#"  # the selection's pointer in the normalised document
+    # (where, target) of each recursion below not/oneOf/if: a change of the target may have
+    # the opposite effect through it (``rules.schema.twisted_recursions``)
+    twisted_loops: tuple[tuple[str, str], ...] = ()
 
     def pointer(self, node: Schema) -> str:
         return self.sources.get(id(node), "#")
@@ -723,8 +729,12 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                 return shown, node
             ref = nxt
 
-    def inline(node: Schema, pointer: str, stack: tuple[str, ...]) -> tuple[Schema, bool]:
-        """The inlined node and whether it is independent of ``stack`` (safe to reuse)."""
+    def inline(
+        node: Schema, pointer: str, stack: tuple[str, ...], twisted: bool = False
+    ) -> tuple[Schema, bool]:
+        """The inlined node and whether it is independent of ``stack`` (safe to reuse).
+        ``twisted``: below ``not``, ``oneOf`` or ``if``, where accepting more can make the
+        enclosing schema accept less."""
         charge()  # definitions that reference each other are inlined once per path
         independent = True
         ref = node.get("$ref")
@@ -734,12 +744,14 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                 marker: Schema = {"$ref": target_pointer}
                 sources[id(marker)] = pointer
                 keep_alive.append(marker)
+                if twisted:
+                    twisted_loops.append((pointer, target_pointer))
                 siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs")}
                 if not siblings:
                     return marker, False
                 # The siblings apply beside the recursion: compared as keywords of their own,
                 # the reference an allOf member (it was dropped with them).
-                sibling_schema, _ = inline(siblings, pointer, stack)
+                sibling_schema, _ = inline(siblings, pointer, stack, twisted)
                 merged = {**sibling_schema, "allOf": [*(sibling_schema.get("allOf") or ()), marker]}
                 sources[id(merged)] = pointer
                 keep_alive.append(merged)
@@ -747,13 +759,15 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
             if target_pointer in done:
                 resolved: Schema = done[target_pointer]
             else:
-                resolved, independent = inline(target, target_pointer, (*stack, target_pointer))
+                resolved, independent = inline(
+                    target, target_pointer, (*stack, target_pointer), twisted
+                )
                 if independent:
                     done[target_pointer] = resolved
             siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs")}
             if not siblings:
                 return resolved, independent
-            sibling_schema, sib_independent = inline(siblings, pointer, stack)
+            sibling_schema, sib_independent = inline(siblings, pointer, stack, twisted)
             merged = _merge(resolved, sibling_schema)
             sources[id(merged)] = pointer
             keep_alive.append(merged)
@@ -763,19 +777,20 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
             here = f"{pointer}/{escape(key)}"
             if key == "$defs":
                 continue  # definitions are reached through references, never compared as data
+            below = twisted or key in _TWISTING
             if key in SUBSCHEMA_KEYWORDS and isinstance(value, dict):
-                out[key], ok = inline(value, here, stack)
+                out[key], ok = inline(value, here, stack, below)
             elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
                 children = {}
                 for name, sub in value.items():
-                    children[name], ok = inline(sub, f"{here}/{escape(name)}", stack)
+                    children[name], ok = inline(sub, f"{here}/{escape(name)}", stack, below)
                     independent = independent and ok
                 out[key] = children
                 continue
             elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
                 items = []
                 for index, sub in enumerate(value):
-                    inlined, ok = inline(sub, f"{here}/{index}", stack)
+                    inlined, ok = inline(sub, f"{here}/{index}", stack, below)
                     items.append((inlined, f"{here}/{index}"))
                     independent = independent and ok
                 members = [item for item, _ in items]
@@ -792,6 +807,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
         keep_alive.append(out)
         return out, independent
 
+    twisted_loops: list[tuple[str, str]] = []
     tree, _ = inline(selected, at, (at,))
     # keep_alive holds every node so that no id() in ``sources`` is reused by another object.
     return ResolvedSchema(
@@ -800,6 +816,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
         document=document,
         positions=positions,
         at=at,
+        twisted_loops=tuple(twisted_loops),
     )
 
 
