@@ -11,12 +11,14 @@ form that reads back the same whatever the keys hold.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote
 
 __all__ = [
     "PointerError",
     "escape",
+    "follow",
     "fragment",
     "join",
     "resolve",
@@ -92,17 +94,26 @@ def split(pointer: str, *, percent_encoded: bool = True) -> list[str]:
         raise PointerError(pointer, f"is malformed: {exc.reason}") from None
 
 
-def resolve(document: Any, pointer: str) -> Any:
+def resolve(document: Any, pointer: str, *, percent_encoded: bool = True) -> Any:
     """The value ``pointer`` names in ``document``; :class:`PointerError` when it is malformed
-    or names nothing."""
+    or names nothing. ``percent_encoded=False``: a pointer as wiregate shows it."""
+    try:
+        return follow(document, split(pointer, percent_encoded=percent_encoded))
+    except PointerError as exc:
+        raise PointerError(pointer, exc.reason) from None
+
+
+def follow(document: Any, tokens: Sequence[str]) -> Any:
+    """The value the reference ``tokens`` name in ``document``; :class:`PointerError` when
+    they name nothing."""
     node = document
-    for token in split(pointer):
-        if isinstance(node, dict) and token in node:
+    for token in tokens:
+        if isinstance(node, Mapping) and token in node:
             node = node[token]
         elif isinstance(node, list) and _is_index(token) and int(token) < len(node):
             node = node[int(token)]
         else:
-            raise PointerError(pointer, "points to nothing")
+            raise PointerError(join("#", *tokens), "points to nothing")
     return node
 
 

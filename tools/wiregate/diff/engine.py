@@ -193,9 +193,10 @@ def _twisted_recursions(old: ResolvedSchema, new: ResolvedSchema) -> list[RawFin
 
 
 def _canonical_at(document: Schema, pointer: str) -> bytes | None:
-    """The canonical JSON of the schema at ``pointer`` (a normalised one), None if none."""
+    """The canonical JSON of the schema at ``pointer`` (a shown pointer in the normalised
+    document), None if none."""
     try:
-        return canonical(resolve_pointer(document, pointer))
+        return canonical(resolve_pointer(document, pointer, percent_encoded=False))
     except PointerError:
         return None
 

@@ -35,7 +35,8 @@ never reaches a schema are load errors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,7 @@ __all__ = [
     "ResolvedSchema",
     "SchemaLoadError",
     "escape",
+    "holds_key",
     "normalise_document",
     "resolve",
 ]
@@ -82,10 +84,22 @@ class NormalisedDocument(dict[str, Any]):
     ``prefixItems/0``, ``additionalItems`` is ``items``). Pointers are shown pointers
     (:func:`wiregate.pointer.join`)."""
 
-    def __init__(self, schema: Schema, written: dict[str, str]) -> None:
+    def __init__(
+        self, schema: Schema, written: dict[str, str], normalised: dict[str, str] | None = None
+    ) -> None:
+        """``normalised``: the inverse of ``written``, when the caller has it already."""
         super().__init__(schema)
         self.written = written
-        self._normalised = {shown: pointer for pointer, shown in written.items()}
+        self._normalised = (
+            normalised
+            if normalised is not None
+            else {shown: pointer for pointer, shown in written.items()}
+        )
+
+    @functools.cached_property
+    def has_dynamic_ref(self) -> bool:
+        """Whether a ``$dynamicRef`` is left in it (one to a JSON pointer became a ``$ref``)."""
+        return holds_key(self, ("$dynamicRef",))
 
     def as_written(self, pointer: str) -> str:
         """``pointer`` (in this document) as the document wrote it: findings show that."""
@@ -132,7 +146,11 @@ def normalise_document(
     check_document(document, origin=origin, draft=draft)
     nested_id = draft == "2019-09" and _has_nested_id(document)
     reading = _Reading(
-        origin, draft, nested_id, *_targets(document, at), unevaluated=_has_unevaluated(document)
+        origin,
+        draft,
+        nested_id,
+        *_targets(document, at),
+        unevaluated=holds_key(document, _UNEVALUATED),
     )
     # $schema has done its work (the draft is chosen, and reported with the result).
     root = {k: v for k, v in document.items() if k != "$schema"}
@@ -143,8 +161,7 @@ def normalise_document(
         moved = _translate(target, normalised_at)
         if moved != target:
             node["$ref"] = fragment(*split(moved, percent_encoded=False))
-    normalised = NormalisedDocument(schema, reading.written_at)
-    return normalised
+    return NormalisedDocument(schema, reading.written_at, normalised_at)
 
 
 def check_document(document: Mapping[str, Any], *, origin: str = "schema", draft: str) -> None:
@@ -206,14 +223,14 @@ _FOREIGN_KEYWORDS: dict[str, frozenset[str]] = {
 }
 
 
-def _has_unevaluated(document: Mapping[str, Any]) -> bool:
-    """Whether a schema of ``document`` holds unevaluatedProperties or unevaluatedItems (a
-    key of that name inside data counts too: reading it so only keeps trivial keywords)."""
+def holds_key(document: Any, keys: Collection[str]) -> bool:
+    """Whether an object anywhere in ``document`` has one of ``keys`` (a key of that name
+    inside data counts too; iterative, so any depth)."""
     stack: list[Any] = [document]
     while stack:
         node = stack.pop()
         if isinstance(node, Mapping):
-            if "unevaluatedProperties" in node or "unevaluatedItems" in node:
+            if any(key in node for key in keys):
                 return True
             stack.extend(node.values())
         elif isinstance(node, list):
@@ -414,6 +431,7 @@ def _normalise_node(node: Any, pointer: str, reading: _Reading, written: str) ->
     return out
 
 
+_UNEVALUATED = ("unevaluatedProperties", "unevaluatedItems")
 # ``{}`` under these still marks every member evaluated, which unevaluated* reads (in a
 # document that has one, they are kept).
 _EVALUATING_ALL = frozenset(

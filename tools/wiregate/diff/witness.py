@@ -37,7 +37,7 @@ from wiregate.diff.regex import translate
 from wiregate.diff.rules.base import is_false
 from wiregate.diff.rules.types import effective_types
 from wiregate.diff.values import json_equal, json_key
-from wiregate.pointer import PointerError, fragment, split
+from wiregate.pointer import PointerError, follow, fragment, split
 
 __all__ = ["DIRECTIONS", "Document", "Side", "Witness", "WitnessFinder", "with_witnesses"]
 
@@ -113,13 +113,22 @@ class Side:
         self._reference: Any = None
         self._places: dict[str, _Place] | None = None
         self._tractable: bool | None = None
-        self.by_pointer: dict[str, Schema] = {}
-        self.node_ids: frozenset[int] = frozenset()
-        if resolved is not None:
-            for node in getattr(resolved.sources, "nodes", ()):
+
+    # Worked out when the generators first ask: a side made only to validate (``reverted``)
+    # never does.
+    @functools.cached_property
+    def by_pointer(self) -> dict[str, Schema]:
+        """Each schema node of the resolved tree by its pointer (the first one there)."""
+        found: dict[str, Schema] = {}
+        if self.resolved is not None:
+            for node in getattr(self.resolved.sources, "nodes", ()):
                 if isinstance(node, dict):
-                    self.by_pointer.setdefault(resolved.pointer(node), node)
-            self.node_ids = frozenset(resolved.sources)
+                    found.setdefault(self.resolved.pointer(node), node)
+        return found
+
+    @functools.cached_property
+    def node_ids(self) -> frozenset[int]:
+        return frozenset(self.resolved.sources) if self.resolved is not None else frozenset()
 
     # -- validation against the document as given --------------------------------------------
     def _selected(self) -> tuple[Any, dict[str, Any] | None]:
@@ -237,7 +246,7 @@ class Side:
         while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
             shared += 1
         tokens = _common_object(self.raw, source.raw, mine[:shared])
-        undone = _replaced(self.raw, tokens, _at(source.raw, tokens))
+        undone = _replaced(self.raw, tokens, follow(source.raw, tokens))
         return Side(undone, self.at, self.resolved, formats=self.formats, dialect=self.dialect)
 
     def tractable(self) -> bool:
@@ -1249,23 +1258,14 @@ def _fewer(undone: Side, side: Side, instance: Any) -> bool:
 def _common_object(first: Any, second: Any, tokens: list[str]) -> list[str]:
     """The longest prefix of ``tokens`` that names an object in both documents."""
     found: list[str] = []
-    for depth, token in enumerate(tokens, 1):
-        for document in (first, second):
-            if isinstance(document, Mapping) and token in document:
-                continue
-            if isinstance(document, list) and token.isdigit() and int(token) < len(document):
-                continue
-            return found
-        first, second = _at(first, [token]), _at(second, [token])
-        if isinstance(first, Mapping) and isinstance(second, Mapping):
+    for depth in range(1, len(tokens) + 1):
+        try:
+            here = (follow(first, tokens[:depth]), follow(second, tokens[:depth]))
+        except PointerError:
+            break
+        if all(isinstance(node, Mapping) for node in here):
             found = tokens[:depth]
     return found
-
-
-def _at(document: Any, tokens: list[str]) -> Any:
-    for token in tokens:
-        document = document[int(token)] if isinstance(document, list) else document[token]
-    return document
 
 
 def _replaced(document: Any, tokens: list[str], value: Any) -> Any:

@@ -5,7 +5,7 @@ to an anchor is refused when loading.)"""
 
 from __future__ import annotations
 
-from wiregate.diff.load import Schema
+from wiregate.diff.load import NormalisedDocument, Schema, holds_key
 from wiregate.diff.rules.base import ANNOTATION_KEYWORDS, Comparison
 from wiregate.diff.rules.schema import REF_CHANGED
 from wiregate.diff.values import json_equal
@@ -63,15 +63,7 @@ def check(cmp: Comparison, old: Schema, new: Schema) -> None:
 
 
 def _dynamic(document: Schema) -> bool:
-    """Whether ``document`` holds a ``$dynamicRef`` anywhere (asked only where a
-    ``$dynamicAnchor`` differs)."""
-    pending: list[object] = [document]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, dict):
-            if "$dynamicRef" in node:
-                return True
-            pending.extend(node.values())
-        elif isinstance(node, list):
-            pending.extend(node)
-    return False
+    """Whether ``document`` holds a ``$dynamicRef`` (worked out once per document)."""
+    if isinstance(document, NormalisedDocument):
+        return document.has_dynamic_ref
+    return holds_key(document, ("$dynamicRef",))
