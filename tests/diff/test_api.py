@@ -178,6 +178,30 @@ def test_recursive_schemas_terminate() -> None:
             },
             "cyclic $ref #/$defs/A -> #/$defs/B -> #/$defs/A",
         ),
+        # A cycle through keywords that apply to the same value never ends: jsonschema
+        # recursed until Python's limit, and a finding through it had no witness.
+        (
+            {
+                "$defs": {"A": {"allOf": [{"$ref": "#/$defs/A"}], "type": "integer"}},
+                "$ref": "#/$defs/A",
+            },
+            "schema: #/$defs/A/allOf/0: $ref cycle #/$defs/A -> #/$defs/A never applies to a part "
+            "of the value: validating with it never ends",
+        ),
+        (
+            {
+                "properties": {"x": {"$ref": "#"}},
+                "$defs": {"B": {"if": {"$ref": "#/$defs/C"}}, "C": {"not": {"$ref": "#/$defs/B"}}},
+                "anyOf": [{"$ref": "#/$defs/B"}],
+            },
+            "schema: #/$defs/C/not: $ref cycle #/$defs/B -> #/$defs/C -> #/$defs/B never applies "
+            "to a part of the value: validating with it never ends",
+        ),
+        (
+            {"dependentSchemas": {"a": {"$ref": "#"}}},
+            "schema: #/dependentSchemas/a: $ref cycle # -> # never applies to a part of the "
+            "value: validating with it never ends",
+        ),
         ({"properties": {"a": 3}}, "#/properties/a: 3 is not of type 'object', 'boolean'"),
         # An object inside a keyword that holds data was never read as a schema (its "type"
         # as written): it was misread as accepting anything, and string -> it was compatible.

@@ -218,6 +218,11 @@ def test_stdin_source(files: tuple[str, str]) -> None:
             "#: cyclic $ref #/$defs/A -> #/$defs/A",
         ),
         (
+            json.dumps({"anyOf": [{"type": "string"}, {"not": {"$ref": "#"}}]}),
+            "#/anyOf/1/not: $ref cycle # -> # never applies to a part of the value: validating "
+            "with it never ends",
+        ),
+        (
             json.dumps({"properties": {"a": {"$ref": "https://example.com/a.json"}}}),
             "#/properties/a/$ref: remote $ref 'https://example.com/a.json' is not fetched",
         ),

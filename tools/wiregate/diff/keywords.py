@@ -22,3 +22,8 @@ SUBSCHEMA_KEYWORDS = frozenset(
 )
 SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
 SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+# Keywords whose subschemas apply to the same value, not to a part of it: a reference cycle
+# through these alone never ends (the specification leaves its behaviour undefined).
+IN_PLACE_KEYWORDS = frozenset(
+    {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"}
+)

@@ -43,6 +43,7 @@ from typing import Any
 from wiregate.diff.budget import charge
 from wiregate.diff.drafts import choose_draft
 from wiregate.diff.keywords import (
+    IN_PLACE_KEYWORDS,
     SUBSCHEMA_KEYWORDS,
     SUBSCHEMA_LIST_KEYWORDS,
     SUBSCHEMA_MAP_KEYWORDS,
@@ -748,16 +749,27 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
             ref = nxt
 
     def inline(
-        node: Schema, pointer: str, stack: tuple[str, ...], twisted: bool = False
+        node: Schema,
+        pointer: str,
+        stack: tuple[str, ...],
+        twisted: bool = False,
+        in_place: tuple[str, ...] = (),
     ) -> tuple[Schema, bool]:
         """The inlined node and whether it is independent of ``stack`` (safe to reuse).
         ``twisted``: below ``not``, ``oneOf`` or ``if``, where accepting more can make the
-        enclosing schema accept less."""
+        enclosing schema accept less. ``in_place``: the entries of ``stack`` entered since
+        the last keyword that applies to a part of the value."""
         charge()  # definitions that reference each other are inlined once per path
         independent = True
         ref = node.get("$ref")
         if isinstance(ref, str):
             target_pointer, target = target_of(ref, pointer)
+            if target_pointer in in_place:
+                chain = " -> ".join([*in_place[in_place.index(target_pointer) :], target_pointer])
+                raise SchemaLoadError(
+                    f"{origin}: {pointer}: $ref cycle {chain} never applies to a part "
+                    "of the value: validating with it never ends"
+                )
             if target_pointer in stack:
                 marker: Schema = {"$ref": target_pointer}
                 sources[id(marker)] = pointer
@@ -769,7 +781,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                     return marker, False
                 # The siblings apply beside the recursion: compared as keywords of their own,
                 # the reference an allOf member (it was dropped with them).
-                sibling_schema, _ = inline(siblings, pointer, stack, twisted)
+                sibling_schema, _ = inline(siblings, pointer, stack, twisted, in_place)
                 merged = {**sibling_schema, "allOf": [*(sibling_schema.get("allOf") or ()), marker]}
                 sources[id(merged)] = pointer
                 keep_alive.append(merged)
@@ -778,14 +790,18 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
                 resolved: Schema = done[target_pointer]
             else:
                 resolved, independent = inline(
-                    target, target_pointer, (*stack, target_pointer), twisted
+                    target,
+                    target_pointer,
+                    (*stack, target_pointer),
+                    twisted,
+                    (*in_place, target_pointer),
                 )
                 if independent:
                     done[target_pointer] = resolved
             siblings = {k: v for k, v in node.items() if k not in ("$ref", "$defs")}
             if not siblings:
                 return resolved, independent
-            sibling_schema, sib_independent = inline(siblings, pointer, stack, twisted)
+            sibling_schema, sib_independent = inline(siblings, pointer, stack, twisted, in_place)
             merged = _merge(resolved, sibling_schema)
             sources[id(merged)] = pointer
             keep_alive.append(merged)
@@ -796,19 +812,20 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
             if key == "$defs":
                 continue  # definitions are reached through references, never compared as data
             below = twisted or key in _TWISTING
+            same = in_place if key in IN_PLACE_KEYWORDS else ()
             if key in SUBSCHEMA_KEYWORDS and isinstance(value, dict):
-                out[key], ok = inline(value, here, stack, below)
+                out[key], ok = inline(value, here, stack, below, same)
             elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
                 children = {}
                 for name, sub in value.items():
-                    children[name], ok = inline(sub, f"{here}/{escape(name)}", stack, below)
+                    children[name], ok = inline(sub, f"{here}/{escape(name)}", stack, below, same)
                     independent = independent and ok
                 out[key] = children
                 continue
             elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
                 items = []
                 for index, sub in enumerate(value):
-                    inlined, ok = inline(sub, f"{here}/{index}", stack, below)
+                    inlined, ok = inline(sub, f"{here}/{index}", stack, below, same)
                     items.append((inlined, f"{here}/{index}"))
                     independent = independent and ok
                 members = [item for item, _ in items]
@@ -826,7 +843,7 @@ def resolve(document: Schema, at: str = "#", *, origin: str = "schema") -> Resol
         return out, independent
 
     twisted_loops: list[tuple[str, str]] = []
-    tree, _ = inline(selected, at, (at,))
+    tree, _ = inline(selected, at, (at,), in_place=(at,))
     # keep_alive holds every node so that no id() in ``sources`` is reused by another object.
     return ResolvedSchema(
         tree=tree,
