@@ -365,3 +365,84 @@ def test_the_witness_search_never_fetches_a_remote_schema() -> None:
         server.shutdown()
         server.server_close()
     assert requests == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "mode", "found"),
+    [
+        # The extra key obeys propertyNames: "wg_extra" broke maxLength 1, and no value was
+        # found.
+        (
+            {
+                "type": "object",
+                "unevaluatedProperties": {"type": "string"},
+                "propertyNames": {"maxLength": 1},
+            },
+            {"type": "object", "unevaluatedProperties": {}, "propertyNames": {"maxLength": 1}},
+            "forward",
+            ("unevaluated-properties-changed", "#/unevaluatedProperties", {"x": {}}),
+        ),
+        (
+            {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "propertyNames": {"enum": ["b", "ab"]},
+            },
+            {
+                "type": "object",
+                "additionalProperties": {"type": "integer"},
+                "propertyNames": {"enum": ["b", "ab"]},
+            },
+            "backward",
+            ("type-changed", "#/additionalProperties/type", {"ab": ""}),
+        ),
+        # not A -> not B: a value of B that A rejects (a value of B alone is rejected by both).
+        (
+            {"not": {"type": "object", "additionalProperties": {}}},
+            {"not": {"type": "object", "additionalProperties": {"type": "object"}}},
+            "forward",
+            ("additional-properties-narrowed", "#/not/additionalProperties", {"wg_extra": []}),
+        ),
+        # minContains 0: the contained value is not needed (the generator always put one in,
+        # past maxItems 0).
+        (
+            {"type": "array", "contains": {"type": "object"}, "minContains": 0, "maxItems": 0},
+            {"type": "number", "contains": {"type": "object"}, "minContains": 0, "maxItems": 0},
+            "backward",
+            ("type-changed", "#/type", []),
+        ),
+        (
+            {
+                "type": "array",
+                "contains": {"type": "integer"},
+                "minContains": 2,
+                "uniqueItems": True,
+            },
+            {
+                "type": "array",
+                "contains": {"type": "integer"},
+                "minContains": 2,
+                "uniqueItems": True,
+                "maxItems": 1,
+            },
+            "backward",
+            ("max-items-added", "#/maxItems", [0, 1]),
+        ),
+        # not (not X) is X.
+        (
+            {"not": {"not": {"const": {"a": 1}}}},
+            {"not": {"not": {"const": {"a": 1}}}, "type": "array"},
+            "backward",
+            ("type-narrowed", "#/type", {"a": 1}),
+        ),
+    ],
+)
+def test_witnesses_the_generator_missed(
+    old: dict[str, Any], new: dict[str, Any], mode: str, found: tuple[str, str, Any]
+) -> None:
+    result = diff(old, new, mode=mode)
+    assert [
+        (c.id, c.new_pointer, c.witness.instance)
+        for c in result.changes
+        if c.witness is not None and c.witness.direction == mode
+    ] == [found]

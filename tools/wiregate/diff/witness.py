@@ -428,17 +428,31 @@ def _pattern_key(node: Schema, pattern: str) -> str | None:
 
 
 def _fresh_key(*nodes: Schema) -> str:
-    """A key that no ``properties`` of ``nodes`` declare and, as far as a cheap check tells,
-    no ``patternProperties`` of theirs match."""
-    for key in _FRESH_KEYS:
+    """A key that no ``properties`` of ``nodes`` declare, that, as far as a cheap check tells,
+    no ``patternProperties`` of theirs match, and that their ``propertyNames`` allow where
+    those can be checked on their own."""
+    names = [n["propertyNames"] for n in nodes if isinstance(n.get("propertyNames"), dict)]
+    checks = [_compile(conj({"type": ["string"]}, schema)) for schema in names]
+    samples = [key for schema in names for key in _name_samples(schema)]
+    keys: list[str] = _dedup([*_FRESH_KEYS, *samples])
+    for key in keys:
         if any(key in (n.get("properties") or {}) for n in nodes):
             continue
         if any(
             _matches(p, key) is not False for n in nodes for p in n.get("patternProperties") or {}
         ):
             continue
+        if any(_valid(check, key) is False for check in checks):
+            continue
         return key
     return "wg_extra"
+
+
+def _name_samples(schema: Schema) -> list[str]:
+    """Keys a ``propertyNames`` schema may allow: its listed names, then strings of its
+    lengths and pattern."""
+    listed = [schema["const"]] if "const" in schema else list(schema.get("enum") or ())
+    return [name for name in listed if isinstance(name, str)] + _strings(schema, spread=True)
 
 
 def _no_fetch(uri: str) -> Any:
@@ -704,9 +718,16 @@ class _Generator:
         node = self._deref(node)
         for _ in range(4):
             members = node.get("allOf")
-            if not isinstance(members, list):
+            negated = node.get("not")
+            if isinstance(members, list):
+                node = conj(_without(node, "allOf"), *(self._deref(m) for m in members))
+            elif isinstance(negated, dict) and isinstance(self._deref(negated).get("not"), dict):
+                twice = self._deref(negated)
+                if len(twice) > 1:
+                    break
+                node = conj(_without(node, "not"), self._deref(twice["not"]))  # not not X: X
+            else:
                 break
-            node = conj(_without(node, "allOf"), *(self._deref(m) for m in members))
         return node
 
     def _in_tree(self, node: Schema) -> bool:
@@ -822,14 +843,16 @@ class _Generator:
         items = _rest(node, "items", "unevaluatedItems")
         low = int(node.get("minItems") or 0)
         contains = node.get("contains")
-        length = max(low, 1 if contains else 0)
+        at_least = node.get("minContains", 1)
+        needed = int(at_least) if isinstance(contains, dict) and _numeric(at_least) else 0
+        length = max(low, needed)
         if length > _MAX_MEMBERS:
             return []
         out: list[Any] = []
         base: list[Any] = []
         for index in range(length):
             schema = prefix[index] if index < len(prefix) else items
-            if index == 0 and isinstance(contains, dict):
+            if index < needed and isinstance(contains, dict):
                 schema = conj(schema, contains)
             options = self.values(schema, depth + 1)
             if not options:
@@ -1066,8 +1089,11 @@ class _Generator:
             yield from self.values(as_array, depth + 1)
 
     def _composition_apart(self, acc: Schema, other: Schema, depth: int) -> Iterator[Any]:
-        negated = other.get("not")
-        if isinstance(negated, dict) and not json_equal(negated, acc.get("not")):
+        negated, mine = other.get("not"), acc.get("not")
+        if isinstance(negated, dict) and not json_equal(negated, mine):
+            if isinstance(mine, dict):  # not A against not B: a value of B that A rejects
+                within = conj(_without(acc, "not"), self._deref(negated))
+                yield from itertools.islice(self.apart(within, self._deref(mine), depth + 1), 8)
             yield from self.values(conj(acc, self._deref(negated)), depth + 1)
         for keyword in ("oneOf", "anyOf"):
             members = other.get(keyword)
