@@ -428,6 +428,17 @@ def test_the_witness_search_never_fetches_a_remote_schema() -> None:
             "backward",
             ("max-items-added", "#/maxItems", [0, 1]),
         ),
+        # The member is written alike on both sides; what its reference names changed. With
+        # nothing to undo where the finding is, every value was refused as another's break.
+        (
+            {"oneOf": [{}, {"$ref": "#/$defs/d0"}], "$defs": {"d0": {"not": {"type": "integer"}}}},
+            {
+                "oneOf": [{}, {"$ref": "#/$defs/d0"}],
+                "$defs": {"d0": {"not": {"type": "integer"}, "type": ["null"]}},
+            },
+            "forward",
+            ("one-of-overlap-changed", "#/oneOf/1", False),
+        ),
         # not (not X) is X.
         (
             {"not": {"not": {"const": {"a": 1}}}},

@@ -232,7 +232,8 @@ class Side:
         """This side with the change between its ``here`` and ``source``'s ``there``
         (normalised pointers) undone: the innermost object both documents hold on the path
         the two pointers share, taken from ``source``. None when this side cannot be
-        checked so (not an object, a removed definition)."""
+        checked so (not an object, a removed definition, nothing to undo where the change is
+        written)."""
         if self.resolved is None or not isinstance(self.raw, Mapping):
             return None
         if not isinstance(source.raw, Mapping):
@@ -246,7 +247,10 @@ class Side:
         while shared < min(len(mine), len(theirs)) and mine[shared] == theirs[shared]:
             shared += 1
         tokens = _common_object(self.raw, source.raw, mine[:shared])
-        undone = _replaced(self.raw, tokens, follow(source.raw, tokens))
+        theirs_there = follow(source.raw, tokens)
+        if json_equal(follow(self.raw, tokens), theirs_there):
+            return None  # written alike: the change is in what a reference there names
+        undone = _replaced(self.raw, tokens, theirs_there)
         return Side(undone, self.at, self.resolved, formats=self.formats, dialect=self.dialect)
 
     def tractable(self) -> bool:
