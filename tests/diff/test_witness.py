@@ -439,6 +439,21 @@ def test_the_witness_search_never_fetches_a_remote_schema() -> None:
             "forward",
             ("one-of-overlap-changed", "#/oneOf/1", False),
         ),
+        # A value breaking a bound is of the type the bound applies to: the numbers that
+        # minimum hinted at pass minItems.
+        (
+            {"if": {"minimum": 1}, "then": {"minItems": 1}},
+            {"then": {"minItems": 1}},
+            "forward",
+            ("if-removed", "#", []),
+        ),
+        # The values of a conditional's branches: "a" only through else.
+        (
+            {"if": {"type": "number"}, "else": {"const": "a"}},
+            {"type": "number"},
+            "backward",
+            ("type-narrowed", "#/type", "a"),
+        ),
         # not (not X) is X.
         (
             {"not": {"not": {"const": {"a": 1}}}},

@@ -74,6 +74,15 @@ _FORMATS = {
     "ipv4": "127.0.0.1",
     "hostname": "example.com",
 }
+# The type a bound applies to (the numeric ones: number).
+_BOUNDED_TYPE = {
+    "minLength": "string",
+    "maxLength": "string",
+    "minItems": "array",
+    "maxItems": "array",
+    "minProperties": "object",
+    "maxProperties": "object",
+}
 _FRESH_KEYS = ("wg_extra", "zz", "x", "wg_0", "_", "0")
 _FALSE: Schema = {"not": {}}
 _EMBEDDED = "urn:wiregate:selected-document"  # a document a selection is checked in
@@ -798,6 +807,11 @@ class _Generator:
                 candidates = [v for group in itertools.zip_longest(*per_member) for v in group]
                 candidates = [v for v in candidates if v is not None or _allows_null(node)]
             else:
+                condition = node.get("if")
+                if isinstance(condition, dict):  # values of each branch first
+                    rest = _without(node, "if", "then", "else")
+                    for branch in (conj(condition, node.get("then", {})), node.get("else", {})):
+                        candidates += self.values(conj(rest, self._deref(branch)), depth + 1)
                 for kind in self._types(node):
                     candidates += self._typed(node, kind, depth)
         accepts = self.accepting(node)
@@ -993,7 +1007,8 @@ class _Generator:
                 )
                 if ok and 0 <= count <= _MAX_STRING:
                     yield [item] * count
-            if flip is not None:
+            if flip is not None:  # of the type the bound applies to: others pass it
+                flip["type"] = [_BOUNDED_TYPE.get(keyword, "number")]
                 yield from self.values(conj(acc, flip), depth + 1)
                 if keyword in ("maxItems", "maxProperties"):
                     yield from self._longer(acc, int(value) + 1, keyword, depth)
