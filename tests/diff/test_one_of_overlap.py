@@ -230,3 +230,49 @@ def test_a_member_of_a_one_of_over_open_record_types_changes_on_its_own(policy: 
     assert [(c.id, c.new_pointer, c.backward, c.forward) for c in result.changes] == [
         ("enum-narrowed", "#/oneOf/0/properties/status/enum", False, True)
     ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "mode", "rows", "witness"),
+    [
+        # What tells objects apart lets every other value match both members: 1 matched
+        # both and was rejected, and oneOf -> anyOf was called equivalent.
+        (
+            {"oneOf": [{"required": ["a"]}, {"additionalProperties": False}]},
+            {"anyOf": [{"required": ["a"]}, {"additionalProperties": False}]},
+            "forward",
+            [
+                ("any-of-added", "#", "#/anyOf", True, False),
+                ("one-of-removed", "#/oneOf", "#", True, False),
+            ],
+            ("any-of-added", ("forward", None)),
+        ),
+        # A tagged union written without "type": "object" rejects every string.
+        (
+            {"type": "string"},
+            {
+                "oneOf": [
+                    {"properties": {"k": {"const": 1}}, "required": ["k"]},
+                    {"properties": {"k": {"const": 2}}, "required": ["k"]},
+                ]
+            },
+            "backward",
+            [
+                ("one-of-added", "#", "#/oneOf", False, False),
+                ("type-widened", "#/type", "#", True, False),
+            ],
+            ("one-of-added", ("backward", "")),
+        ),
+    ],
+)
+def test_members_told_apart_only_as_objects_share_every_other_value(
+    old: dict[str, Any],
+    new: dict[str, Any],
+    mode: str,
+    rows: list[Row],
+    witness: tuple[str, tuple[str, Any]],
+) -> None:
+    result = diff(old, new, mode=mode)
+    assert _rows(result) == rows
+    assert _witness(result, witness[0]) == witness[1]
+    _check_witnesses(old, new, result)

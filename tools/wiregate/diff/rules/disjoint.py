@@ -3,8 +3,9 @@ members is rejected, so adding a member that overlaps another one rejects values
 accepted before.
 
 The answer is "disjoint" only when it is certain: different JSON types, disjoint
-``enum``/``const`` values, a required property whose schemas are disjoint, or a required
-key that the other side's closed model rejects. With ``closed_world`` (the lenient policy's
+``enum``/``const`` values, or, where objects are the only type both accept, a required
+property whose schemas are disjoint or a required key that the other side's closed model
+rejects. With ``closed_world`` (the lenient policy's
 assumption that records carry no undeclared keys), open models are treated as closed.
 """
 
@@ -31,8 +32,8 @@ def disjoint(a: Schema, b: Schema, *, closed_world: bool = False, depth: int = 0
     a_values, b_values = allowed_values(a), allowed_values(b)
     if a_values is not None and b_values is not None and not a_values & b_values:
         return True
-    if "object" not in effective_types(a) & effective_types(b):
-        return False
+    if effective_types(a) & effective_types(b) != {"object"}:
+        return False  # what tells objects apart lets a value of another shared type match both
     return _objects_disjoint(a, b, closed_world, depth) or _objects_disjoint(
         b, a, closed_world, depth
     )
