@@ -182,10 +182,10 @@ such case on the golden pairs, the Karapace cases and the real revisions as a bu
   optional property added to an open content model, and closing `additionalProperties`, are
   tolerated in the backward direction; a property removed from an open model in the forward
   direction; and `oneOf` members that overlap only through undeclared keys of open models
-  count as disjoint when a member is added or changed into or out of overlap. A tolerated
-  change says `tolerated_by: "lenient"`. (A member changed while it shares values with
-  another only through such keys gets no `one-of-overlap-changed` in either policy: it is
-  judged on its own.)
+  count as disjoint. A tolerated
+  change says `tolerated_by: "lenient"`. (Open record types, members that each declare
+  properties, sharing values only through such keys: a member changed among them gets no
+  `one-of-overlap-changed` in either policy; it is judged on its own.)
 
 ## Rule ids
 

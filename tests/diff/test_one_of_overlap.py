@@ -276,3 +276,41 @@ def test_members_told_apart_only_as_objects_share_every_other_value(
     assert _rows(result) == rows
     assert _witness(result, witness[0]) == witness[1]
     _check_witnesses(old, new, result)
+
+
+@pytest.mark.parametrize(
+    ("policy", "rows"),
+    [
+        (
+            "strict",
+            [
+                ("one-of-overlap-changed", "#/oneOf/1", True, False, None),
+                ("max-properties-added", "#/oneOf/1/maxProperties", False, True, None),
+            ],
+        ),
+        (
+            "lenient",
+            [
+                ("one-of-overlap-changed", "#/oneOf/1", True, True, "lenient"),
+                ("max-properties-added", "#/oneOf/1/maxProperties", False, True, None),
+            ],
+        ),
+    ],
+)
+def test_a_member_that_declares_no_properties_is_no_record_type(
+    policy: str, rows: list[tuple[str, str, bool, bool, str | None]]
+) -> None:
+    """Any object may match {"type": "object"}: its overlap with {"required": ["a"]} is more
+    than a record of neither type, and narrowing it accepts {"a": ...} again (it matched
+    both members). Only the lenient policy, where records carry no undeclared keys, reads
+    them apart."""
+    old = {"oneOf": [{"required": ["a"]}, {"type": "object"}]}
+    new = {"oneOf": [{"required": ["a"]}, {"type": "object", "maxProperties": 0}]}
+    result = diff(old, new, mode="forward", policy=policy)
+    assert [
+        (c.id, c.new_pointer, c.backward, c.forward, c.tolerated_by) for c in result.changes
+    ] == rows
+    assert _witness(result, "one-of-overlap-changed") == (
+        None if policy == "lenient" else ("forward", {"a": None})
+    )
+    _check_witnesses(old, new, result)

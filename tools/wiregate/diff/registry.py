@@ -569,7 +569,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         composition.ONE_OF_OVERLAP_CHANGED,
         "composition",
-        "A oneOf member changed while it may overlap another member on both sides: a value matching two members is rejected, so a value the member gained may now be rejected and one it lost may now be accepted; the directions its own findings grant (judged as if the oneOf were an anyOf) are not granted for the oneOf. Where the members share values only through undeclared keys of open models (open record types in one oneOf: a value carrying every field of two of them is a record of neither), this is deliberately not reported, in either policy: every edit of such a record type would be a break.",
+        "A oneOf member changed while it may overlap another member on both sides: a value matching two members is rejected, so a value the member gained may now be rejected and one it lost may now be accepted; the directions its own findings grant (judged as if the oneOf were an anyOf) are not granted for the oneOf. Where the members are open record types (each declares properties) that share values only through undeclared keys (a value carrying every field of two of them is a record of neither), this is deliberately not reported, in either policy: every edit of such a record type would be a break. Other overlap through undeclared keys the lenient policy tolerates.",
         "depends",
         "depends",
     ),

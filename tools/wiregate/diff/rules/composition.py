@@ -108,6 +108,21 @@ class _Apart:
             if other != k
         )
 
+    def records_apart(self, k: int) -> bool:
+        """Member ``k`` shares values with the others only through undeclared keys of open
+        record types: each pair is disjoint, or both declare properties and are disjoint
+        once read as closed."""
+        return all(
+            self._disjoint(min(k, other), max(k, other), False)
+            or (
+                _declares_properties(self.members[k])
+                and _declares_properties(self.members[other])
+                and self._disjoint(min(k, other), max(k, other), True)
+            )
+            for other in range(len(self.members))
+            if other != k
+        )
+
     def _disjoint(self, i: int, j: int, closed_world: bool) -> bool:
         key = (i, j, closed_world)
         if key not in self._pairs:
@@ -116,6 +131,10 @@ class _Apart:
                 closed_world and disjoint(a, b, closed_world=True)
             )
         return self._pairs[key]
+
+
+def _declares_properties(member: Schema) -> bool:
+    return bool(member.get("properties"))
 
 
 def _keyword_removed(
@@ -351,7 +370,6 @@ def _overlap(
     was_apart, is_apart = old_apart(i), new_apart(j)
     if was_apart and is_apart:
         return
-    lenient = old_apart(i, closed_world=True) and new_apart(j, closed_world=True)
     if was_apart:
         name = _describe(cmp.new.pointer(new_member), new_member)
         verb = "now overlaps" if _overlapping(cmp, after, j) else "may now overlap"
@@ -388,11 +406,13 @@ def _overlap(
         grants = grants[::-1]
     if grants == (False, False):
         return  # the member's findings already grant neither direction
-    if lenient:
+    lenient = old_apart(i, closed_world=True) and new_apart(j, closed_world=True)
+    if old_apart.records_apart(i) and new_apart.records_apart(j):
         # Members apart but for undeclared keys (open record types, a oneOf over them): a
         # value carrying every field of two record types is a record of neither, and such a
         # value is all a change of one member could flip. Deliberately not reported, in
         # either policy: it would make every edit of a record type in such a oneOf a break.
+        # A member that declares no properties is no record type: any object may match it.
         return
     if grants == (True, True) and (
         (found and not any(f.undecided for f in found))
@@ -413,6 +433,8 @@ def _overlap(
         f"two members is rejected): {effect}",
         backward=not grants[0],
         forward=not grants[1],
+        lenient_backward=lenient,  # apart once records carry no undeclared keys
+        lenient_forward=lenient,
     )
 
 
