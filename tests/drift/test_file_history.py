@@ -126,3 +126,49 @@ def test_a_merge_that_resolves_the_file_is_a_revision(tmp_path: Path) -> None:
     # A merge that took one side as it was is not listed again.
     commit_files(repo, {"y.txt": b"-"}, "unrelated", "2026-07-01T00:04:00")
     assert len(file_history(repo, ["x.json"])) == 4
+
+
+def test_a_committed_symbolic_link_is_followed_inside_the_commit(tmp_path: Path) -> None:
+    """A link's blob holds its target's name: read as the file, "real.json" was a schema."""
+    repo = init_repo(tmp_path / "repo")
+    root = Path(repo.working_dir)
+    (root / "schemas").mkdir()
+    (root / "schemas" / "real.json").write_bytes(b"{}")
+    links = {
+        "schemas/link.json": "real.json",
+        "schemas/twice.json": "link.json",
+        "schemas/up.json": "../../outside.json",
+        "schemas/absolute.json": "/etc/passwd",
+        "schemas/loop-a.json": "loop-b.json",
+        "schemas/loop-b.json": "loop-a.json",
+        "schemas/dangling.json": "missing.json",
+    }
+    for name, target in links.items():
+        (root / name).symlink_to(target)
+    repo.git.add("-A")
+    repo.git.commit("-m", "links")
+    commit = resolve_commit(repo, "HEAD")
+    assert file_at(repo, commit, "schemas/link.json") == b"{}"
+    assert file_at(repo, commit, "schemas/twice.json") == b"{}"
+    assert file_at(repo, commit, "schemas/dangling.json") is None
+    short = commit[:12]
+    for name, message in [
+        ("up", f"schemas/up.json at {short}: a symbolic link to '../../outside.json', outside "
+         "the repository"),
+        ("absolute", f"schemas/absolute.json at {short}: a symbolic link to '/etc/passwd', "
+         "outside the repository"),
+        ("loop-a", f"schemas/loop-a.json at {short}: too many levels of symbolic links"),
+    ]:  # fmt: skip
+        with pytest.raises(UserError) as caught:
+            file_at(repo, commit, f"schemas/{name}.json")
+        assert str(caught.value) == message
+
+
+@pytest.mark.parametrize("ref", ["^HEAD", "^HEAD~1", "HEAD~1..HEAD", "HEAD...HEAD~1"])
+def test_a_ref_that_names_no_single_commit_is_unknown(
+    moved_then_deleted: git.Repo, ref: str
+) -> None:
+    # rev-parse prints an exclusion as "^<sha>", which was taken for a commit (exit 3)
+    with pytest.raises(UserError) as caught:
+        resolve_commit(moved_then_deleted, ref)
+    assert str(caught.value).endswith(f": unknown git ref {ref!r}")

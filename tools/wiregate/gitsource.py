@@ -6,6 +6,8 @@ so GitPython's helper processes end."""
 
 from __future__ import annotations
 
+import posixpath
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -80,11 +82,17 @@ class UnknownRef(UserError):
 
 
 def _rev_parse(repo: git.Repo, spec: str) -> str | None:
+    """The object ``spec`` names, or None. A range or an exclusion (``^HEAD``, ``A..B``)
+    names no single object: rev-parse prints it as such (``^<sha>``), which is no object."""
     try:
         output: str = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", spec)
     except git.GitCommandError:  # git's own message (to stderr) is not ours to show
         return None
-    return output.strip() or None
+    found = output.strip()
+    return found if _OBJECT_NAME.fullmatch(found) else None
+
+
+_OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # sha-1 or sha-256
 
 
 class BlobTooLarge(UserError):
@@ -100,16 +108,40 @@ def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None
     """The bytes of ``path`` (relative to the repository root) at ``commit`` (a sha from
     :func:`resolve_commit` or the history), or None when no file is there. A blob larger than
     ``max_bytes`` is a :class:`UserError` (its size is known before anything is read)."""
-    try:
-        blob = repo.commit(commit).tree / path
-    except KeyError:
-        return None
-    if blob.type != "blob":
+    tree = repo.commit(commit).tree
+    blob = _entry(tree, path)
+    for _ in range(_MAX_LINKS):
+        if blob is None or blob.type != "blob" or blob.mode != _SYMLINK:
+            break
+        # A committed symbolic link holds its target's name: followed inside the commit's
+        # tree as the work tree follows it, never read as the file's content.
+        target = blob.data_stream.read().decode("utf-8", "surrogateescape")
+        followed = posixpath.normpath(posixpath.join(posixpath.dirname(blob.path), target))
+        if target.startswith("/") or followed == ".." or followed.startswith("../"):
+            raise UserError(
+                f"{path} at {commit[:12]}: a symbolic link to {target!r}, outside the repository"
+            )
+        blob = _entry(tree, followed)
+    else:
+        raise UserError(f"{path} at {commit[:12]}: too many levels of symbolic links")
+    if blob is None or blob.type != "blob":
         return None
     if max_bytes is not None and blob.size > max_bytes:
         raise BlobTooLarge(path, commit, blob.size, max_bytes)
     data: bytes = blob.data_stream.read()
     return data
+
+
+_SYMLINK = 0o120000
+_MAX_LINKS = 40  # as Linux follows at most 40
+
+
+def _entry(tree: git.Tree, path: str) -> git.Blob | git.Tree | None:
+    try:
+        entry: git.Blob | git.Tree = tree / path
+    except KeyError:
+        return None
+    return entry
 
 
 # --- history -------------------------------------------------------------------------------
