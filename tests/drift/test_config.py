@@ -199,6 +199,10 @@ def test_shipped_config(contract: Contract) -> None:
     ("text", "message"),
     [
         ("version = 1\nrepository = [", "not valid TOML: "),
+        # Python's recursion limit inside tomllib, and a 20,000-level table built without
+        # recursion that the schema check then recursed into: internal errors (exit 3).
+        ("version = 1\nx = " + "[" * 900 + "]" * 900 + "\n", "nested too deeply to read"),
+        ("version = 1\n" + "a." * 20000 + "b = 1\n", "nested over 32 levels deep"),
         (VALID.replace("version = 1", "version = 2"), "version: 1 was expected"),
         (
             VALID.replace('role = "producer"', 'role = "reader"'),

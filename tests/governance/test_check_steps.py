@@ -146,6 +146,11 @@ def test_mislabelled_fixture_fails(wiregate_repo: git.Repo) -> None:
 def test_version_marks() -> None:
     schema = {"$id": "x/v1", "$defs": {"A": {"properties": {"schema_version": {"const": "a/v1"}}}}}
     assert version_marks(schema) == ("x/v1", ("a/v1",))
+    # data is no mark: an example holding {"schema_version": {"const": ...}} excused a break
+    data = {"$id": "x/v1", "examples": [{"schema_version": {"const": "x/v2"}}]}
+    assert version_marks({**data, "default": data["examples"][0]}) == ("x/v1", ())
+    definition = {"$defs": {"SchemaVersion": {"const": "x/v3"}, "B": {"enum": [{"const": 1}]}}}
+    assert version_marks(definition) == (None, ("x/v3",))
 
 
 def test_a_version_bump_must_raise_the_version() -> None:
@@ -156,6 +161,14 @@ def test_a_version_bump_must_raise_the_version() -> None:
     assert not is_version_bump(v1, v1)
     assert is_version_bump(v1, (v1[0], ("rollout-wire/v1.1",)))
     assert is_version_bump(("x", ()), ("y", ()))  # no numbers: any change counts
+    assert is_version_bump(("x", ()), ("x/v1", ()))  # a first number
+    assert not is_version_bump(v1, ("https://wiregate.dev/schemas/rollout-wire/latest", ()))
+    # numbers of any length (int() stops at 4,300 digits: an internal error)
+    long = "https://wiregate.dev/schemas/rollout-wire/v" + "9" * 5000
+    assert is_version_bump(v1, (long, ()))
+    assert not is_version_bump((long, ()), (long[:-1], ()))
+    assert is_version_bump((long[:-1], ()), (long[:-1] + ".1", ()))
+    assert not is_version_bump(("x/v010", ()), ("x/v9", ()))  # 10 > 9, leading zeros aside
 
 
 def test_a_downgraded_id_does_not_excuse_a_breaking_change(wiregate_repo: git.Repo) -> None:

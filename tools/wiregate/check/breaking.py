@@ -23,29 +23,44 @@ STEP = "breaking"
 
 
 def version_marks(schema: Any) -> tuple[str | None, tuple[str, ...]]:
-    """The ``$id`` and every ``schema_version`` constant of a schema document."""
+    """The ``$id`` and every ``schema_version`` constant of a schema document: the ``const``
+    of a property named ``schema_version`` or a definition named ``SchemaVersion`` (never a
+    value inside data: ``examples``, ``default``, ``enum``, ``const``)."""
 
-    def consts(node: Any, key: str | None = None) -> Iterator[str]:
-        if isinstance(node, dict):
-            if key in ("schema_version", "SchemaVersion") and isinstance(node.get("const"), str):
-                yield node["const"]
-            for child_key, child in node.items():
-                yield from consts(child, child_key)
-        elif isinstance(node, list):
+    def consts(node: Any, keyword: str | None = None) -> Iterator[str]:
+        if isinstance(node, list):
             for child in node:
                 yield from consts(child)
+            return
+        if not isinstance(node, dict):
+            return
+        for key, child in node.items():
+            if keyword in _SCHEMA_MAPS:  # keys are names, values schemas
+                mark = child.get("const") if isinstance(child, dict) else None
+                if key in _MARK_NAMES and isinstance(mark, str):
+                    yield mark
+                yield from consts(child)
+            elif key not in _DATA_KEYWORDS:
+                yield from consts(child, key)
 
     schema_id = schema.get("$id") if isinstance(schema, dict) else None
     return schema_id, tuple(sorted(set(consts(schema))))
 
 
+_SCHEMA_MAPS = frozenset({"properties", "$defs", "definitions"})
+_MARK_NAMES = frozenset({"schema_version", "SchemaVersion"})
+_DATA_KEYWORDS = frozenset({"examples", "default", "enum", "const"})
 _TRAILING_VERSION = re.compile(r"v(\d+(?:\.\d+)*)/?$")
 
 
-def _version(mark: str | None) -> tuple[int, ...] | None:
-    """The trailing version of a ``$id`` or ``schema_version`` (``.../v2``, ``x/v1.1``)."""
+def _version(mark: str | None) -> tuple[tuple[int, str], ...] | None:
+    """The trailing version of a ``$id`` or ``schema_version`` (``.../v2``, ``x/v1.1``), each
+    number as (digits, digits) so that numbers of any length compare without conversion."""
     found = _TRAILING_VERSION.search(mark or "")
-    return tuple(int(part) for part in found.group(1).split(".")) if found else None
+    if not found:
+        return None
+    numbers = (part.lstrip("0") for part in found.group(1).split("."))
+    return tuple((len(number), number) for number in numbers)
 
 
 def is_version_bump(
@@ -53,15 +68,16 @@ def is_version_bump(
 ) -> bool:
     """The ``$id`` or a ``schema_version`` constant moved to a higher version.
 
-    Where the marks carry no version number, any change of them counts as a bump; where they
-    do, a change must raise the highest one (a move back to v1 is no bump)."""
+    Where neither side's marks carry a version number, any change of them counts as a bump;
+    where the old ones do, the new ones must carry a higher one (a move back to v1, or to a
+    mark without a number such as ``latest``, is no bump)."""
     if old == new:
         return False
     old_versions = [v for v in map(_version, (old[0], *old[1])) if v is not None]
     new_versions = [v for v in map(_version, (new[0], *new[1])) if v is not None]
-    if not old_versions or not new_versions:
+    if not old_versions:
         return True
-    return max(new_versions) > max(old_versions)
+    return bool(new_versions) and max(new_versions) > max(old_versions)
 
 
 def _changes(count: int) -> str:

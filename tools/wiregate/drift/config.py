@@ -203,6 +203,22 @@ def _key(path: Sequence[str | int]) -> str:
 CONFIG_MAX_BYTES = 50_000_000
 
 
+_MAX_CONFIG_DEPTH = 32  # the deepest key of either file is a few levels down
+
+
+def _deeper_than(data: Any, limit: int) -> bool:
+    pending: list[tuple[Any, int]] = [(data, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > limit:
+            return True
+        if isinstance(value, dict):
+            pending += [(v, depth + 1) for v in value.values()]
+        elif isinstance(value, list):
+            pending += [(v, depth + 1) for v in value]
+    return False
+
+
 def load_config_toml(
     path: Path, schema_file: str, precheck: Callable[[Any, Path], Any] | None = None
 ) -> Any:
@@ -225,6 +241,10 @@ def load_config_toml(
         raise UserError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays inside arrays, some hundreds deep
+        raise UserError(f"{path}: nested too deeply to read") from None
+    if _deeper_than(data, _MAX_CONFIG_DEPTH):  # dotted keys nest without recursion
+        raise UserError(f"{path}: nested over {_MAX_CONFIG_DEPTH} levels deep")
     if precheck is not None:
         checked = precheck(data, path)
         data = data if checked is None else checked

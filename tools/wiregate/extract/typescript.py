@@ -36,6 +36,7 @@ __all__ = [
 
 #: Seconds one extraction may take (``WIREGATE_EXTRACT_TIMEOUT`` overrides it).
 DEFAULT_TIMEOUT = 60.0
+MAX_TIMEOUT = 86_400.0  # a day: inf, 1e300 overflow the timer
 _SCRIPT = Path(__file__).with_name("ts_extract.cjs")
 _PACKAGES = ("ts-json-schema-generator", "typescript")
 
@@ -128,8 +129,11 @@ def timeout_seconds(environ: Mapping[str, str] | None = None) -> float:
         seconds = float(value)
     except ValueError:
         raise UserError(f"WIREGATE_EXTRACT_TIMEOUT={value!r}: not a number of seconds") from None
-    if not seconds > 0:
-        raise UserError(f"WIREGATE_EXTRACT_TIMEOUT={value!r}: must be more than 0 seconds")
+    if not 0 < seconds <= MAX_TIMEOUT:  # NaN and inf too: a timer cannot wait for ever
+        raise UserError(
+            f"WIREGATE_EXTRACT_TIMEOUT={value!r}: must be more than 0 and at most "
+            f"{MAX_TIMEOUT:g} seconds"
+        )
     return seconds
 
 

@@ -4,6 +4,7 @@ diff, check and drift reports: the one implementation of GitHub's escaping rules
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 
 from wiregate.textlines import visible
@@ -54,8 +55,19 @@ def write_step_summary(markdown: str, environ: Mapping[str, str] | None = None) 
     if not path:
         return None
     try:
-        with open(path, "a", encoding="utf-8") as summary:
-            summary.write(markdown)
+        # Appended to a regular file only: a FIFO would block until read, a device never end.
+        descriptor = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o666)
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                return f"GITHUB_STEP_SUMMARY: cannot write {path}: not a regular file"
+            os.set_blocking(descriptor, True)
+            # A name the input spelled with a lone surrogate is written escaped, never lost.
+            data = markdown.encode("utf-8", "backslashreplace")
+            written = 0
+            while written < len(data):
+                written += os.write(descriptor, data[written:])
+        finally:
+            os.close(descriptor)
     except OSError as exc:
         return f"GITHUB_STEP_SUMMARY: cannot write {path}: {exc.strerror or exc}"
     return None
