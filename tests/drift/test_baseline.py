@@ -5,6 +5,7 @@ breaking edit, an expired entry and a fixed finding each show as they should."""
 
 from __future__ import annotations
 
+import copy as copy_module
 import hashlib
 import json
 import os
@@ -496,3 +497,35 @@ def test_a_symlink_or_a_read_only_file_is_refused_and_left_untouched(
     assert target.read_text(encoding="utf-8") == STALE
     assert stat.S_IMODE(target.stat().st_mode) == (0o644 if baseline.is_symlink() else 0o444)
     assert sorted(p.name for p in baseline.parent.iterdir() if p.name.startswith(".")) == []
+
+
+def test_an_added_property_is_fingerprinted_by_what_it_accepts() -> None:
+    """A finding about a whole subschema (a property the copy added) hashes that subschema,
+    its annotations left out: accepted as "extra is a string", it stayed accepted when the
+    copy made ``extra`` false (every record holding it rejected). The record around it is only
+    where the property sits: editing another of its properties keeps the match."""
+    from wiregate.diff import diff
+    from wiregate.drift.baseline import finding_fingerprints
+
+    contract: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "integer"}}}
+
+    def fingerprint(extra: Any, a: Any = None) -> tuple[str, str]:
+        copy = copy_module.deepcopy(contract)
+        copy["properties"]["extra"] = extra
+        if a is not None:
+            copy["properties"]["a"] = a
+        (change,) = [
+            c for c in diff(contract, copy, mode="full").changes if "extra" in c.new_pointer
+        ]
+        (found,) = finding_fingerprints([change], contract, copy, "consumer", "wire")
+        return change.id, found
+
+    string = fingerprint({"type": "string"})
+    assert string[0] == "property-added-to-open-model"
+    assert fingerprint(False) != string
+    assert fingerprint({"type": "string", "maxLength": 1}) != string
+    assert fingerprint({"type": "string", "description": "free text", "title": "t"}) == string
+    # a property named like an annotation is a constraint, not an annotation
+    named = {"type": "object", "properties": {"title": {"type": "string"}}}
+    assert fingerprint(named) != fingerprint({"type": "object", "properties": {}})
+    assert fingerprint({"type": "string"}, a={"type": "integer", "minimum": 0}) == string

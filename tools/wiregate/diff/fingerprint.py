@@ -11,7 +11,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wiregate.diff.findings import Change
+from wiregate.diff.keywords import (
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+)
 from wiregate.diff.load import normalise_document
+from wiregate.diff.rules.base import ANNOTATION_KEYWORDS
 from wiregate.diff.values import json_key
 from wiregate.pointer import PointerError, resolve
 
@@ -65,18 +71,51 @@ def change_fingerprints(
             # item's, whatever the rest of the value becomes.
             arguments = (change.subject, change.subject)
         else:
-            arguments = (_argument(old_doc, old_pointer), _argument(new_doc, new_pointer))
+            arguments = (
+                _argument(old_doc, old_pointer, subject=not _inside(new_pointer, old_pointer)),
+                _argument(new_doc, new_pointer, subject=not _inside(old_pointer, new_pointer)),
+            )
         prints.append(fingerprint(scheme, change.id, scope, old_pointer, new_pointer, *arguments))
     return tuple(prints)
 
 
-def _argument(document: Any, pointer: str) -> Any:
-    """The keyword value at ``pointer``: None when it is absent, and None when the pointer
-    names a whole schema object (the schema that lacks the keyword, or the subschema a
-    change is about). Hashing a whole schema would make every unrelated edit inside it
-    (a description, another property) a new finding; the pointer already says which."""
+def _argument(document: Any, pointer: str, *, subject: bool) -> Any:
+    """The value at ``pointer``: None when it is absent. A whole schema object counts as
+    what it accepts (its annotations left out) where it is the change's subject (a property
+    added, the ``items`` replaced), and as None where it is only the schema that lacks the
+    keyword the other side's pointer names (hashing it would make every unrelated edit
+    inside it, another property, a new finding; the pointer already says which). Without
+    its subject's value a finding accepted as "extra: string" stayed accepted when the copy
+    made it ``false``."""
     try:
         value = resolve(document, pointer)
     except PointerError:
         return None
-    return None if isinstance(value, dict) else value
+    if not isinstance(value, dict):
+        return value
+    return _without_annotations(value) if subject else None
+
+
+def _inside(pointer: str, other: str) -> bool:
+    """Does ``pointer`` lie strictly below ``other``?"""
+    return pointer.startswith(other.rstrip("/") + "/") or (other == "#" and pointer != "#")
+
+
+def _without_annotations(schema: Any) -> Any:
+    """``schema`` without its annotation keywords, at every level that is a schema (a
+    property named ``title`` stays; ``enum``'s and ``const``'s values are data)."""
+    if not isinstance(schema, dict):
+        return schema
+    kept: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ANNOTATION_KEYWORDS:
+            continue
+        if key in SUBSCHEMA_KEYWORDS:
+            kept[key] = _without_annotations(value)
+        elif key in SUBSCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+            kept[key] = {name: _without_annotations(sub) for name, sub in value.items()}
+        elif key in SUBSCHEMA_LIST_KEYWORDS and isinstance(value, list):
+            kept[key] = [_without_annotations(sub) for sub in value]
+        else:
+            kept[key] = value
+    return kept
