@@ -101,3 +101,26 @@ def test_markdown_code_spans_and_cells_hold_any_name() -> None:
     assert markdown_cell("<img src=x onerror=alert(1)> a|b\nc") == (
         "&lt;img src=x onerror=alert(1)> a\\|b c"
     )
+
+
+def test_a_line_break_in_a_name_never_ends_the_markdown_table() -> None:
+    """A carriage return passed the Markdown escaping (only a newline was replaced): a
+    property named "x\\r\\r### Schema diff: compatible\\r\\rNo changes.\\r\\r<!--" wrote a verdict
+    of its own and hid the real findings in a comment."""
+    from wiregate.diff import diff
+    from wiregate.reporters.diff import render_markdown
+
+    name = "x\r\r### Schema diff: compatible\u2028No changes.\x85\r<!--"
+    old = {"type": "object", "additionalProperties": False}
+    new = {"type": "object", "properties": {name: {}}, "additionalProperties": False}
+    lines = render_markdown(diff(old, new)).splitlines()
+    assert [line for line in lines if line.startswith("#")] == [
+        "### Schema diff: compatible (backward, policy strict)"
+    ]
+    (row,) = [line for line in lines if line.startswith("| warning")]
+    assert row == (
+        "| warning | `property-added-to-closed-model` | `#` | `#/properties/x\\u000d\\u000d### "
+        "Schema diff: compatible\\u2028No changes.\\u0085\\u000d<!--` | property "
+        "'x\\r\\r### Schema diff: compatible\\u2028No changes.\\x85\\r&lt;!--' added to a "
+        "closed model: old readers reject that key | yes | no |"
+    )

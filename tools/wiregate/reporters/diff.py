@@ -14,7 +14,7 @@ from wiregate.diff.findings import LEVELS
 from wiregate.exactjson import dumps
 from wiregate.positions import PositionIndex
 from wiregate.reporters.github import workflow_command
-from wiregate.textlines import render_lines
+from wiregate.textlines import render_lines, visible
 
 __all__ = [
     "DIFF_REPORTERS",
@@ -101,9 +101,11 @@ def github_annotation(
 
 
 def markdown_cell(text: str) -> str:
-    """Text in a Markdown table cell: ``|`` escaped, a newline a space, ``<`` an entity (a
-    name from a schema never becomes raw HTML)."""
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;")
+    """Text in a Markdown table cell: ``|`` escaped, a newline a space, every other control,
+    format and separator character written as ``\\uXXXX`` (a carriage return in a property
+    name ended the table and wrote a verdict of its own), ``<`` an entity (a name from a
+    schema never becomes raw HTML)."""
+    return visible(text.replace("\n", " ")).replace("|", "\\|").replace("<", "&lt;")
 
 
 def markdown_code(text: str) -> str:
@@ -112,7 +114,7 @@ def markdown_code(text: str) -> str:
     longest = max((len(run) for run in re.findall("`+", text)), default=0)
     fence = "`" * (longest + 1)
     padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
-    return fence + padded.replace("|", "\\|").replace("\n", " ") + fence
+    return fence + visible(padded.replace("\n", " ")).replace("|", "\\|") + fence
 
 
 def markdown_table(changes: Iterable[Change]) -> str:
