@@ -63,7 +63,9 @@ def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
     """The cached value for ``key`` and the files it came from, if every one of them is
     unchanged under ``root``."""
     try:
-        entry = json.loads(_entry_path(key).read_bytes())
+        # Anything but a regular file of bounded size is a miss: an entry planted as a FIFO
+        # blocked the read, one linked to /dev/zero filled memory.
+        entry = json.loads(read_regular(_entry_path(key), _MAX_BYTES))
         files = entry["files"]
         if not isinstance(files, dict):
             return None
@@ -71,7 +73,7 @@ def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
             if _digest(root / name) != digest:
                 return None
         return entry["value"], tuple(files)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (NotReadable, OSError, ValueError, KeyError, TypeError):
         return None
 
 
