@@ -175,3 +175,20 @@ def test_a_source_over_the_size_limit_is_refused_before_it_is_read(
         2,
         f"wiregate: error: {tmp_path}@HEAD:big.json: 26 bytes, over the limit of 10\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "'': no file named"),
+        ("#", "'#': no file named before the #POINTER"),
+        ("#/$defs/A", "'#/$defs/A': no file named before the #POINTER"),
+    ],
+)
+def test_a_source_that_names_no_file_is_one_line(spec: str, message: str) -> None:
+    # "" was opened as the current directory: ": is a directory, not a schema file"
+    from wiregate.sources import load_source
+
+    with pytest.raises(UserError) as caught:
+        load_source(spec)
+    assert str(caught.value) == message

@@ -320,6 +320,13 @@ def test_baseline_command_usage_errors(run: Run, layout: Path) -> None:
             "--expires: '2027-13-01' is not a date (YYYY-MM-DD)"
         ),
         ("--reason", "r", "--expires", TODAY): f"--expires {TODAY}: not after today ({TODAY})",
+        # ISO week and ordinal forms of 10 characters, which fromisoformat takes
+        ("--reason", "r", "--expires", "2027-W01-1"): (
+            "--expires: '2027-W01-1' is not a date (YYYY-MM-DD)"
+        ),
+        ("--reason", "r", "--expires", "2027W011"): (
+            "--expires: '2027W011' is not a date (YYYY-MM-DD)"
+        ),
     }
     for args, message in cases.items():
         result = run("baseline", *args)

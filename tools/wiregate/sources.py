@@ -143,6 +143,10 @@ def load_source(spec: str) -> LoadedSource:
         origin = spec
         file = git_spec[2]
         data = _read_at_ref(spec, *git_spec)
+    elif not source:  # "" and "#/..." name no file; opening "" read the current directory
+        raise UserError(
+            f"{spec!r}: no file named before the #POINTER" if spec else "'': no file named"
+        )
     else:
         origin = spec
         data = _read_file(source, spec)

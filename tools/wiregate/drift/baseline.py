@@ -13,6 +13,7 @@ same machinery as ``mirrors.toml``.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,10 +112,13 @@ def has_words(text: str) -> bool:
     return any(unicodedata.category(char)[0] in "LNPS" for char in text)
 
 
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
 def parse_date(value: str, what: str) -> date:
     """A ``YYYY-MM-DD`` date; anything else is a one-line UserError naming ``what``."""
     try:
-        if len(value) != 10:
+        if not _DATE.fullmatch(value):  # fromisoformat takes week dates too: 2027-W01-1
             raise ValueError
         return date.fromisoformat(value)
     except ValueError:
