@@ -192,3 +192,14 @@ def test_a_source_that_names_no_file_is_one_line(spec: str, message: str) -> Non
     with pytest.raises(UserError) as caught:
         load_source(spec)
     assert str(caught.value) == message
+
+
+def test_a_key_written_twice_is_refused() -> None:
+    # last-wins: the file showed required: ["a"] and the diff read required: []
+    with pytest.raises(UserError) as caught:
+        parse_document(b'{"type": "object",\n "required": ["a"], "required": []}', "dup.json")
+    assert str(caught.value) == (
+        "dup.json: not valid JSON: the key 'required' is written twice in one object"
+    )
+    with pytest.raises(UserError, match="the key 'b' is written twice"):
+        parse_document(b'{"properties": {"a": {"b": 1, "b": 1}}}', "dup.json")

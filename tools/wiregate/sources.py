@@ -241,7 +241,11 @@ def _parse_json(data: bytes, origin: str) -> Any:
         raise DocumentError(f"{origin}: not UTF-8 text") from None
     try:
         return json.loads(
-            text, parse_constant=_reject_constant, parse_float=parse_float, parse_int=parse_int
+            text,
+            parse_constant=_reject_constant,
+            parse_float=parse_float,
+            parse_int=parse_int,
+            object_pairs_hook=_unique_keys,
         )
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{origin}: not valid JSON: {exc}", exc.lineno, exc.colno) from None
@@ -251,6 +255,19 @@ def _parse_json(data: bytes, origin: str) -> Any:
         raise UserError(
             f"{origin}: nested too deeply to read (Python's recursion limit was reached)"
         ) from None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members; a key written twice is refused: validators disagree on which one
+    holds (a schema showing ``required: ["a"]`` before ``required: []`` required nothing)."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} is written twice in one object")
+            seen.add(key)
+    return found
 
 
 def _reject_constant(name: str) -> NoReturn:
