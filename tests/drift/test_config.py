@@ -243,6 +243,11 @@ def test_shipped_config(contract: Contract) -> None:
             "repository[1].name: 'wasmagent-js' is declared twice",
         ),
         (
+            VALID + VALID.replace("version = 1", "").replace("wasmagent-js", "wasmagent.js"),
+            "repository[1].name: 'wasmagent.js' and 'wasmagent-js' share the override variable "
+            "WIREGATE_REPO_WASMAGENT_JS: rename one",
+        ),
+        (
             VALID
             + '[[repository.copy]]\nid = "rollout-wire"\nschema = "rollout-wire"\npaths = ["b"]\n',
             "repository[0].copy[1].id: 'rollout-wire' is declared twice",

@@ -263,11 +263,19 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
     default_policy = data.get("policy", DEFAULT_POLICY)
     repositories = []
     seen: set[str] = set()
+    variables: dict[str, str] = {}  # WIREGATE_REPO_<NAME> -> the name it was made from
     for index, entry in enumerate(data["repository"]):
         where = f"{path}: repository[{index}]"
         if entry["name"] in seen:
             raise UserError(f"{where}.name: {entry['name']!r} is declared twice")
         seen.add(entry["name"])
+        variable = env_var_name(entry["name"])
+        if variable in variables:  # one variable would move both checkouts
+            raise UserError(
+                f"{where}.name: {entry['name']!r} and {variables[variable]!r} share the "
+                f"override variable {variable}: rename one"
+            )
+        variables[variable] = entry["name"]
         copies = []
         copy_ids: set[str] = set()
         for copy_index, copy in enumerate(entry["copy"]):
