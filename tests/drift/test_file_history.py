@@ -3,6 +3,7 @@ deletions, newest first."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import git
@@ -172,3 +173,23 @@ def test_a_ref_that_names_no_single_commit_is_unknown(
     with pytest.raises(UserError) as caught:
         resolve_commit(moved_then_deleted, ref)
     assert str(caught.value).endswith(f": unknown git ref {ref!r}")
+
+
+def test_a_date_older_than_the_reflog_names_no_commit(tmp_path: Path) -> None:
+    """git answers HEAD@{1.year.ago} with the reflog's oldest entry and a warning: the
+    comparison was made against a commit the ref never named at that date."""
+    repo = init_repo(tmp_path / "repo")
+    # git's own commit (the reflog's first entry from nothing), its date set
+    date = "2026-07-01T00:00:00+0000"
+    repo.git.execute(
+        ["git", "-c", "user.name=a", "-c", "user.email=a@example.invalid", "commit",
+         "--allow-empty", "-m", "only"],
+        env={**os.environ, "GIT_COMMITTER_DATE": date, "GIT_AUTHOR_DATE": date},
+    )  # fmt: skip
+    with pytest.raises(UserError) as caught:
+        resolve_commit(repo, "HEAD@{2001-01-01}")
+    assert str(caught.value) == (
+        f"{repo.working_dir}: git ref 'HEAD@{{2001-01-01}}': log for 'HEAD' only goes back "
+        "to Wed, 1 Jul 2026 00:00:00 +0000"
+    )
+    assert resolve_commit(repo, "HEAD@{0}") == repo.head.commit.hexsha

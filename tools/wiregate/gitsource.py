@@ -85,9 +85,16 @@ def _rev_parse(repo: git.Repo, spec: str) -> str | None:
     """The object ``spec`` names, or None. A range or an exclusion (``^HEAD``, ``A..B``)
     names no single object: rev-parse prints it as such (``^<sha>``), which is no object."""
     try:
-        output: str = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", spec)
+        _, output, warnings = repo.git.rev_parse(
+            "--verify", "--end-of-options", spec, with_extended_output=True
+        )
     except git.GitCommandError:  # git's own message (to stderr) is not ours to show
         return None
+    for line in warnings.splitlines():
+        # A date older than the reflog: git answers with its oldest entry and a warning,
+        # which would compare against a commit the ref never named at that date.
+        if line.startswith("warning: log for ") and " only goes back to " in line:
+            raise UnknownRef(repo, f"git ref {spec.removesuffix('^{commit}')!r}: {line[9:]}")
     found = output.strip()
     return found if _OBJECT_NAME.fullmatch(found) else None
 
