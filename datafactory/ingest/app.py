@@ -263,7 +263,9 @@ def _ndjson(body: bytes) -> list[_Record]:
     """Each line, verbatim: parsed by the exporter's own line reader (``normalise_line``:
     invalid UTF-8 or JSON, NaN, integers beyond 64 bits are its rejections). A byte-order
     mark may open the body, as it may open an input file."""
-    return [(line, None) for line in body.removeprefix(BOM).splitlines() if line.strip()]
+    # Lines end at "\n" only (a "\r\n" ending is stripped with the line's blanks), as the
+    # exporter reads them: splitlines() cut a record at a bare "\r" inside a string.
+    return [(line, None) for line in body.removeprefix(BOM).split(b"\n") if line.strip()]
 
 
 def _document(body: bytes) -> list[_Record]:
@@ -276,13 +278,23 @@ def _document(body: bytes) -> list[_Record]:
         document = None if may_hold_wide_integer(body) else orjson.loads(body)
     except orjson.JSONDecodeError:
         document = None
-    if document is None:
+    if document is None or body.count(b'"records"') > 1:
         try:
-            # A number beyond a double's range (1e400) stays as written: stored verbatim in
-            # the quarantine, not as the null orjson writes for an infinity
-            document = json.loads(body, parse_constant=_no_constant, parse_float=_as_orjson)
+            # A number beyond a double's range (1e400), or an integer too long for Python's
+            # int (4,300 digits), stays as written: its record is refused on its own, stored
+            # verbatim in the quarantine, not the whole body refused.
+            tops: list[bool] = []
+            document = json.loads(
+                body,
+                parse_constant=_no_constant,
+                parse_float=_as_orjson,
+                parse_int=_as_int,
+                object_pairs_hook=lambda pairs: _members(pairs, tops),
+            )
         except (ValueError, RecursionError) as exc:
             raise _BadRequest(400, f"the body is not valid JSON: {exc}") from None
+        if tops and tops[-1]:  # the last object read is the body itself
+            raise _BadRequest(400, 'the body holds "records" twice: which list is meant?')
     if not isinstance(document, dict) or not isinstance(document.get("records"), list):
         raise _BadRequest(400, 'the body is {"records": [...]}')
     records: list[_Record] = []
@@ -312,6 +324,20 @@ def _as_orjson(text: str) -> float | ExactNumber:
     neighbours in the body made the standard library read it."""
     value = float(text)
     return ExactNumber(text) if math.isinf(value) else value
+
+
+def _as_int(text: str) -> int | ExactNumber:
+    """An integer as written; beyond Python's int conversion limit, kept as written."""
+    return int(text) if len(text) <= _MAX_INT_DIGITS else ExactNumber(text)
+
+
+_MAX_INT_DIGITS = 4000  # under the interpreter's 4,300-digit limit
+
+
+def _members(pairs: list[tuple[str, Any]], tops: list[bool]) -> dict[str, Any]:
+    """An object; ``tops`` records, per object read, whether it holds "records" twice."""
+    tops.append(sum(1 for key, _ in pairs if key == "records") > 1)
+    return dict(pairs)
 
 
 def _no_constant(name: str) -> Any:

@@ -83,6 +83,8 @@ def serve(
         connect(store).close()  # the store opens (or the error is one line now)
     except (TokenFileError, StoreError, ContractError) as exc:
         _fail(str(exc))
+    if not host.strip():  # the socket layer reads "" as every interface
+        _fail("--host: give an address to bind (0.0.0.0 for every interface)")
     try:
         sock = bind(host, port)
     except OSError as exc:

@@ -3,6 +3,8 @@ form is four lines: usage, hint, blank, error)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 import pytest
 from click.testing import CliRunner
@@ -55,3 +57,13 @@ def test_a_bare_group_still_shows_its_help() -> None:
     result = CliRunner().invoke(wiregate, [])
     assert result.exit_code == 2
     assert result.stderr.startswith("Usage: ")
+
+
+@pytest.mark.parametrize("host", ["", " "])
+def test_serve_refuses_an_empty_host(tmp_path: Path, host: str) -> None:
+    # the socket layer reads "" as every interface: --host '' listened on 0.0.0.0
+    result = CliRunner().invoke(ingest, ["serve", "--store", str(tmp_path / "s"), "--host", host])
+    assert (result.exit_code, result.stderr) == (
+        2,
+        "datafactory: error: --host: give an address to bind (0.0.0.0 for every interface)\n",
+    )

@@ -430,3 +430,42 @@ def test_a_record_is_judged_the_same_whatever_its_neighbours(tmp_path: Path) -> 
         )
     assert alone.json() == {"accepted": 1, "duplicates": 0, "rejected": []}
     assert beside.json()["duplicates"] == 1  # the same record, judged the same
+
+
+def test_a_record_costs_only_itself_and_the_body_says_which_list_it_means(tmp_path: Path) -> None:
+    """An integer of 4,301 digits in one record refused the whole body (400, the others
+    neither stored nor quarantined); "records" written twice kept the last list silently; a
+    bare carriage return between the tokens of a line (JSON whitespace) cut it in two."""
+    first, second = (orjson.dumps(record).decode() for record in _demo()[:2])
+    wide = '{"n": ' + "9" * 4301 + "}"
+    store = tmp_path / "store"
+    with running(store) as server:
+        mixed = _post(server, f'{{"records": [{first}, {second}, {wide}]}}'.encode())
+        twice = _post(server, f'{{"records": [{first}], "records": [{second}]}}'.encode())
+        third, fourth = (orjson.dumps(record).decode() for record in _demo()[2:4])
+        spaced = third.replace(',"', ',\r"', 1)
+        ndjson = _post(
+            server, f"{spaced}\r\n{fourth}\n".encode(), **{"Content-Type": "application/x-ndjson"}
+        )
+    assert (mixed.status_code, mixed.json()) == (
+        200,
+        {
+            "accepted": 2,
+            "duplicates": 0,
+            "rejected": [
+                {
+                    "index": 2,
+                    "pointer": "/",
+                    "message": "unsupported-value: cannot be stored: a number beyond the range "
+                    "of a 64-bit float",
+                }
+            ],
+        },
+    )
+    assert (twice.status_code, twice.json()) == (
+        400,
+        {"error": 'the body holds "records" twice: which list is meant?'},
+    )
+    assert ndjson.json() == {"accepted": 2, "duplicates": 0, "rejected": []}
+    (kept,) = iter_quarantine(store)
+    assert kept["record"].replace(" ", "") == wide.replace(" ", "")
