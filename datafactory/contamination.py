@@ -4,20 +4,22 @@ Normalisation, by Unicode's rules (shared by both sides and by ``n_gram_hash``):
 
 1. compatibility decomposition and full case folding: NFKD, ``str.casefold``, NFKD again
    (the decomposed form of NFKC + case folding, so "ﬁ" is "fi", "Straße" is "strasse");
-2. every ``Default_Ignorable_Code_Point`` and every format (Cf) character is *invisible*
-   (U+200B, U+00AD, U+FEFF, variation selectors, tag characters, bidi controls, the Hangul
-   fillers, ...): removed;
+2. every ``Default_Ignorable_Code_Point``, every format (Cf) character and every control
+   (Cc) that is not whitespace is *invisible* (U+200B, U+00AD, U+FEFF, variation selectors,
+   tag characters, bidi controls, the Hangul fillers, U+0080-U+009F, DEL, ...): removed;
 3. combining marks (M*) are removed, so "café" is "cafe"; in a task they count as invisible
-   characters (below): one put where a space was hides nothing;
+   characters (below): one put where a space was hides nothing (U+0345, which case folding
+   would turn into the letter U+03B9, is taken out before step 1's folding);
 4. every other character that is not a letter (L*) or a number (N*) is a word break:
-   whitespace, punctuation (``_ - . /`` separate words), symbols (U+2800), controls;
+   whitespace (the whitespace controls too), punctuation (``_ - . /`` separate words),
+   symbols (U+2800);
 5. with the invisible characters out, NFC puts back together what step 1 took apart
    (Hangul syllables, also those an invisible character or a mark split), and the text is
    split into words.
 
 ASCII text takes a fast path with the same result (NFKC changes nothing, case folding is
-``lower()``, no ASCII character is invisible or a mark, and the letters and numbers are
-``[A-Za-z0-9]``).
+``lower()``, no ASCII character is a mark, the invisible ones are the controls that are not
+whitespace, and the letters and numbers are ``[A-Za-z0-9]``).
 
 The word n-grams of a text are its runs of N consecutive words, joined by one space; a text
 shorter than N words has one n-gram, its whole normalised text (an empty text has none). Two
@@ -149,7 +151,7 @@ def is_default_ignorable(codepoint: int) -> bool:
     return i >= 0 and codepoint <= _DEFAULT_IGNORABLE[i][1]
 
 
-_INVISIBLE = "\x01"  # marks an invisible character (the input's own U+0001 is a break)
+_INVISIBLE = "\x01"  # marks an invisible character (the input's own U+0001 is one)
 _BREAK = ord(" ")
 
 
@@ -162,7 +164,13 @@ class _Table(dict[int, "int | None"]):
         value: int | None
         # A mark is dropped from the words as invisible characters are, and like them it may
         # stand where a space was ("capital\u20ddof"): the pieces on each side are looked up.
-        if category == "Cf" or category[0] == "M" or is_default_ignorable(codepoint):
+        # So is a control that is not whitespace (U+0080-U+009F, DEL): nothing shows it.
+        if (
+            category == "Cf"
+            or category[0] == "M"
+            or is_default_ignorable(codepoint)
+            or (category == "Cc" and not chr(codepoint).isspace())
+        ):
             value = ord(_INVISIBLE)
         elif category[0] in "LN":
             value = codepoint
@@ -175,7 +183,12 @@ class _Table(dict[int, "int | None"]):
 _TABLE = _Table()
 # One C loop for ASCII: letters and digits lowered, everything else a break.
 _ASCII_TABLE = bytes(
-    ord(chr(c).lower()) if c < 128 and chr(c).isalnum() else _BREAK for c in range(256)
+    ord(chr(c).lower())
+    if c < 128 and chr(c).isalnum()
+    else ord(_INVISIBLE)
+    if c < 128 and unicodedata.category(chr(c)) == "Cc" and not chr(c).isspace()
+    else _BREAK
+    for c in range(256)
 )
 _ASCII_WORD_CHAR = re.compile(r"[A-Za-z0-9]")
 
@@ -186,8 +199,16 @@ def _prepare(text: str) -> str:
     letters an invisible character separates compose once it is out (Hangul jamo)."""
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_TABLE).decode("ascii")
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
-    return folded.translate(_TABLE)
+    return _folded(text).translate(_TABLE)
+
+
+def _folded(text: str) -> str:
+    """Step 1: NFKD, case folding, NFKD. U+0345 (from U+1FB3 too) is the one mark that case
+    folding turns into a letter (U+03B9): it is made invisible first, as every mark is."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    if "\u0345" in decomposed:
+        decomposed = decomposed.replace("\u0345", "\u200b")
+    return unicodedata.normalize("NFKD", decomposed.casefold())
 
 
 def _composed(text: str) -> str:
@@ -196,8 +217,7 @@ def _composed(text: str) -> str:
 
 def _normalise_unicode(text: str) -> list[str]:
     """``normalise_words`` without the ASCII fast path (tests compare the two)."""
-    folded = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", text).casefold())
-    kept = folded.translate(_TABLE).replace(_INVISIBLE, "")
+    kept = _folded(text).translate(_TABLE).replace(_INVISIBLE, "")
     return unicodedata.normalize("NFC", kept).split()
 
 

@@ -48,10 +48,24 @@ LISTED_INVISIBLE = [
     0x200F,
     0x061C,
 ]
+# Invisible too, though not default-ignorable. Controls that are not whitespace were word
+# breaks, which split a word in two: C1 controls, DEL, ESC, NUL, U+0001 (ASCII text takes a
+# path of its own). And U+0345, a mark that case folding turned into the letter iota before
+# marks were removed.
+OTHER_INVISIBLE = [
+    *range(0x0080, 0x0085),
+    *range(0x0086, 0x00A0),
+    0x007F,
+    0x001B,
+    0x0000,
+    0x0001,
+    0x0345,
+]
 # Characters put in place of spaces: the invisible ones above, the Hangul fillers (letters,
 # but default-ignorable), the Braille blank (a symbol) and ASCII punctuation.
 SPACE_SUBSTITUTES = [
     *LISTED_INVISIBLE,
+    *OTHER_INVISIBLE,
     0x2800,
     0x3164,
     0x115F,
@@ -98,7 +112,9 @@ def test_default_ignorable_table_is_unicodes_property() -> None:
 # --- each listed character and separator -----------------------------------------------
 
 
-@pytest.mark.parametrize("codepoint", LISTED_INVISIBLE, ids=lambda c: f"U+{c:04X}")
+@pytest.mark.parametrize(
+    "codepoint", [*LISTED_INVISIBLE, *OTHER_INVISIBLE], ids=lambda c: f"U+{c:04X}"
+)
 def test_an_invisible_character_inside_words_is_caught(index: EvalIndex, codepoint: int) -> None:
     char = chr(codepoint)
     task = "Quiz: " + " ".join(w[0] + char + w[1:] if len(w) > 1 else w + char for w in WORDS)
