@@ -19,7 +19,7 @@ from wiregate.diff.keywords import (
 from wiregate.diff.load import normalise_document
 from wiregate.diff.rules.base import ANNOTATION_KEYWORDS
 from wiregate.diff.values import json_key
-from wiregate.pointer import PointerError, resolve
+from wiregate.pointer import PointerError, resolve, split
 
 #: Part of every fingerprint: bumped if what goes into one ever changes.
 DRIFT_SCHEME = "wiregate-drift-finding/1"
@@ -71,34 +71,45 @@ def change_fingerprints(
             # item's, whatever the rest of the value becomes.
             arguments = (change.subject, change.subject)
         else:
-            arguments = (
-                _argument(old_doc, old_pointer, subject=not _inside(new_pointer, old_pointer)),
-                _argument(new_doc, new_pointer, subject=not _inside(old_pointer, new_pointer)),
-            )
+            arguments = _arguments(_value(old_doc, old_pointer), _value(new_doc, new_pointer))
         prints.append(fingerprint(scheme, change.id, scope, old_pointer, new_pointer, *arguments))
     return tuple(prints)
 
 
-def _argument(document: Any, pointer: str, *, subject: bool) -> Any:
-    """The value at ``pointer``: None when it is absent. A whole schema object counts as
-    what it accepts (its annotations left out) where it is the change's subject (a property
-    added, the ``items`` replaced), and as None where it is only the schema that lacks the
-    keyword the other side's pointer names (hashing it would make every unrelated edit
-    inside it, another property, a new finding; the pointer already says which). Without
-    its subject's value a finding accepted as "extra: string" stayed accepted when the copy
-    made it ``false``."""
+_ABSENT = object()
+
+
+def _value(document: Any, pointer: str) -> tuple[Any, str | None]:
+    """The value at ``pointer`` (``_ABSENT`` where there is none) and the keyword whose map
+    holds it (``properties`` for ``#/properties/extra``)."""
     try:
         value = resolve(document, pointer)
     except PointerError:
-        return None
-    if not isinstance(value, dict):
-        return value
-    return _without_annotations(value) if subject else None
+        return _ABSENT, None
+    tokens = split(pointer)
+    return value, tokens[-2] if len(tokens) > 1 else None
 
 
-def _inside(pointer: str, other: str) -> bool:
-    """Does ``pointer`` lie strictly below ``other``?"""
-    return pointer.startswith(other.rstrip("/") + "/") or (other == "#" and pointer != "#")
+def _arguments(old: tuple[Any, str | None], new: tuple[Any, str | None]) -> tuple[Any, Any]:
+    """The value at each pointer: None when it is absent. A whole schema object counts as
+    None, the pointer saying which (hashing it would make every unrelated edit inside it,
+    another property, a new finding), except a property's schema in a finding between two
+    whole schemas (a property the copy added or dropped): that counts as what it accepts,
+    its annotations left out. Without it, a finding accepted as "extra is a string" stayed
+    accepted when the copy made it ``false``."""
+    both = isinstance(old[0], dict) and isinstance(new[0], dict)
+
+    def argument(value: Any, holder: str | None) -> Any:
+        if value is _ABSENT:
+            return None
+        if not isinstance(value, dict):
+            return value
+        return _without_annotations(value) if both and holder in _PROPERTY_MAPS else None
+
+    return argument(*old), argument(*new)
+
+
+_PROPERTY_MAPS = frozenset({"properties", "patternProperties"})
 
 
 def _without_annotations(schema: Any) -> Any:
