@@ -36,6 +36,8 @@ from wiregate.errors import UserError
 
 __all__ = ["main"]
 
+EXIT_HUNG_UP = 128 + 1  # SIGHUP, as a shell reports a process it ended
+
 EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
 #: What the command calls each setting in its errors: its options.
@@ -306,6 +308,9 @@ def _main(settings: Settings, rejects: str | None) -> None:
     except KeyboardInterrupt:  # nothing is left behind: see datafactory.interrupts
         click.echo("datafactory: interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+    except interrupts.HungUp:
+        click.echo("datafactory: hung up", err=True)
+        sys.exit(EXIT_HUNG_UP)
     except interrupts.Terminated:
         click.echo("datafactory: terminated", err=True)
         sys.exit(EXIT_TERMINATED)

@@ -1,5 +1,6 @@
-"""SIGINT and SIGTERM at random moments of a 2-worker run: exit 130 / 143 within 5 s, one
-line, nothing left in the output directory or TMPDIR, no process of the run still alive."""
+"""SIGINT, SIGTERM and SIGHUP at random moments of a 2-worker run: exit 130 / 143 / 129
+within 5 s, one line, nothing left in the output directory or TMPDIR, no process of the run
+still alive."""
 
 from __future__ import annotations
 
@@ -19,11 +20,14 @@ from datafactory.cli import main
 from tests.datafactory.helpers import TWO_CPUS, branch
 
 ROLLOUTS = 60_000
-RUNS = 20
+RUNS = 21
 LINES = {
     signal.SIGINT: (130, "datafactory: interrupted\n"),
     signal.SIGTERM: (143, "datafactory: terminated\n"),
+    # a closed terminal: the .tmp outputs and the spill were left behind
+    signal.SIGHUP: (129, "datafactory: hung up\n"),
 }
+SIGNALS = list(LINES)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +64,7 @@ def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path)
     pick = random.Random(15)
     outcomes = []
     for number in range(RUNS):
-        sig = (signal.SIGINT, signal.SIGTERM)[number % 2]
+        sig = SIGNALS[number % len(SIGNALS)]
         out, tmp = tmp_path / f"out{number}", tmp_path / f"tmp{number}"
         out.mkdir()
         tmp.mkdir()
@@ -99,9 +103,7 @@ def test_signals_at_random_moments_leave_nothing(tmp_path: Path, rollouts: Path)
                 _session_members(child.pid),
             )
         )
-    assert outcomes == [
-        LINES[(signal.SIGINT, signal.SIGTERM)[n % 2]] + ([], [], []) for n in range(RUNS)
-    ]
+    assert outcomes == [LINES[SIGNALS[n % len(SIGNALS)]] + ([], [], []) for n in range(RUNS)]
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
