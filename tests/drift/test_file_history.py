@@ -153,6 +153,16 @@ def test_a_committed_symbolic_link_is_followed_inside_the_commit(tmp_path: Path)
     assert file_at(repo, commit, "schemas/twice.json") == b"{}"
     assert file_at(repo, commit, "schemas/dangling.json") is None
     short = commit[:12]
+    # git takes any blob under a link's mode: a target name of 5,000 bytes is not read
+    (tmp_path / "target").write_bytes(b"x" * 5000)
+    long_name = repo.git.hash_object("-w", str(tmp_path / "target"))
+    repo.git.update_index("--add", "--cacheinfo", f"120000,{long_name},schemas/long.json")
+    long_commit = repo.index.commit("a long link").hexsha
+    with pytest.raises(UserError) as caught:
+        file_at(repo, long_commit, "schemas/long.json")
+    assert str(caught.value) == (
+        f"schemas/long.json at {long_commit[:12]}: a symbolic link of 5000 bytes"
+    )
     for name, message in [
         ("up", f"schemas/up.json at {short}: a symbolic link to '../../outside.json', outside "
          "the repository"),

@@ -122,6 +122,8 @@ def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None
             break
         # A committed symbolic link holds its target's name: followed inside the commit's
         # tree as the work tree follows it, never read as the file's content.
+        if blob.size > _MAX_LINK_BYTES:  # git stores any blob under a link's mode
+            raise UserError(f"{path} at {commit[:12]}: a symbolic link of {blob.size} bytes")
         target = blob.data_stream.read().decode("utf-8", "surrogateescape")
         followed = posixpath.normpath(posixpath.join(posixpath.dirname(blob.path), target))
         if target.startswith("/") or followed == ".." or followed.startswith("../"):
@@ -141,6 +143,7 @@ def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None
 
 _SYMLINK = 0o120000
 _MAX_LINKS = 40  # as Linux follows at most 40
+_MAX_LINK_BYTES = 4096  # PATH_MAX
 
 
 def _entry(tree: git.Tree, path: str) -> git.Blob | git.Tree | None:
