@@ -134,7 +134,27 @@ def _store_source(given: str) -> InputSource:
 
 
 def _source(path: str) -> InputSource:
-    return InputSource(path, path, path.endswith(".gz"))
+    gzipped = path.endswith(".gz")
+    if not gzipped and _starts_like_gzip(path):  # every line would be rejected, exit 0
+        raise UserError(f"{path}: gzip data in a file whose name does not end in .gz")
+    return InputSource(path, path, gzipped)
+
+
+def _starts_like_gzip(path: str) -> bool:
+    """Does the file open with gzip's magic bytes (never the start of a JSON text)?"""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"\x1f\x8b"
+    except OSError:
+        return False  # the reading itself says what is wrong
+
+
+def _loops(path: Path) -> bool:
+    try:
+        path.stat()
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
@@ -163,6 +183,9 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
             sources.append(_source(given))
         elif path.exists():
             raise UserError(f"{given}: not a regular file")
+        elif path.is_symlink():  # a loop, or a link to nothing: not "no such file"
+            reason = "a symlink loop" if _loops(path) else "a dangling symlink"
+            raise UserError(f"{given}: {reason}")
         else:
             raise UserError(f"{given}: no such file")
     if sum(s.is_stdin for s in sources) > 1:

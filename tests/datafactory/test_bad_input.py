@@ -350,3 +350,26 @@ def test_inputs_without_a_record_are_an_input_error(
     run = run_cli(data)
     assert (run.exit_code, run.stderr) == (2, line + "\n")
     assert list(run.out.iterdir()) == []
+
+
+def test_a_link_loop_or_a_link_to_nothing_says_so(tmp_path: Path, run_cli: RunCli) -> None:
+    # both were "no such file", which the path plainly is
+    loop, dangling = tmp_path / "loop.jsonl", tmp_path / "dangling.jsonl"
+    loop.symlink_to(loop)
+    dangling.symlink_to(tmp_path / "gone.jsonl")
+    for path, reason in [(loop, "a symlink loop"), (dangling, "a dangling symlink")]:
+        run = run_cli(path)
+        assert (run.exit_code, run.stderr) == (2, f"datafactory: error: {path}: {reason}\n")
+        assert list(run.out.iterdir()) == []
+
+
+def test_gzip_data_under_a_plain_name_is_an_input_error(tmp_path: Path, run_cli: RunCli) -> None:
+    # read as text, every line was rejected and the run ended with exit 0 and empty outputs
+    path = tmp_path / "rollouts.jsonl"
+    path.write_bytes(gzip.compress(GOOD + b"\n"))
+    run = run_cli(path)
+    assert (run.exit_code, run.stderr) == (
+        2,
+        f"datafactory: error: {path}: gzip data in a file whose name does not end in .gz\n",
+    )
+    assert list(run.out.iterdir()) == []
