@@ -44,6 +44,7 @@ from datafactory.records import (
     STATUS_ALIASES,
     may_hold_wide_integer,
 )
+from wiregate.exactjson import unique_members
 from wiregate.jsonl import beyond_reach
 from wiregate.record_validator import ValidatorSet, guess_record_type
 
@@ -301,18 +302,13 @@ def read_exactly(raw: bytes) -> bool:
     if raw.count(b":") < 2 and not may_hold_wide_integer(raw):
         return True  # one member at most, no long number
 
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        if len({key for key, _ in items}) != len(items):
-            raise ValueError("a key given twice")
-        return dict(items)
-
     def integer(token: str) -> int:
         if int(token) not in INT64_RANGE:
             raise ValueError("beyond 64 bits")
         return 0
 
     try:
-        json.loads(raw, object_pairs_hook=pairs, parse_int=integer)
+        json.loads(raw, object_pairs_hook=unique_members, parse_int=integer)
     except (ValueError, RecursionError):
         return False
     return True

@@ -141,20 +141,35 @@ def _source(path: str) -> InputSource:
 
 
 def _starts_like_gzip(path: str) -> bool:
-    """Does the file open with gzip's magic bytes (never the start of a JSON text)?"""
+    """Does the file open with gzip's magic bytes (never the start of a JSON text)? Opened
+    without blocking: a FIFO put in its place since it was looked at never holds the run."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(2) == b"\x1f\x8b"
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return False  # the reading itself says what is wrong
-
-
-def _loops(path: Path) -> bool:
     try:
-        path.stat()
-    except OSError as exc:
-        return exc.errno == errno.ELOOP
-    return False
+        return os.read(descriptor, 2) == b"\x1f\x8b"
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+
+
+def _missing(path: Path) -> str:
+    """What a path that names nothing readable is: a loop or a link to nothing says so."""
+    if path.is_symlink():
+        try:
+            path.stat()
+        except OSError as exc:
+            return _unreachable(path, exc)
+    return "no such file"
+
+
+def _unreachable(path: Path, error: OSError) -> str:
+    """Why ``path``, which ``stat`` refused with ``error``, cannot be read."""
+    if error.errno == errno.ELOOP:
+        return "a symlink loop"
+    return "a dangling symlink" if path.is_symlink() else "cannot read"
 
 
 def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
@@ -183,11 +198,8 @@ def expand_inputs(paths: Sequence[str | InputSource]) -> list[InputSource]:
             sources.append(_source(given))
         elif path.exists():
             raise UserError(f"{given}: not a regular file")
-        elif path.is_symlink():  # a loop, or a link to nothing: not "no such file"
-            reason = "a symlink loop" if _loops(path) else "a dangling symlink"
-            raise UserError(f"{given}: {reason}")
         else:
-            raise UserError(f"{given}: no such file")
+            raise UserError(f"{given}: {_missing(path)}")
     if sum(s.is_stdin for s in sources) > 1:
         raise UserError("-: stdin can be given only once")
     return sources
@@ -206,10 +218,7 @@ def _directory_entry(path: Path) -> Path | None:
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            reason = "a symlink loop"
-        else:
-            reason = "a dangling symlink" if path.is_symlink() else "cannot read"
+        reason = _unreachable(path, exc)
         raise UserError(f"{path}: {reason} in an input directory ({exc.strerror})") from None
     is_input = is_input_name(path.name)
     if not is_input and (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):

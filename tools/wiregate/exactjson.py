@@ -38,6 +38,7 @@ __all__ = [
     "lone_surrogate_at",
     "parse_float",
     "parse_int",
+    "unique_members",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -167,3 +168,16 @@ def dumps(
     for key, number in numbers.items():
         text = text.replace(json.dumps(key), number)
     return escape_surrogates(text)
+
+
+def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``' ``object_pairs_hook`` that refuses a key written twice in one object
+    (ValueError naming it): readers disagree on which of the two holds."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"the key {key!r} is written twice in one object")
+            seen.add(key)
+    return found

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from wiregate.errors import UserError
-from wiregate.exactjson import parse_float, parse_int
+from wiregate.exactjson import parse_float, parse_int, unique_members
 from wiregate.positions import json_text
 
 __all__ = [
@@ -245,7 +245,7 @@ def _parse_json(data: bytes, origin: str) -> Any:
             parse_constant=_reject_constant,
             parse_float=parse_float,
             parse_int=parse_int,
-            object_pairs_hook=_unique_keys,
+            object_pairs_hook=unique_members,  # validators disagree on which holds
         )
     except json.JSONDecodeError as exc:
         raise DocumentError(f"{origin}: not valid JSON: {exc}", exc.lineno, exc.colno) from None
@@ -255,19 +255,6 @@ def _parse_json(data: bytes, origin: str) -> Any:
         raise UserError(
             f"{origin}: nested too deeply to read (Python's recursion limit was reached)"
         ) from None
-
-
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """An object's members; a key written twice is refused: validators disagree on which one
-    holds (a schema showing ``required: ["a"]`` before ``required: []`` required nothing)."""
-    found = dict(pairs)
-    if len(found) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ValueError(f"the key {key!r} is written twice in one object")
-            seen.add(key)
-    return found
 
 
 def _reject_constant(name: str) -> NoReturn:
