@@ -69,7 +69,7 @@ from datafactory.repair import (
     normalise_line,
     normalise_value,
 )
-from wiregate.exactjson import ExactNumber
+from wiregate.exactjson import ExactNumber, parse_int
 from wiregate.exactjson import dumps as exact_dumps
 from wiregate.jsonl import BOM
 from wiregate.record_validator import ValidatorSet
@@ -299,7 +299,7 @@ def _document(body: bytes) -> list[_Record]:
                 body,
                 parse_constant=_no_constant,
                 parse_float=_as_orjson,
-                parse_int=_as_int,
+                parse_int=parse_int,
                 object_pairs_hook=lambda pairs: _members(pairs, tops),
             )
         except (ValueError, RecursionError) as exc:
@@ -335,14 +335,6 @@ def _as_orjson(text: str) -> float | ExactNumber:
     neighbours in the body made the standard library read it."""
     value = float(text)
     return ExactNumber(text) if math.isinf(value) else value
-
-
-def _as_int(text: str) -> int | ExactNumber:
-    """An integer as written; beyond Python's int conversion limit, kept as written."""
-    return int(text) if len(text) <= _MAX_INT_DIGITS else ExactNumber(text)
-
-
-_MAX_INT_DIGITS = 4000  # under the interpreter's 4,300-digit limit
 
 
 def _members(pairs: list[tuple[str, Any]], tops: list[bool]) -> dict[str, Any]:
