@@ -5,22 +5,126 @@ compiled extras needed), graceful shutdown on SIGTERM and SIGINT (it stops accep
 in-flight requests finish, then runs the application's shutdown, which makes the last group
 commit and closes the store). SIGHUP re-reads the token file. The bound address is printed
 once the socket listens (``--port 0``: a free port, for tests).
+
+A request's head must arrive whole within ``HEAD_TIMEOUT`` seconds of the connection (or of
+the previous response on a kept-alive one): uvicorn times only an idle kept-alive connection,
+and any byte restarts that, so a client trickling a head held its connection for ever.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import socket
 import sys
 from types import FrameType
 from typing import Any
 
+import h11
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:  # uvicorn's choice too: httptools when installed (twice the requests per second)
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # pragma: no cover - the serve extra installs it
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 from datafactory.ingest.app import BODY_TIMEOUT, create_app
 from datafactory.ingest.settings import IngestSettings, TokenFileError
 
-__all__ = ["bind", "serve"]
+__all__ = ["HEAD_TIMEOUT", "bind", "serve"]
+
+#: Seconds a client has to send a request's whole head (line and headers).
+HEAD_TIMEOUT = 10.0
+_HEAD_TIMED_OUT = (
+    b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json\r\n"
+    b"connection: close\r\ncontent-length: %d\r\n\r\n%s"
+)
+
+
+class _HeadDeadline:
+    """A deadline on each request's head, for either of uvicorn's HTTP/1.1 protocols: armed
+    when the connection opens and when a response completes with no request waiting,
+    cancelled when a head has been parsed."""
+
+    transport: asyncio.Transport
+    loop: asyncio.AbstractEventLoop
+    _head_timer: asyncio.TimerHandle | None = None
+
+    def _await_head(self) -> None:
+        self._cancel_head_timer()
+        if not self.transport.is_closing():
+            self._head_timer = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
+
+    def _cancel_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_begun(self) -> bool:
+        raise NotImplementedError
+
+    def _head_timed_out(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing():
+            return
+        if self._head_begun():  # part of a head came: say why the connection closes
+            body = b'{"error":"the request head was not received within %g s"}' % HEAD_TIMEOUT
+            self.transport.write(_HEAD_TIMED_OUT % (len(body), body))
+        self.transport.close()
+
+
+class _HeadTimedH11(_HeadDeadline, H11Protocol):
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # a request line and headers were parsed
+            self._cancel_head_timer()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # may start a pipelined request already received
+        if self.conn.their_state is h11.IDLE:
+            self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def _head_begun(self) -> bool:
+        return bool(self.conn.trailing_data[0])
+
+
+class _HeadTimedHttptools(_HeadDeadline, HttpToolsProtocol):
+    _begun = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._begun = True
+
+    def on_headers_complete(self) -> None:
+        self._cancel_head_timer()
+        self._begun = False
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        waiting = bool(self.pipeline)  # a head already parsed: its request starts now
+        super().on_response_complete()
+        if not waiting:
+            self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)
+
+    def _head_begun(self) -> bool:
+        return self._begun
 
 
 class _Server(uvicorn.Server):
@@ -63,5 +167,6 @@ def serve(settings: IngestSettings, sock: socket.socket) -> None:
     config = uvicorn.Config(
         create_app(settings), log_level="warning", access_log=False, lifespan="on",
         timeout_graceful_shutdown=int(BODY_TIMEOUT) + 5,
+        http=_HeadTimedH11 if HttpToolsProtocol is None else _HeadTimedHttptools,
     )  # fmt: skip
     _Server(config).run(sockets=[sock])

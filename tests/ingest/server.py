@@ -36,10 +36,20 @@ class Server:
             return self.process.returncode, self.process.stderr.read().decode()
 
 
-def start(store: Path, *args: str, timeout: float = 30) -> Server:
-    """``datafactory serve --store STORE --port 0 ARGS``, once it listens."""
+#: ``python -c`` code that runs ``datafactory`` as a machine without httptools would: on
+#: uvicorn's other HTTP/1.1 implementation (h11).
+WITHOUT_HTTPTOOLS = (
+    "import sys; sys.modules['httptools'] = None; sys.argv[0] = 'datafactory'; "
+    "from datafactory.__main__ import command; command()"
+)
+
+
+def start(store: Path, *args: str, timeout: float = 30, code: str | None = None) -> Server:
+    """``datafactory serve --store STORE --port 0 ARGS``, once it listens (``code``: run by
+    ``python -c`` in place of ``python -m datafactory``)."""
+    interpreter = [sys.executable, *(("-c", code) if code else ("-m", "datafactory"))]
     process = subprocess.Popen(
-        [sys.executable, "-m", "datafactory", "serve", "--store", str(store), "--port", "0", *args],
+        [*interpreter, "serve", "--store", str(store), "--port", "0", *args],
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     )
@@ -62,8 +72,8 @@ def start(store: Path, *args: str, timeout: float = 30) -> Server:
 
 
 @contextmanager
-def running(store: Path, *args: str) -> Iterator[Server]:
-    server = start(store, *args)
+def running(store: Path, *args: str, code: str | None = None) -> Iterator[Server]:
+    server = start(store, *args, code=code)
     try:
         yield server
     finally:

@@ -11,6 +11,7 @@ import signal
 import socket
 import sqlite3
 import subprocess
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -22,7 +23,7 @@ import pytest
 
 from datafactory import export
 from datafactory.ingest.store import DATABASE, iter_quarantine
-from tests.ingest.server import Server, running
+from tests.ingest.server import WITHOUT_HTTPTOOLS, Server, running
 from wiregate.jsonl import BOM
 
 REPO = Path(__file__).resolve().parents[2]
@@ -384,6 +385,94 @@ def test_a_body_that_never_arrives_is_408(tmp_path: Path) -> None:
     assert answer.startswith(b"HTTP/1.1 408 ")
     assert b'{"error":"the body was not received within 10 s"}' in answer
     assert 9 < waited < 20
+    assert (code, stderr) == (143, "datafactory: terminated\n")
+
+
+def _client(url: str) -> socket.socket:
+    host, port = url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=30)
+
+
+def _read_to_close(client: socket.socket) -> bytes:
+    answer = b""
+    while more := client.recv(4096):
+        answer += more
+    return answer
+
+
+def _trickle(client: socket.socket, head: bytes, every: float) -> None:
+    """The head a byte at a time, until the server closes the connection."""
+    try:
+        for byte in head:
+            client.sendall(bytes([byte]))
+            time.sleep(every)
+    except OSError:  # closed under us: what is measured
+        pass
+
+
+@pytest.mark.parametrize("code", [None, WITHOUT_HTTPTOOLS], ids=["httptools", "h11"])
+def test_a_head_that_never_completes_is_closed_within_10_s(
+    tmp_path: Path, code: str | None
+) -> None:
+    """Slowloris: a connection that sends nothing, one that trickles a head, one that
+    trickles the next head after a response. Each is closed about HEAD_TIMEOUT after it
+    was opened or answered; a head sent slowly but in time is served."""
+    slow_head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200
+    outcomes: dict[str, tuple[bytes, float]] = {}
+
+    def silent(client: socket.socket) -> None:
+        started = time.monotonic()
+        outcomes["silent"] = (_read_to_close(client), time.monotonic() - started)
+
+    def trickling(client: socket.socket) -> None:
+        started = time.monotonic()
+        sender = threading.Thread(target=_trickle, args=(client, slow_head, 0.5))
+        sender.start()
+        answer = _read_to_close(client)
+        outcomes["trickling"] = (answer, time.monotonic() - started)
+        sender.join()
+
+    def kept_alive(client: socket.socket) -> None:
+        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = b""
+        while not first.endswith(b'{"status":"ok"}'):  # its body may come in a segment of its own
+            first += client.recv(4096)
+        assert first.startswith(b"HTTP/1.1 200 "), first
+        started = time.monotonic()
+        sender = threading.Thread(target=_trickle, args=(client, slow_head, 0.5))
+        sender.start()
+        answer = _read_to_close(client)
+        outcomes["kept alive"] = (answer, time.monotonic() - started)
+        sender.join()
+
+    def slow_in_time(client: socket.socket) -> None:
+        for part in (b"GET /heal", b"thz HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"):
+            client.sendall(part)
+            time.sleep(2)  # 6 s in all: beyond uvicorn's 5 s keep-alive, within the 10 s
+        outcomes["slow in time"] = (client.recv(4096), 0.0)
+
+    timed_out = b'{"error":"the request head was not received within 10 s"}'
+    with running(tmp_path / "store") as server:
+        clients = {
+            job: _client(server.url) for job in (silent, trickling, kept_alive, slow_in_time)
+        }
+        threads = [threading.Thread(target=job, args=(c,)) for job, c in clients.items()]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        for client in clients.values():
+            client.close()
+        healthy = httpx.get(f"{server.url}/healthz", timeout=30).status_code
+        code, stderr = server.stop()
+    assert outcomes["silent"][0] == b""
+    for name in ("trickling", "kept alive"):
+        answer, _ = outcomes[name]
+        assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), (name, answer)
+        assert answer.endswith(b"\r\n\r\n" + timed_out), (name, answer)
+    assert all(9 < outcomes[name][1] < 15 for name in ("silent", "trickling", "kept alive"))
+    assert outcomes["slow in time"][0].startswith(b"HTTP/1.1 200 ")
+    assert healthy == 200
     assert (code, stderr) == (143, "datafactory: terminated\n")
 
 
