@@ -12,7 +12,11 @@ Normalisation, by Unicode's rules (shared by both sides and by ``n_gram_hash``):
    would turn into the letter U+03B9, is taken out before step 1's folding);
 4. every other character that is not a letter (L*) or a number (N*) is a word break:
    whitespace (the whitespace controls too), punctuation (``_ - . /`` separate words),
-   symbols (U+2800);
+   symbols (U+2800); and every letter of a script written without spaces between words
+   (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar: ``_UNSPACED``) is a word of its own,
+   so the n-grams of such a text are runs of N characters (as BERT's tokenizer splits
+   Chinese characters): a sentence of them is not one long "word" that one character more
+   makes different;
 5. with the invisible characters out, NFC puts back together what step 1 took apart
    (Hangul syllables, also those an invisible character or a mark split), and the text is
    split into words.
@@ -83,6 +87,7 @@ __all__ = [
     "check_ngram",
     "hash_grams",
     "is_default_ignorable",
+    "is_unspaced_letter",
     "n_gram_hash",
     "ngrams",
     "normalise_words",
@@ -151,17 +156,49 @@ def is_default_ignorable(codepoint: int) -> bool:
     return i >= 0 and codepoint <= _DEFAULT_IGNORABLE[i][1]
 
 
+# Letters of scripts written without spaces between words, by Unicode block (Han, Hiragana,
+# Katakana, Thai, Lao, Khmer, Myanmar; the Kangxi radicals and halfwidth or circled kana
+# reach the table already decomposed to these). Tests check every letter of those scripts,
+# by the `regex` package's Script property, is in them, and nothing else but their own
+# blocks' common letters (U+30FC).
+_UNSPACED = (
+    (0x0E00, 0x0EFF),  # Thai, Lao
+    (0x1000, 0x109F),  # Myanmar
+    (0x1780, 0x17FF),  # Khmer
+    (0x3005, 0x3007),  # ideographic iteration and closing marks, ideographic zero
+    (0x303B, 0x303C),  # vertical ideographic iteration mark, masu mark
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x31F0, 0x31FF),  # Katakana phonetic extensions
+    (0x3400, 0x4DBF),  # CJK extension A
+    (0x4E00, 0x9FFF),  # CJK unified ideographs
+    (0xA9E0, 0xA9FF),  # Myanmar extended B
+    (0xAA60, 0xAA7F),  # Myanmar extended A
+    (0xF900, 0xFAFF),  # CJK compatibility ideographs
+    (0xFF66, 0xFF9F),  # halfwidth Katakana
+    (0x16FE3, 0x16FE3),  # old Chinese iteration mark
+    (0x1AFF0, 0x1B16F),  # Kana extended B, Kana supplement, extended A, small Kana
+    (0x20000, 0x3FFFF),  # CJK extensions B-I and compatibility supplement
+)
+_UNSPACED_STARTS = [start for start, _ in _UNSPACED]
+
+
+def is_unspaced_letter(codepoint: int) -> bool:
+    """Whether ``codepoint`` is in a block of ``_UNSPACED`` (callers check it is a letter)."""
+    i = bisect_right(_UNSPACED_STARTS, codepoint) - 1
+    return i >= 0 and codepoint <= _UNSPACED[i][1]
+
+
 _INVISIBLE = "\x01"  # marks an invisible character (the input's own U+0001 is one)
 _BREAK = ord(" ")
 
 
-class _Table(dict[int, "int | None"]):
+class _Table(dict[int, "int | str | None"]):
     """str.translate table of steps 2-4 (module docstring); filled lazily, one code point at
     a time, so start-up does not pay for scanning all of Unicode."""
 
-    def __missing__(self, codepoint: int) -> int | None:
+    def __missing__(self, codepoint: int) -> int | str | None:
         category = unicodedata.category(chr(codepoint))
-        value: int | None
+        value: int | str | None
         # A mark is dropped from the words as invisible characters are, and like them it may
         # stand where a space was ("capital\u20ddof"): the pieces on each side are looked up.
         # So is a control that is not whitespace (U+0080-U+009F, DEL): nothing shows it.
@@ -172,6 +209,8 @@ class _Table(dict[int, "int | None"]):
             or (category == "Cc" and not chr(codepoint).isspace())
         ):
             value = ord(_INVISIBLE)
+        elif category[0] == "L" and is_unspaced_letter(codepoint):
+            value = f" {chr(codepoint)} "  # a word of its own
         elif category[0] in "LN":
             value = codepoint
         else:

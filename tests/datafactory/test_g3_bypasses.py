@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from datafactory.contamination import (
     EvalIndex,
     _Fingerprints,
     is_default_ignorable,
+    is_unspaced_letter,
     normalise_words,
     read_eval_items,
     task_words,
@@ -107,6 +109,63 @@ def test_default_ignorable_table_is_unicodes_property() -> None:
     for codepoint in [*LISTED_INVISIBLE, 0x115F, 0x1160, 0x3164, 0xFFA0]:
         assert is_default_ignorable(codepoint), hex(codepoint)
     assert not is_default_ignorable(0x2800) and not is_default_ignorable(ord("a"))
+
+
+_UNSPACED_SCRIPTS = ("Han", "Hiragana", "Katakana", "Thai", "Lao", "Khmer", "Myanmar")
+
+
+def test_unspaced_blocks_hold_every_letter_of_those_scripts() -> None:
+    """Every letter (by this Python's Unicode data) of a script written without spaces is a
+    word of its own; the blocks hold no other letter but a few of Common script that
+    Japanese writes among kana."""
+    scripts = "".join(rf"\p{{Script={name}}}" for name in _UNSPACED_SCRIPTS)
+    in_scripts = regex.compile(rf"[{scripts}]")
+    common = regex.compile(r"\p{Script=Common}")
+    letters = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c))[0] == "L"]
+    missing = [hex(c) for c in letters if in_scripts.match(chr(c)) and not is_unspaced_letter(c)]
+    assert missing == []
+    others = [
+        hex(c)
+        for c in letters
+        if is_unspaced_letter(c) and not in_scripts.match(chr(c)) and not common.match(chr(c))
+    ]
+    assert others == []
+    # Japanese marks written among kana: 〆, the masu mark, the prolonged sound mark ー, its
+    # halfwidth form and the halfwidth voiced sound marks.
+    common_letters = [c for c in letters if is_unspaced_letter(c) and common.match(chr(c))]
+    assert common_letters == [0x3006, 0x303C, 0x30FC, 0xFF70, 0xFF9E, 0xFF9F]
+    assert not is_unspaced_letter(ord("a")) and not is_unspaced_letter(0xAC00)  # Hangul: spaced
+
+
+CHINESE = "中华人民共和国的首都是哪个城市，它有多少人口"  # 20 characters: thirteen 8-grams
+JAPANESE = "東京タワーの高さは何メートルですか"
+THAI = "ประเทศไทยมีเมืองหลวงคือกรุงเทพมหานคร"
+
+
+def test_each_letter_of_an_unspaced_script_is_a_word() -> None:
+    assert normalise_words("AI模型的training数据，第2版") == [
+        "ai", "模", "型", "的", "training", "数", "据", "第", "2", "版",
+    ]  # fmt: skip
+    # NFKD first: halfwidth Katakana is Katakana, a voiced mark is a mark (stripped).
+    assert normalise_words("ｶﾀｶﾅ ガ") == ["カ", "タ", "カ", "ナ", "カ"]
+    assert normalise_words("กรุงเทพ") == ["ก", "ร", "ง", "เ", "ท", "พ"]  # U+0E38: a mark
+
+
+@pytest.mark.parametrize("question", [CHINESE, JAPANESE, THAI], ids=["zh", "ja", "th"])
+def test_an_unspaced_question_inside_a_longer_task_is_caught(question: str) -> None:
+    """The whole text was one word: a task quoting the question in a sentence, or with one
+    character more, shared no n-gram with it."""
+    index = _index(question)
+    first = " ".join(normalise_words(question)[:8])
+    for task in (f"请回答：{question}谢谢", f"{question}。", f"Q: {question[:-1]}"):
+        assert _flagged(index, task) == [("r", "e1", first)], task
+    assert _flagged(index, question[:7] + "X" + question[8:15]) == []  # no run of 8
+
+
+def test_a_short_unspaced_item_is_caught_as_a_run_of_a_task() -> None:
+    index = _index("北京在哪里")  # 5 characters: fewer than N, matched whole
+    assert _flagged(index, "请问北京在哪里？") == [("r", "e1", "北 京 在 哪 里")]
+    assert _flagged(index, "请问北京在哪") == []
 
 
 # --- each listed character and separator -----------------------------------------------
