@@ -37,6 +37,7 @@ from wiregate.errors import UserError
 __all__ = ["main"]
 
 EXIT_HUNG_UP = 128 + 1  # SIGHUP, as a shell reports a process it ended
+EXIT_QUIT = 128 + 3  # SIGQUIT
 
 EXIT_OK, EXIT_G3, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 
@@ -311,6 +312,9 @@ def _main(settings: Settings, rejects: str | None) -> None:
     except interrupts.HungUp:
         click.echo("datafactory: hung up", err=True)
         sys.exit(EXIT_HUNG_UP)
+    except interrupts.Quit:
+        click.echo("datafactory: quit", err=True)
+        sys.exit(EXIT_QUIT)
     except interrupts.Terminated:
         click.echo("datafactory: terminated", err=True)
         sys.exit(EXIT_TERMINATED)

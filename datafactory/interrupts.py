@@ -1,9 +1,10 @@
-"""SIGINT, SIGTERM and SIGHUP during a run: an exception at once, a clean-up that is never cut
-short.
+"""SIGINT, SIGTERM, SIGHUP and SIGQUIT during a run: an exception at once, a clean-up that is
+never cut short.
 
 While ``handled()`` is active (a run, the command), SIGINT raises ``KeyboardInterrupt``,
-SIGTERM ``Terminated`` and SIGHUP ``HungUp`` (a closed terminal; ignored as ``nohup`` sets
-it) in the main thread; the first signal makes later ones
+SIGTERM ``Terminated``, SIGHUP ``HungUp`` (a closed terminal; ignored as ``nohup`` sets it)
+and SIGQUIT ``Quit`` (Ctrl-\\: its default, a core dump, would leave the temporary outputs
+and the spill behind) in the main thread; the first signal makes later ones
 ignored, so the clean-up it starts (temporary outputs, the spill directory, the workers)
 runs to its end. Inside ``deferred()`` (creating or removing a temporary file, the renames of
 the commit) a signal is held until the block ends, so no temporary file is created unseen or
@@ -32,14 +33,28 @@ from wiregate.commandline.pipes import flush_stdout
 from wiregate.commandline.signals import Terminated  # the one SIGTERM exception of every command
 from wiregate.commandline.startup import handle_unless_ignored
 
-__all__ = ["HungUp", "Terminated", "deferred", "exiting", "finished", "handled", "own_process"]
+__all__ = [
+    "HungUp",
+    "Quit",
+    "Terminated",
+    "deferred",
+    "exiting",
+    "finished",
+    "handled",
+    "own_process",
+]
 
-_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 
 class HungUp(Terminated):
     """Raised in the main thread when SIGHUP arrives (the terminal closed): cleaned up as
     SIGTERM is; the command exits 129."""
+
+
+class Quit(Terminated):
+    """Raised in the main thread when SIGQUIT arrives (Ctrl-\\): cleaned up as SIGTERM is,
+    no core dump; the command exits 131."""
 
 
 class _State:
@@ -61,13 +76,10 @@ def _handler(signum: int, frame: FrameType | None) -> None:
         signal.signal(number, signal.SIG_IGN)  # the clean-up this starts must finish
     if _STATE.done:
         return
-    exc: BaseException = (
-        KeyboardInterrupt()
-        if signum == signal.SIGINT
-        else HungUp()
-        if signum == signal.SIGHUP
-        else Terminated()
-    )
+    raised: dict[int, type[BaseException]] = {
+        signal.SIGINT: KeyboardInterrupt, signal.SIGHUP: HungUp, signal.SIGQUIT: Quit
+    }  # fmt: skip
+    exc = raised.get(signum, Terminated)()
     if _STATE.depth:
         _STATE.pending = exc
         return

@@ -47,6 +47,7 @@ def _serve(
     initargs: tuple[Any, ...],
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGQUIT, signal.SIG_IGN)  # the parent's to handle: no core dump here
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for other in inherited:  # the parent's ends: so a dead parent closes our pipe
         other.close()

@@ -24,11 +24,6 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-try:  # uvicorn's choice too: httptools when installed (twice the requests per second)
-    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-except ImportError:  # pragma: no cover - the serve extra installs it
-    HttpToolsProtocol = None  # type: ignore[assignment,misc]
-
 from datafactory.ingest.app import BODY_TIMEOUT, create_app
 from datafactory.ingest.settings import IngestSettings, TokenFileError
 
@@ -97,34 +92,43 @@ class _HeadTimedH11(_HeadDeadline, H11Protocol):
         return bool(self.conn.trailing_data[0])
 
 
-class _HeadTimedHttptools(_HeadDeadline, HttpToolsProtocol):
-    _begun = False
+_PROTOCOL: type[asyncio.Protocol]
+try:  # uvicorn's choice too: httptools when installed (twice the requests per second)
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # a machine without httptools' wheel
+    _PROTOCOL = _HeadTimedH11
+else:
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._await_head()
+    class _HeadTimedHttptools(_HeadDeadline, HttpToolsProtocol):
+        _begun = False
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        self._begun = True
-
-    def on_headers_complete(self) -> None:
-        self._cancel_head_timer()
-        self._begun = False
-        super().on_headers_complete()
-
-    def on_response_complete(self) -> None:
-        waiting = bool(self.pipeline)  # a head already parsed: its request starts now
-        super().on_response_complete()
-        if not waiting:
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
             self._await_head()
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_timer()
-        super().connection_lost(exc)
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._begun = True
 
-    def _head_begun(self) -> bool:
-        return self._begun
+        def on_headers_complete(self) -> None:
+            self._cancel_head_timer()
+            self._begun = False
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            waiting = bool(self.pipeline)  # a head already parsed: its request starts now
+            super().on_response_complete()
+            if not waiting:
+                self._await_head()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._cancel_head_timer()
+            super().connection_lost(exc)
+
+        def _head_begun(self) -> bool:
+            return self._begun
+
+    _PROTOCOL = _HeadTimedHttptools
 
 
 class _Server(uvicorn.Server):
@@ -167,6 +171,6 @@ def serve(settings: IngestSettings, sock: socket.socket) -> None:
     config = uvicorn.Config(
         create_app(settings), log_level="warning", access_log=False, lifespan="on",
         timeout_graceful_shutdown=int(BODY_TIMEOUT) + 5,
-        http=_HeadTimedH11 if HttpToolsProtocol is None else _HeadTimedHttptools,
+        http=_PROTOCOL,
     )  # fmt: skip
     _Server(config).run(sockets=[sock])

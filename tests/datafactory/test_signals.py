@@ -1,6 +1,6 @@
-"""SIGINT, SIGTERM and SIGHUP at random moments of a 2-worker run: exit 130 / 143 / 129
-within 5 s, one line, nothing left in the output directory or TMPDIR, no process of the run
-still alive."""
+"""SIGINT, SIGTERM, SIGHUP and SIGQUIT at random moments of a 2-worker run: exit 130 / 143 /
+129 / 131 within 5 s, one line, nothing left in the output directory or TMPDIR, no process
+of the run still alive."""
 
 from __future__ import annotations
 
@@ -20,12 +20,14 @@ from datafactory.cli import main
 from tests.datafactory.helpers import TWO_CPUS, branch
 
 ROLLOUTS = 60_000
-RUNS = 21
+RUNS = 24
 LINES = {
     signal.SIGINT: (130, "datafactory: interrupted\n"),
     signal.SIGTERM: (143, "datafactory: terminated\n"),
     # a closed terminal: the .tmp outputs and the spill were left behind
     signal.SIGHUP: (129, "datafactory: hung up\n"),
+    # Ctrl-\: a core dump, and the same things left behind
+    signal.SIGQUIT: (131, "datafactory: quit\n"),
 }
 SIGNALS = list(LINES)
 

@@ -410,9 +410,9 @@ def _trickle(client: socket.socket, head: bytes, every: float) -> None:
         pass
 
 
-@pytest.mark.parametrize("code", [None, WITHOUT_HTTPTOOLS], ids=["httptools", "h11"])
+@pytest.mark.parametrize("server_code", [None, WITHOUT_HTTPTOOLS], ids=["httptools", "h11"])
 def test_a_head_that_never_completes_is_closed_within_10_s(
-    tmp_path: Path, code: str | None
+    tmp_path: Path, server_code: str | None
 ) -> None:
     """Slowloris: a connection that sends nothing, one that trickles a head, one that
     trickles the next head after a response. Each is closed about HEAD_TIMEOUT after it
@@ -452,7 +452,7 @@ def test_a_head_that_never_completes_is_closed_within_10_s(
         outcomes["slow in time"] = (client.recv(4096), 0.0)
 
     timed_out = b'{"error":"the request head was not received within 10 s"}'
-    with running(tmp_path / "store") as server:
+    with running(tmp_path / "store", code=server_code) as server:
         clients = {
             job: _client(server.url) for job in (silent, trickling, kept_alive, slow_in_time)
         }
