@@ -134,6 +134,8 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
             connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
         else:
             Path(directory).mkdir(parents=True, exist_ok=True)
+            if why == "file not found":  # it holds raw records, as the exporter's rejects file
+                _create_private(path)  # does: 0600 (SQLite gives its WAL the same mode)
             connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
@@ -142,6 +144,12 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(f"{directory}: cannot open the ingest store: {exc}") from None
     return connection
+
+
+def _create_private(path: Path) -> None:
+    # One made meanwhile by another process is left as it is.
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
 
 
 def key_conflict(key: str) -> str:

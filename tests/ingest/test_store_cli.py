@@ -49,6 +49,20 @@ def test_stats_and_quarantine_show_what_the_store_holds(tmp_path: Path) -> None:
     assert [json.loads(item["record"]) for item in items] == [_demo()[5], {"x": 1}]
 
 
+def test_a_new_store_is_the_owners_only(tmp_path: Path) -> None:
+    """It holds raw records, as the exporter's rejects file does (the database and its WAL
+    were 0644 whatever the umask)."""
+    store = tmp_path / "store"
+    with running(store) as server:
+        assert _post(server, orjson.dumps({"records": _demo()[:2]})).status_code == 200
+        modes = {p.name: p.stat().st_mode & 0o777 for p in store.iterdir()}
+    assert modes == {
+        "ingest.sqlite3": 0o600,
+        "ingest.sqlite3-wal": 0o600,
+        "ingest.sqlite3-shm": 0o600,
+    }
+
+
 def test_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     missing = tmp_path / "none"
     fifo = tmp_path / "fifo"
