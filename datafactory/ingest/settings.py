@@ -27,7 +27,8 @@ class Tokens:
     values: tuple[bytes, ...] = ()
 
     def reload(self) -> None:
-        """Raises ``TokenFileError`` naming the file (a FIFO or a huge file is refused)."""
+        """Raises ``TokenFileError`` naming the file (a FIFO, a huge file or one holding no
+        token is refused)."""
         if self.path is None:
             return
         try:
@@ -35,7 +36,10 @@ class Tokens:
         except NotReadable as exc:
             raise TokenFileError(f"{self.path}: {exc}") from None
         lines = (line.strip() for line in text.splitlines())
-        self.values = tuple(line for line in lines if line and not line.startswith(b"#"))
+        values = tuple(line for line in lines if line and not line.startswith(b"#"))
+        if not values:  # every request would be refused: a mistake, not a policy
+            raise TokenFileError(f"{self.path}: holds no token (one a line; # starts a comment)")
+        self.values = values
 
     def allows(self, header: str | None) -> bool:
         if self.path is None:

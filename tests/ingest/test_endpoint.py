@@ -175,6 +175,16 @@ def test_bearer_tokens_and_sighup(tmp_path: Path) -> None:
         assert _post(server, body, Authorization="Bearer beta-token").status_code == 200
         assert _post(server, body, Authorization="Bearer alpha-token").status_code == 401
         assert httpx.get(f"{server.url}/healthz").json() == {"status": "ok"}
+        tokens.write_text("# none\n")  # a file emptied by mistake keeps the tokens in force
+        server.process.send_signal(signal.SIGHUP)
+        time.sleep(0.5)
+        assert _post(server, body, Authorization="Bearer beta-token").status_code == 200
+        code, stderr = server.stop()
+    assert (code, stderr) == (
+        143,
+        f"datafactory serve: token file not re-read: {tokens}: holds no token (one a line; "
+        "# starts a comment)\ndatafactory: terminated\n",
+    )
 
 
 def test_the_plugin_request_from_node_fetch(tmp_path: Path) -> None:

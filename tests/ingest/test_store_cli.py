@@ -67,10 +67,15 @@ def test_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     missing = tmp_path / "none"
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
+    no_token = tmp_path / "no-token"
+    no_token.write_text("# tokens\n\n  \n")
     for args, message in (
         (("store", "stats", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("store", "quarantine", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("serve", "--store", str(tmp_path / "s"), "--token-file", str(fifo)), f"{fifo}: a FIFO, not a regular file"),
+        # It locked everyone out without a word
+        (("serve", "--store", str(tmp_path / "s"), "--token-file", str(no_token)),
+         f"{no_token}: holds no token (one a line; # starts a comment)"),
         # It was a traceback, exit 1, when the app started
         (("serve", "--store", str(tmp_path / "s"), "--port", "0", "--contract", str(tmp_path)),
          f"{tmp_path}: no contract there (neither rollout-wire.schema.json nor "
