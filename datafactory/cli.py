@@ -33,6 +33,7 @@ from wiregate.commandline.pipes import discard_stdout
 from wiregate.commandline.signals import EXIT_INTERRUPTED, EXIT_TERMINATED
 from wiregate.commandline.usage import OneLineCommand
 from wiregate.errors import UserError
+from wiregate.textlines import visible
 
 __all__ = ["main"]
 
@@ -72,7 +73,8 @@ OPTION_NAMES = SettingNames(
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> None:
-    click.echo(f"datafactory: error: {message}", err=True)
+    # A file name holding a newline cannot add a line of its own.
+    click.echo(f"datafactory: error: {visible(message)}", err=True)
     sys.exit(code)
 
 

@@ -20,13 +20,15 @@ from datafactory.ingest.settings import (
 )
 from datafactory.ingest.store import StoreError, connect, iter_quarantine, stats
 from wiregate.commandline.usage import OneLineCommand, OneLineGroup
+from wiregate.textlines import visible
 
 __all__ = ["main"]
 
 
 def _fail(message: str) -> NoReturn:
     """One line, exit 2, as the exporter's input errors."""
-    click.echo(f"datafactory: error: {message}", err=True)
+    # A file name holding a newline cannot add a line of its own.
+    click.echo(f"datafactory: error: {visible(message)}", err=True)
     sys.exit(2)
 
 

@@ -341,3 +341,12 @@ def test_truncated_line_mentioning_infinity_is_rejected_as_truncated(
         reject["detail"]
         == f"unexpected end of data: line 1 column {len(cut) + 1} (char {len(cut)})"
     )
+
+
+def test_a_file_name_with_a_newline_is_named_on_one_line(tmp_path: Path, run_cli: RunCli) -> None:
+    """The name is written as it would be in JSON: a newline in it cannot start a line of
+    its own (it split the error in two)."""
+    missing = tmp_path / "a\nb\u202e.jsonl"
+    run = run_cli(missing)
+    assert (run.exit_code, run.stdout) == (2, "")
+    assert run.stderr == f"datafactory: error: {tmp_path}/a\\u000ab\\u202e.jsonl: no such file\n"
