@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from datafactory.repair import BRANCH, LAYER2_DPO, LAYER2_PPO, TREE
+from wiregate.exactjson import json_equal
 from wiregate.files import not_a_regular_file
 
 __all__ = [
@@ -146,6 +147,17 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
     return connection
 
 
+def _same_record(stored: bytes, sent: bytes) -> bool:
+    """The same JSON value, however written: a retry's NDJSON line is stored as sent, and a
+    producer may write it again with other spacing, key order or number form (``1.0``)."""
+    if stored == sent:
+        return True
+    try:
+        return json_equal(orjson.loads(stored), orjson.loads(sent))
+    except orjson.JSONDecodeError:  # stored before orjson's limits were checked: as written
+        return False
+
+
 def _create_private(path: Path) -> None:
     # One made meanwhile by another process is left as it is.
     with contextlib.suppress(FileExistsError):
@@ -192,7 +204,7 @@ def write_batch(
             (stored,) = connection.execute(
                 "SELECT record FROM accepted WHERE record_key = ?", (record.key,)
             ).fetchone()
-            if bytes(stored) == record.record:
+            if _same_record(bytes(stored), record.record):
                 outcomes.append(DUPLICATE)
                 continue
             outcomes.append(CONFLICT)

@@ -296,6 +296,30 @@ def test_a_record_under_a_stored_key_with_other_content_is_quarantined(tmp_path:
     ]
 
 
+def test_a_retry_written_another_way_is_a_duplicate(tmp_path: Path) -> None:
+    """The same record again, as NDJSON with other spacing, as a JSON body, with its keys in
+    another order or an integral number written 1.0: a duplicate, not a key conflict (a line
+    was compared byte for byte with the line stored)."""
+    first = _demo()[0]
+    line = json.dumps(first, indent=None, separators=(", ", ": ")).encode()
+    reordered = orjson.dumps(dict(reversed(list(first.items()))))
+    as_float = orjson.dumps(first).replace(b'"objective_score":1', b'"objective_score":1.0')
+    assert as_float != orjson.dumps(first)
+    ndjson = {"Content-Type": "application/x-ndjson"}
+    store = tmp_path / "store"
+    with running(store) as server:
+        answers = [
+            _post(server, orjson.dumps(first), **ndjson).json(),
+            _post(server, line, **ndjson).json(),
+            _post(server, orjson.dumps({"records": [first]})).json(),
+            _post(server, reordered, **ndjson).json(),
+            _post(server, as_float, **ndjson).json(),
+        ]
+    assert answers[0] == {"accepted": 1, "duplicates": 0, "rejected": []}
+    assert answers[1:] == [{"accepted": 0, "duplicates": 1, "rejected": []}] * 4
+    assert _quarantined(store) == []
+
+
 def test_a_record_json_cannot_carry_costs_only_itself(tmp_path: Path) -> None:
     """A record nested deeper than orjson writes, one with an integer beyond 64 bits and one
     with a lone surrogate (JavaScript's JSON.stringify writes one for a cut emoji) are

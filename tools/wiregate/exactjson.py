@@ -13,7 +13,8 @@
 - Lone surrogates (``"\\ud800"``): valid in JSON text, impossible to encode as UTF-8.
   :func:`escape_surrogates` writes them as ``\\ud800``, as JSON itself does.
 
-:func:`dumps` writes any of them as JSON.
+:func:`dumps` writes any of them as JSON; :func:`json_equal` compares two values as JSON
+Schema does (a boolean is never a number; ``1`` and ``1.0`` are one number).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "dumps",
     "escape_surrogates",
     "exact_integers",
+    "json_equal",
     "lone_surrogate_at",
     "parse_float",
     "parse_int",
@@ -181,3 +183,58 @@ def unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise ValueError(f"the key {key!r} is written twice in one object")
             seen.add(key)
     return found
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Are two JSON values (or schemas) the same value?"""
+    if a is b:
+        return True
+    # Python's == tells numbers apart by value and treats 1 and 1.0 as equal, but wrongly
+    # identifies booleans with the numbers 0 and 1; and it walks a subtree once per path to
+    # it, so resolved schemas that share a ``$ref`` target many times over (a DAG) would cost
+    # exponential time. One walk, each pair of containers once; iterative, so the depth of a
+    # value costs no recursion.
+    seen: set[tuple[int, int]] = set()
+    pending = [(a, b)]
+    while pending:
+        x, y = pending.pop()
+        if isinstance(x, dict):
+            if not isinstance(y, dict) or len(x) != len(y) or x.keys() != y.keys():
+                return False
+            pairs: Any = ((value, y[key]) for key, value in x.items())
+        elif isinstance(x, list):
+            if not isinstance(y, list) or len(x) != len(y):
+                return False
+            pairs = zip(x, y, strict=True)
+        elif not _scalar_equal(x, y):
+            return False
+        else:
+            continue
+        pair = (id(x), id(y))
+        if pair in seen:
+            continue
+        seen.add(pair)
+        # Scalars first (a shallow difference is found before any descent).
+        for u, v in pairs:
+            if u is v:
+                continue
+            kind = type(u)
+            if kind is type(v) and kind in _SCALARS:
+                if u != v:
+                    return False
+            elif isinstance(u, (dict, list)):
+                pending.append((u, v))
+            elif not _scalar_equal(u, v):
+                return False
+    return True
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _scalar_equal(x: Any, y: Any) -> bool:
+    return (
+        not isinstance(y, (dict, list))
+        and isinstance(x, bool) is isinstance(y, bool)
+        and bool(x == y)
+    )

@@ -10,7 +10,8 @@ Python's ``==`` is not that equality: ``True == 1`` and ``False == 0`` hold in P
 - strings and null as usual; arrays item by item in order; objects key by key.
 
 Every comparison of JSON values in the diff engine (schemas are JSON values too) goes through
-:func:`json_equal` or :func:`json_key`; :func:`canonical` is for showing a value as written.
+:func:`json_equal` (``wiregate.exactjson``'s, which the ingest store uses too) or
+:func:`json_key`; :func:`canonical` is for showing a value as written.
 """
 
 from __future__ import annotations
@@ -20,64 +21,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from wiregate.exactjson import INT_DIGITS, ExactNumber, dumps
+from wiregate.exactjson import INT_DIGITS, ExactNumber, dumps, json_equal
 
 __all__ = ["canonical", "json_equal", "json_key"]
-
-
-def json_equal(a: Any, b: Any) -> bool:
-    """Are two JSON values (or schemas) the same value?"""
-    if a is b:
-        return True
-    # Python's == tells numbers apart by value and treats 1 and 1.0 as equal, but wrongly
-    # identifies booleans with the numbers 0 and 1; and it walks a subtree once per path to
-    # it, so resolved schemas that share a ``$ref`` target many times over (a DAG) would cost
-    # exponential time. One walk, each pair of containers once; iterative, so the depth of a
-    # value costs no recursion.
-    seen: set[tuple[int, int]] = set()
-    pending = [(a, b)]
-    while pending:
-        x, y = pending.pop()
-        if isinstance(x, dict):
-            if not isinstance(y, dict) or len(x) != len(y) or x.keys() != y.keys():
-                return False
-            pairs: Any = ((value, y[key]) for key, value in x.items())
-        elif isinstance(x, list):
-            if not isinstance(y, list) or len(x) != len(y):
-                return False
-            pairs = zip(x, y, strict=True)
-        elif not _scalar_equal(x, y):
-            return False
-        else:
-            continue
-        pair = (id(x), id(y))
-        if pair in seen:
-            continue
-        seen.add(pair)
-        # Scalars first (a shallow difference is found before any descent).
-        for u, v in pairs:
-            if u is v:
-                continue
-            kind = type(u)
-            if kind is type(v) and kind in _SCALARS:
-                if u != v:
-                    return False
-            elif isinstance(u, (dict, list)):
-                pending.append((u, v))
-            elif not _scalar_equal(u, v):
-                return False
-    return True
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None)})
-
-
-def _scalar_equal(x: Any, y: Any) -> bool:
-    return (
-        not isinstance(y, (dict, list))
-        and isinstance(x, bool) is isinstance(y, bool)
-        and bool(x == y)
-    )
 
 
 def json_key(value: Any) -> str:
