@@ -1,7 +1,8 @@
 """The ``datafactory`` command (also ``python -m datafactory``): a thin adapter that parses
 options into ``datafactory.settings.Settings`` and calls ``datafactory.run.run``. Exit 0
 done, 1 G3 violation, 2 usage or input error, 3 an output record failed the contract (a bug
-in the exporter), 130 interrupted (SIGINT), 143 terminated (SIGTERM)."""
+in the exporter), 129 hung up (SIGHUP), 130 interrupted (SIGINT), 131 quit (SIGQUIT), 143
+terminated (SIGTERM)."""
 
 from __future__ import annotations
 
@@ -200,7 +201,7 @@ class _Command(OneLineCommand):
     type=int,
     default=DEFAULT_NGRAM,
     show_default=True,
-    help="G3 n-gram length in words.",
+    help="G3 n-gram length in words, 1 to 10,000.",
 )
 @click.option(
     "--eval-field",
@@ -271,8 +272,9 @@ def main(
     eval-contamination gate.
 
     Exit 0 done, 1 G3 violation (nothing but the G3 report written), 2 usage or input
-    error, 3 an output record failed the contract (a bug), 130 interrupted (SIGINT),
-    143 terminated (SIGTERM); an interrupted run leaves nothing behind.
+    error, 3 an output record failed the contract (a bug), 129 hung up (SIGHUP),
+    130 interrupted (SIGINT), 131 quit (SIGQUIT), 143 terminated (SIGTERM); an interrupted
+    run leaves nothing behind.
     """
     settings = Settings(
         inputs=inputs,
