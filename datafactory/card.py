@@ -91,7 +91,7 @@ def features(output: str) -> dict[str, Feature]:
         }
     own: dict[str, Feature]
     if output == "sft":
-        own = {"messages": messages}
+        own = {"messages": messages, "output_type": "string"}
     elif output == "kto":
         own = {"prompt": messages, "completion": messages, "label": "bool"}
     else:

@@ -344,6 +344,18 @@ def test_dataset_card_loads_with_datasets_and_declares_the_features(
     default = datasets.load_dataset(str(result.out), cache_dir=cache)
     assert list(default) == ["train"] and default["train"].num_rows == 2
     assert loaded[1]["seed"] is None and loaded[0]["reward"] == 0.2 / 1.3
+    # KTO and SFT, each a run of its own: every config the card declares loads as declared
+    # (SFT's lacked its output_type column: every SFT output failed to load).
+    for name, count in (("kto", 4), ("sft", 2)):
+        out = tmp_path / name
+        out.mkdir()
+        single = _trl(run_cli, path, "--format", name, f"--output-{name}", str(out / "x.jsonl"))
+        assert single.exit_code == 0, single.stderr
+        header = (out / "README.md").read_text().split("---\n")[1]
+        loaded = datasets.load_dataset(str(out), name, split="train", cache_dir=cache)
+        assert loaded.num_rows == count
+        assert loaded.features == datasets.Features._from_yaml_list(_card_features(header, name))
+        assert loaded.features == datasets.Features.from_dict(_as_dict(features(name)))
 
 
 def test_no_card_and_the_card_in_place_of_an_input(run_cli: RunCli, tmp_path: Path) -> None:
