@@ -229,12 +229,14 @@ def branch_turns(branch: BranchJson, options: TrlOptions = _DEFAULT) -> Turns:
     return Turns(prompt, completion, tuple(names))
 
 
-def _tools_column(names: Iterable[str], options: TrlOptions) -> str | None:
-    if options.tools is None:
+def _tools_column(options: TrlOptions) -> str | None:
+    """Every known spec, in the catalogue's order, the same for every record: the tools the
+    agent had, as a model is given them at inference. Only those a record's trajectory
+    called, first call first, told the prompt which tools the answer used and in what order,
+    and a record that called none had no tool block: a difference that predicts the label."""
+    if not options.tools:
         return None
-    seen: dict[str, None] = dict.fromkeys(names)  # first call first, each tool once
-    specs = [options.tools[name] for name in seen if name in options.tools]
-    return orjson.dumps(specs).decode("utf-8") if specs else None
+    return orjson.dumps(list(options.tools.values())).decode("utf-8")
 
 
 def passed(branch: BranchJson) -> bool:
@@ -299,6 +301,7 @@ class _Built:
 
     def __init__(self, options: TrlOptions) -> None:
         self.options = options
+        self.tools = _tools_column(options)
         self._turns: dict[int, Turns] = {}
         self._rollout: dict[int, TrlRecord] = {}
         self._columns: dict[int, TrlRecord] = {}
@@ -340,14 +343,13 @@ def _dpo(branches: Sequence[BranchJson], built: _Built) -> TrlRecord | DpoSkip:
     chosen_score, rejected_score = pair
     chosen = next(branch for score, branch in scored if score is chosen_score)
     rejected = next(branch for score, branch in scored if score is rejected_score)
-    options = built.options
     chosen_turns = built.turns(chosen)
     rejected_turns = built.turns(rejected)
     return {
         "prompt": chosen_turns.prompt,
         "chosen": chosen_turns.completion,
         "rejected": rejected_turns.completion,
-        "tools": _tools_column(chosen_turns.tool_names + rejected_turns.tool_names, options),
+        "tools": built.tools,
         **built.rollout(chosen),
         **_branch_columns(chosen, "chosen"),
         **_branch_columns(rejected, "rejected"),
@@ -367,7 +369,7 @@ def _prompt(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
                 "prompt": turns.prompt,
                 "completion": turns.completion,
                 "reward": reward(total_score(branch)),
-                "tools": _tools_column(turns.tool_names, built.options),
+                "tools": built.tools,
                 **built.columns(branch),
             }
         )
@@ -385,7 +387,7 @@ def _kto(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
                 "prompt": turns.prompt,
                 "completion": turns.completion,
                 "label": passed(branch),
-                "tools": _tools_column(turns.tool_names, built.options),
+                "tools": built.tools,
                 **built.columns(branch),
             }
         )
@@ -402,7 +404,7 @@ def _sft(branches: Sequence[BranchJson], built: _Built) -> list[TrlRecord]:
             {
                 "messages": turns.prompt + turns.completion,
                 "output_type": "final_answer",
-                "tools": _tools_column(turns.tool_names, built.options),
+                "tools": built.tools,
                 **built.columns(branch),
             }
         )
@@ -481,7 +483,7 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
     return {
         "messages": messages,
         "output_type": record["output_type"],
-        "tools": _tools_column(names, options),
+        "tools": _tools_column(options),
         "rollout_id": rollout_id or None,
         "task_hash": task_hash(task),
         "source": provenance["source"],

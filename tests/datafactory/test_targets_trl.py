@@ -281,7 +281,10 @@ def test_object_arguments_given_ids_and_a_system_turn() -> None:
     ]
 
 
-def test_tools_column_lists_the_known_tools_called_first_call_first() -> None:
+def test_tools_column_is_the_whole_catalogue_for_every_record() -> None:
+    """The tools the agent had, in the catalogue's order: the called ones only, first call
+    first, told the prompt the answer's tool sequence, and a record that called none had no
+    tool block at all (a difference that predicts the label)."""
     catalogue = tool_catalogue(
         [
             {"type": "function", "function": {"name": "grep", "description": "Search."}},
@@ -308,15 +311,17 @@ def test_tools_column_lists_the_known_tools_called_first_call_first() -> None:
     }
     record = dpo_record([GOOD, BAD], TrlOptions(tools=catalogue))
     assert not isinstance(record, DpoSkip)
-    # write_file (chosen) is not known; read_file then grep (rejected) are.
-    assert record["tools"] == (
-        '[{"type":"function","function":{"name":"read_file","parameters":{"type":"object",'
-        '"required":["path"],"properties":{}},"description":""}},{"type":"function",'
-        '"function":{"name":"grep","description":"Search.","parameters":{"type":"object",'
-        '"properties":{}}}}]'
+    whole = (
+        '[{"type":"function","function":{"name":"grep","description":"Search.","parameters":'
+        '{"type":"object","properties":{}}}},{"type":"function","function":{"name":"read_file",'
+        '"parameters":{"type":"object","required":["path"],"properties":{}},"description":""}}]'
     )
+    assert record["tools"] == whole
     (sft,) = sft_records([GOOD], TrlOptions(tools=catalogue))
-    assert sft["tools"] is None  # it called none of the known tools
+    assert sft["tools"] == whole  # it called none of the known tools
+    kto = kto_records([GOOD, BAD], TrlOptions(tools=catalogue))
+    assert [r["tools"] for r in kto] == [whole, whole]
+    assert sft_records([GOOD], TrlOptions(tools={}))[0]["tools"] is None
     with pytest.raises(ValueError, match="tool spec 1: no function name"):
         tool_catalogue([{"name": "a"}, {"type": "function", "function": {}}])
 
