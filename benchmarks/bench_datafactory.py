@@ -724,7 +724,10 @@ def bench_stages(args: argparse.Namespace) -> None:
             lambda: [g for p in range(partitioning.count) for _, g in group.read_partition(tmp, p)],
         )
         step("rank disagreements", lambda: [rank_disagreements(g) for g in rollouts])
-        chosen = step("choose the DPO pair", lambda: [choose_pair(g) for g in rollouts])
+        chosen = step(
+            "choose the DPO pair",
+            lambda: [choose_pair(g, tasks=(b.hashes[0] for b in g)) for g in rollouts],
+        )
         picked = [
             (g[0].rollout_id, p)
             for g, p in zip(rollouts, chosen, strict=True)

@@ -7,7 +7,7 @@ and ``to_ppo`` are the same rules for the typed records of the Python API.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar, cast
 
@@ -41,6 +41,7 @@ __all__ = [
     "SKIP_IDENTICAL",
     "SKIP_NO_REJECTED_ANSWER",
     "SKIP_NO_SCORE_DIFFERENCE",
+    "SKIP_TASKS_DIFFER",
     "SOURCE",
     "DpoSkip",
     "branch_facts",
@@ -67,6 +68,8 @@ SKIP_NO_REJECTED_ANSWER = "no_nonempty_rejected_answer"
 SKIP_EMPTY_CHOSEN = "empty_chosen_answer"
 SKIP_IDENTICAL = "identical_answers"
 SKIP_NO_SCORE_DIFFERENCE = "no_score_difference"
+# Checked first: a pair of branches made for two different tasks is no preference.
+SKIP_TASKS_DIFFER = "branches_disagree_on_task"
 
 _R = TypeVar("_R", bound=Ranked)
 
@@ -175,12 +178,18 @@ def conversation_of(branch: BranchJson) -> Conversation:
     return build_messages(branch["task"], branch["tool_call_sequence"], branch["final_answer"])
 
 
-def choose_pair(branches: Sequence[_R]) -> tuple[_R, _R] | str:
+def choose_pair(branches: Sequence[_R], *, tasks: Iterable[str]) -> tuple[_R, _R] | str:
     """(chosen, rejected) of one rollout, or the reason it yields no pair (``SKIP_*``).
+
+    ``tasks``: what identifies each branch's task (its text or its hash). Branches of one
+    rollout that were given different tasks yield no pair: the prompt is the chosen branch's
+    task, so the rejected answer would be to another question.
 
     chosen = the best branch, rejected = the worst branch with a non-empty answer, among the
     branches whose ``objective_status`` is not ``unknown`` (a branch without the field is
     usable: its ``objective_score`` is required and says pass or fail)."""
+    if len(set(tasks)) > 1:
+        return SKIP_TASKS_DIFFER
     usable = rank_branches([b for b in branches if b.usable])
     if len(usable) < 2:
         return SKIP_FEWER_THAN_TWO
@@ -312,7 +321,7 @@ def to_dpo(
     ``task_ngram_fingerprint``."""
     check_ngram(ngram, "ngram")
     scored = [(BranchScore.of(wire), wire) for wire in map(_branch_json, branches)]
-    pair = choose_pair([score for score, _ in scored])
+    pair = choose_pair([score for score, _ in scored], tasks=(b.task for b in branches))
     if isinstance(pair, str):
         return DpoSkip(branches[0].rollout_id if branches else "", pair)
     chosen, rejected = pair

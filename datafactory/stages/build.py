@@ -143,7 +143,8 @@ class _Rollout:
     ) -> None:
         acc = self.acc
         plugin_pair = layer2[0] if layer2 and layer2[0].kind == group.KIND_DPO else None
-        pair = choose_pair(branches) if branches and (self.dpo or plugin_pair) else None
+        wanted = branches and (self.dpo or plugin_pair)
+        pair = choose_pair(branches, tasks=(b.hashes[0] for b in branches)) if wanted else None
         if isinstance(pair, tuple) and plugin_pair is not None:
             # The branch records give the rollout's pair: the plugin's DPO record repeats it.
             result.duplicates.append((pair[0], plugin_pair))

@@ -337,7 +337,7 @@ class _Built:
 
 def _dpo(branches: Sequence[BranchJson], built: _Built) -> TrlRecord | DpoSkip:
     scored = [(BranchScore.of(branch), branch) for branch in branches]
-    pair = choose_pair([score for score, _ in scored])
+    pair = choose_pair([score for score, _ in scored], tasks=(b["task"] for b in branches))
     if isinstance(pair, str):
         return DpoSkip(branches[0]["rollout_id"] if branches else "", pair)
     chosen_score, rejected_score = pair

@@ -304,6 +304,13 @@ def test_dpo_ignores_branches_with_unknown_objective_status() -> None:
             ],
             "empty_chosen_answer",
         ),
+        (
+            [
+                branch(branch_index=0, total_score=1.0, task="Write a poem about cats"),
+                branch(branch_index=1, total_score=0.0, task="Delete the production database"),
+            ],
+            "branches_disagree_on_task",  # was paired: the rejected answer to another task
+        ),
     ],
 )
 def test_dpo_skips_are_counted_by_reason(records: list[dict[str, Any]], reason: str) -> None:

@@ -710,3 +710,26 @@ def test_object_arguments_keep_the_text_when_the_object_would_not_say_it(
     )
     arguments = loaded["messages"][0]["tool_calls"][0]["function"]["arguments"]
     assert arguments == (text if kept is None else kept)
+
+
+@pytest.mark.parametrize("target", ["layer3", "trl"])
+def test_a_rollout_whose_branches_disagree_on_the_task_yields_no_pair(
+    run_cli: RunCli, tmp_path: Path, target: str
+) -> None:
+    """The prompt is the chosen branch's task: paired, the rejected answer was to another
+    task. Its PPO records (each with its own task) stay."""
+    records = [
+        branch("r-1", 0, task="Write a poem about cats", objective_score=1),
+        branch("r-1", 1, task="Delete the production database", objective_score=0),
+    ]
+    path = write_jsonl(tmp_path / "in.jsonl", records)
+    result = run_cli(path, args=("--target", target))
+    assert result.exit_code == 0, result.stderr
+    assert result.dpo() == []
+    assert [
+        r["branch_index"] if target == "trl" else r["provenance"]["branch_index"]
+        for r in result.ppo()
+    ] == [0, 1]
+    assert result.manifest()["dpo"] == {
+        "pairs": 0, "from_layer2": 0, "skipped_rollouts": {"branches_disagree_on_task": 1},
+    }  # fmt: skip
