@@ -5,7 +5,7 @@ judges it exactly like a schema copy."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wiregate.drift.config import CopySpec
@@ -24,12 +24,10 @@ __all__ = ["CodeCopies", "code_reproduce_command", "judge_code"]
 _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 
 
-def _is_ts_source(name: str) -> bool:
-    return name.endswith(_TS_SUFFIXES) or name == "package.json" or _is_tsconfig(name)
-
-
-def _is_tsconfig(name: str) -> bool:
-    return name.startswith("tsconfig") and name.endswith(".json")
+def _is_ts_input(name: str) -> bool:
+    """What a TypeScript program may read: sources and declarations, and every JSON file
+    (``package.json``, a tsconfig's ``extends`` under any name, an imported JSON module)."""
+    return name.endswith((*_TS_SUFFIXES, ".json"))
 
 
 def _is_python(name: str) -> bool:
@@ -107,19 +105,14 @@ class CodeCopies:
         except UserError as exc:
             found = dict.fromkeys(names, exc)
         for name, outcome in found.items():
-            self._done[path, name] = outcome
+            self._done[path, name] = self._named(outcome)
 
     def _materialise_typescript(self, path: str) -> None:
-        """At a ref: the tsconfig files from the file's folder up to the checkout, and every
-        TypeScript file under the folder of the nearest tsconfig.json (or the file's own)."""
-        parts = PurePosixPath(path).parent.parts
-        nearest = None
-        for depth in range(len(parts), -1, -1):
-            folder = "/".join(parts[:depth])
-            self.root.materialise(folder, False, _is_tsconfig)
-            if nearest is None and (self.root.path / folder / "tsconfig.json").is_file():
-                nearest = folder
-        self.root.materialise("/".join(parts) if nearest is None else nearest, True, _is_ts_source)
+        """At a ref: every TypeScript and JSON file of the checkout, as committed. The folder
+        of the nearest tsconfig was not enough: an import from outside it (``../../shared``)
+        or a tsconfig ``extends`` under another name went missing at the ref alone, and the
+        same commit extracted differently there and in the work tree."""
+        self.root.materialise("", True, _is_ts_input)
 
     def _python(self, spec: CopySpec, path: str) -> None:
         from wiregate.extract.python import extract_models
@@ -130,13 +123,10 @@ class CodeCopies:
             if s.kind == "python" and (s.python_path, s.mode) == (spec.python_path, spec.mode)
         ]
         models = sorted({s.model or "" for s in batch})
-        # At a ref: every module of the top-level packages imported.
-        for model in models:
-            top = model.split(".")[0].split(":")[0]
-            base = "" if spec.python_path in ("", ".") else spec.python_path.strip("/")
-            folder = f"{base}/{top}" if base else top
-            self.root.materialise(folder, True, _is_python)
-            self.root.materialise(base, False, f"{top}.py".__eq__)
+        # At a ref: every module under the python_path, as committed (a sibling package the
+        # models import, ``common.base``, went missing when only their own package was).
+        base = "" if spec.python_path in ("", ".") else spec.python_path.strip("/")
+        self.root.materialise(base, True, _is_python)
         try:
             found: dict[str, Extracted | UserError] = dict(
                 extract_models(self.root.path, spec.python_path, models, spec.mode or "")
@@ -145,7 +135,10 @@ class CodeCopies:
             found = dict.fromkeys(models, exc)
         for s in batch:
             for candidate in s.paths:
-                self._done[candidate, f"{s.model}|{s.mode}"] = found[s.model or ""]
+                self._done[candidate, f"{s.model}|{s.mode}"] = self._named(found[s.model or ""])
+
+    def _named(self, outcome: Extracted | UserError) -> Extracted | UserError:
+        return self.root.named(outcome) if isinstance(outcome, UserError) else outcome
 
 
 def code_reproduce_command(

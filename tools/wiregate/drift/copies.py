@@ -105,6 +105,14 @@ class CodeRoot:
         self.tree = tree
         self._done: set[tuple[str, bool]] = set()
 
+    def named(self, error: UserError) -> UserError:
+        """``error`` naming ``CHECKOUT@REF`` where it names the temporary folder, which is gone
+        by the time it is read."""
+        if self.tree is None or str(self.path) not in str(error):
+            return error
+        shown = str(error).replace(str(self.path), f"{self.tree.checkout}@{self.tree.ref}")
+        return type(error)(shown)
+
     def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
         """Write the files of ``folder`` (relative to the checkout; all levels below it with
         ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""

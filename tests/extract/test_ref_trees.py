@@ -1,0 +1,171 @@
+"""At a ref (``--ref``, ``--new-since``, ``history``) a code copy is extracted from the files
+committed at that ref, the same files the work tree holds at that commit: the same commit
+gives the same schema both ways. Only the tsconfig's folder (TypeScript) or the model's own
+package (Python) was written out before, so an import from beside them went missing at a ref
+alone."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from contracts import SCHEMA_FILES
+from wiregate.cli import main
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+
+MIRRORS = """\
+version = 1
+[[repository]]
+name = "gov"
+checkout = "gov"
+role = "{role}"
+
+[[repository.copy]]
+id = "copy"
+schema = "rollout-wire"
+{what}
+"""
+
+
+@pytest.fixture
+def root(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A wiregate root (our contract) and an empty governed checkout ``gov`` in it."""
+    root = tmp_path / "wg"
+    (root / "contracts").mkdir(parents=True)
+    for name in SCHEMA_FILES.values():
+        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
+    (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
+    (root / "gov").mkdir()
+    monkeypatch.setenv("WIREGATE_CACHE_DIR", str(tmp_path / "cache"))
+    return root
+
+
+def _write(base: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / name).write_text(text, encoding="utf-8")
+
+
+def _commit(checkout: Path) -> None:
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "types"]):
+        subprocess.run(
+            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            cwd=checkout, check=True, capture_output=True,
+        )  # fmt: skip
+
+
+_RUNS = itertools.count()
+
+
+def _changes(root: Path, *args: str) -> tuple[int, list[tuple[str, str]], str]:
+    """(exit code, the copy's (rule, pointer) findings above info, its error message), with
+    a cache of its own: each run extracts."""
+    cache = root.parent / f"cache-{next(_RUNS)}"
+    result = CliRunner().invoke(
+        main, ["--root", str(root), "drift", "--format", "json", *args],
+        env={"WIREGATE_CACHE_DIR": str(cache)},
+    )  # fmt: skip
+    assert result.exit_code in (0, 1, 2) and result.stdout.startswith("{"), result.output
+    copy = json.loads(result.stdout)["copies"][0]
+    found = sorted((c["id"], c["new_pointer"]) for c in copy["changes"] if c["level"] != "info")
+    return result.exit_code, found, copy["message"] or ""
+
+
+def test_a_typescript_import_from_outside_the_tsconfig_folder(root: Path, repo_root: Path) -> None:
+    """The provenance type lives in ``packages/shared``, beside the tsconfig's folder: at the
+    ref it was unresolved (``{}``) and another finding replaced the real one."""
+    generated = root / "wire.ts"
+    CliRunner().invoke(main, ["--root", str(repo_root), "codegen", "--target", "typescript",
+                              "--out", str(generated)], catch_exceptions=False)  # fmt: skip
+    wire = generated.read_text(encoding="utf-8")
+    provenance = re.search(r"export interface DpoProvenance \{.*?\n\}\n", wire, re.S)
+    assert provenance is not None
+    shared = provenance.group(0).replace("n_gram_hash: NGramHash;", "n_gram_hash: number;")
+    shared = shared.replace("DpoObjectiveScore;", "{ chosen: 0 | 1; rejected: 0 | 1 };")
+    _write(root / "gov", {
+        "packages/core/src/wire.ts": 'import type { DpoProvenance } from "../../shared/prov";\n'
+        + wire.replace(provenance.group(0), ""),
+        "packages/core/tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
+        "packages/shared/prov.ts": shared,
+    })  # fmt: skip
+    _commit(root / "gov")
+    what = (
+        'kind = "typescript"\ncanonical_at = "#/$defs/DpoRecord"\ntype = "DpoRecord"\n'
+        'paths = ["packages/core/src/wire.ts"]'
+    )
+    (root / "contracts/mirrors.toml").write_text(
+        MIRRORS.format(role="producer", what=what), encoding="utf-8"
+    )
+    expected = [("type-changed", "#/properties/provenance/properties/n_gram_hash/type")]
+    assert _changes(root) == (1, expected, "")
+    assert _changes(root, "--ref", "HEAD") == (1, expected, "")
+    assert _changes(root, "--new-since", "HEAD")[0] == 0  # nothing new since the commit
+
+
+def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
+    """``extends: ./config/base.json`` holds the ``paths`` alias: not written at the ref, the
+    alias did not resolve and the field's type was lost."""
+    _write(root / "gov", {
+        "tsconfig.json": '{"extends": "./config/base.json"}\n',
+        "config/base.json": '{"compilerOptions": {"strict": true, "baseUrl": "..", '
+        '"paths": {"@wire/*": ["lib/*"]}}}\n',
+        "lib/score.ts": 'export interface Scores { chosen: "yes"; rejected: 0 | 1 }\n',
+        "a.ts": 'import type { Scores } from "@wire/score";\n'
+        "export interface T { objective_score: Scores }\n",
+    })  # fmt: skip
+    _commit(root / "gov")
+    what = (
+        'kind = "typescript"\ncanonical_at = "#/$defs/DpoProvenance"\ntype = "T"\npaths = ["a.ts"]'
+    )
+    (root / "contracts/mirrors.toml").write_text(
+        MIRRORS.format(role="producer", what=what), encoding="utf-8"
+    )
+    here = _changes(root)
+    assert ("type-changed", "#/properties/objective_score/properties/chosen/type") in here[1]
+    assert _changes(root, "--ref", "HEAD") == here
+
+
+def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
+    """``from common.base import Base`` beside ``evomerge``: at the ref it was a missing
+    dependency, named by a temporary folder that no longer existed."""
+    _write(root / "gov", {
+        "common/__init__.py": "",
+        "common/base.py": "from pydantic import BaseModel\n\n\nclass Base(BaseModel):\n"
+        "    rollout_id: int\n",
+        "evomerge/__init__.py": "",
+        "evomerge/schemas/__init__.py": "",
+        "evomerge/schemas/rollout.py": "from common.base import Base\n\n\n"
+        "class RolloutTreeRecord(Base):\n    task: str\n",
+    })  # fmt: skip
+    _commit(root / "gov")
+    what = (
+        'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\n'
+        'model = "evomerge.schemas.rollout:RolloutTreeRecord"'
+    )
+    (root / "contracts/mirrors.toml").write_text(
+        MIRRORS.format(role="consumer", what=what), encoding="utf-8"
+    )
+    here = _changes(root)
+    assert ("type-changed", "#/properties/rollout_id/type") in here[1]
+    assert _changes(root, "--ref", "HEAD") == here
+
+
+def test_an_error_at_a_ref_names_the_checkout_and_the_ref(root: Path) -> None:
+    _write(root / "gov", {"m.py": "import not_installed_anywhere\n"})
+    _commit(root / "gov")
+    what = 'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\nmodel = "m:M"'
+    (root / "contracts/mirrors.toml").write_text(
+        MIRRORS.format(role="consumer", what=what), encoding="utf-8"
+    )
+    code, _, message = _changes(root, "--ref", "HEAD")
+    assert code == 2
+    assert message.startswith(f"{root / 'gov'}@HEAD: m:M: cannot import: ")
+    assert "wiregate-ref-" not in message
