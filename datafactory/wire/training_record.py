@@ -3,7 +3,7 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
+# source: contracts/trl-record.schema.json sha256=0274ea4ac9c69c306d0375ba936af5e37abc12a370021aa5d2987a8e9714ea1b
 # generator: sha256=362def61e29ef8e28e734353705c153530a9c866622e88a681d7688ae9608bc4
 # body: sha256=ed8baa431f667ecc5d64261f53ef653f7d5656d4a382f0460ea9d313f8f26fae
 

@@ -3,9 +3,9 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
+# source: contracts/trl-record.schema.json sha256=0274ea4ac9c69c306d0375ba936af5e37abc12a370021aa5d2987a8e9714ea1b
 # generator: sha256=362def61e29ef8e28e734353705c153530a9c866622e88a681d7688ae9608bc4
-# body: sha256=5fc121b4e44794347a2b0a45c05e5fda072dcbc400329a3fda05800e4219b326
+# body: sha256=0930f3f481fd6f9aacaf7d859296f3d13ea7398d4e6671edbbb7b53fb4108d2d
 
 from __future__ import annotations
 
@@ -91,14 +91,14 @@ TrlTools: TypeAlias = (
     Annotated[
         str,
         Meta(
-            description='The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of the tools the record\'s trajectories called, when the run knew them (--tools); null otherwise. TRL\'s trainers decode the text; text keeps Arrow schema inference working.',
+            description='The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of every tool the run knew (--tools), in the catalogue\'s order, the same for every record: the tools the agent had, not only those its trajectory called; null when the run knew none. TRL\'s trainers decode the text; text keeps Arrow schema inference working.',
             min_length=2,
         ),
     ]
     | None
 )
 """
-The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of the tools the record's trajectories called, when the run knew them (--tools); null otherwise. TRL's trainers decode the text; text keeps Arrow schema inference working.
+The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of every tool the run knew (--tools), in the catalogue's order, the same for every record: the tools the agent had, not only those its trajectory called; null when the run knew none. TRL's trainers decode the text; text keeps Arrow schema inference working.
 """
 
 

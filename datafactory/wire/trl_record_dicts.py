@@ -3,9 +3,9 @@
 # edited file.
 # source: contracts/rollout-wire.schema.json sha256=be2ded883eec534e3feda79986f8eee02f11b50e37e1cb1727be5e43eadb701b
 # source: contracts/training-record.schema.json sha256=28ab83eb49e185601674bb9852b6a7a8ccc7e21c01b4167a073c2bd25d8ec466
-# source: contracts/trl-record.schema.json sha256=9578c58c3c8a210d1eb821160884d06133fdf8d65bf7495f4326b13ad7e6cf38
+# source: contracts/trl-record.schema.json sha256=0274ea4ac9c69c306d0375ba936af5e37abc12a370021aa5d2987a8e9714ea1b
 # generator: sha256=362def61e29ef8e28e734353705c153530a9c866622e88a681d7688ae9608bc4
-# body: sha256=021291df47062f61c8bab8e829877d4f68a90a4a6ac1ca1c23a9ba8830a07805
+# body: sha256=7ba06c0e2e03394efafdb1ba882dd4f606ed6f77d7d89bfc1297de37ce8f2653
 
 from typing import Any, Literal, TypeAlias
 
@@ -67,7 +67,7 @@ A whole conversation: the prompt turns, then the completion turns (the order che
 
 TrlTools: TypeAlias = str | None
 """
-The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of the tools the record's trajectories called, when the run knew them (--tools); null otherwise. TRL's trainers decode the text; text keeps Arrow schema inference working.
+The JSON text of the list of OpenAI tool specs ({"type": "function", "function": {...}}) of every tool the run knew (--tools), in the catalogue's order, the same for every record: the tools the agent had, not only those its trajectory called; null when the run knew none. TRL's trainers decode the text; text keeps Arrow schema inference working.
 """
 
 
