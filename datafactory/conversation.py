@@ -2,8 +2,9 @@
 
 The conversation is: the user task; then, for each ``tool_call`` event, an assistant message
 carrying the call in ``tool_calls`` (its content is the event's ``data.content`` text when the
-producer recorded one, else null) followed by a ``tool`` message with the result (or the
-error) that answers it; then the final assistant answer. A result is matched to its call by
+producer recorded one, else null) followed by a ``tool`` message with the result that answers
+it (its output, its error, or both: the output, then the error on a line of its own); then the
+final assistant answer. A result is matched to its call by
 ``call_id``, else to the oldest unanswered call; a call that was never answered gets an
 empty ``tool`` message so every call is answered, as chat templates require. Calls without
 an id get ``call_<n>`` (n = position of the call in the sequence).
@@ -223,14 +224,16 @@ def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversat
             }
         )
         error = result[6] if result is not None else None
-        if error:
-            errors.append(len(messages))
-            text = error
-        elif result is None:
+        if result is None:
             text = ""
         else:
             output = result[5]
             text = output if isinstance(output, str) else _text(output)
+        if error:
+            errors.append(len(messages))
+            # A result may carry both (what a command printed, then why it failed): the error
+            # alone lost the output.
+            text = f"{text}\n{error}" if text else error
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})
     error_turns = frozenset(errors)

@@ -453,3 +453,19 @@ def test_a_total_beyond_the_reward_range_is_kept_and_its_clamping_counted(
 ) -> None:
     result = normalise_value(branch(total_score=total), VALIDATORS)
     assert (result.repairs, result.data["total_score"]) == (repairs, total)
+
+
+def test_a_result_with_both_output_and_error_keeps_both() -> None:
+    """What a command printed, then why it failed: the error alone lost the output."""
+    events: list[Any] = [
+        {"event": "tool_call", "data": {"name": "sh", "args": {"cmd": "make"}, "call_id": "c1"}},
+        {"event": "tool_result", "data": {"call_id": "c1", "output": "OUT1", "error": "exit 2"}},
+        {"event": "tool_call", "data": {"name": "sh", "args": {"cmd": "ls"}, "call_id": "c2"}},
+        {"event": "tool_result", "data": {"call_id": "c2", "output": {"n": 1}, "error": "denied"}},
+    ]
+    conversation = build_messages("Build it", events, "done")
+    tools = [m["content"] for m in conversation.messages if m["role"] == "tool"]
+    assert tools == ["OUT1\nexit 2", '{"n":1}\ndenied']
+    assert conversation.loss_weight_tokens == "recovery"
+    [ppo] = to_ppo([from_wire(RolloutBranchRecord, branch(tool_call_sequence=events))])
+    assert [m.content for m in ppo.messages if m.role == "tool"] == tools  # the typed path

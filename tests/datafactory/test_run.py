@@ -30,13 +30,14 @@ def _rollouts(count: int, branches: int = 3, seed: int = 1) -> list[dict[str, ob
     rng = random.Random(seed)
     records = []
     for r in range(count):
+        task = f"Task number {r}: implement feature {rng.randint(0, 10**6)}"  # one per rollout
         for b in range(branches):
             objective = rng.randint(0, 1)
             records.append(
                 branch(
                     f"roll-{r}",
                     b,
-                    task=f"Task number {r}: implement feature {rng.randint(0, 10**6)}",
+                    task=task,
                     final_answer=f"answer {r}.{b} {rng.random()}",
                     objective_score=objective,
                     judge_score=round(rng.uniform(0, 10), 1),
