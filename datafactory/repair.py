@@ -11,6 +11,8 @@ contract, and each repair is counted by kind (once per record and kind):
   4. ``{"tool_name", "args", "result", "timestamp_ms", "state_changing"}``: one flat entry
      per call, split into a ``tool_call`` and a ``tool_result`` event
      (``tool_call:flat_arguments``, ``tool_call:flat_args``); other keys stay in the call's data.
+     Arguments given as the JSON text of an object (OpenAI's form) are decoded
+     (``tool_call:arguments_json_text``); text that encodes no object stays, and is rejected.
 * ``build_result``: camelCase keys (``exitCode``, ``ranAtMs``) renamed
   (``build_result:camelcase_keys``); status ``success``/``failed`` -> ``pass``/``fail``
   (``build_result:status_alias``); no status but an integer exit code -> ``pass`` when it is
@@ -144,11 +146,15 @@ def _repair_build_result(value: Any, repairs: list[str]) -> Any:
     return value
 
 
-def _flat_events(entry: dict[str, Any]) -> list[dict[str, Any]]:
+def _flat_events(entry: dict[str, Any], kinds: set[str]) -> list[dict[str, Any]]:
     args_key = "arguments" if "arguments" in entry else "args"
     data: dict[str, Any] = {"name": entry["tool_name"]}
     if args_key in entry:
         data["args"] = entry[args_key]
+        decoded = _json_object(data["args"])
+        if decoded is not None:  # OpenAI's form: the arguments object as JSON text
+            data["args"] = decoded
+            kinds.add(ARGUMENTS_TEXT)
     for key, value in entry.items():
         if key not in ("tool_name", args_key, "result", "error", "call_id"):
             data[key] = value
@@ -160,6 +166,26 @@ def _flat_events(entry: dict[str, Any]) -> list[dict[str, Any]]:
     if "error" in entry:
         result["error"] = entry["error"]
     return [{"event": "tool_call", "data": data}, {"event": "tool_result", "data": result}]
+
+
+#: A flat entry's arguments given as the JSON text of an object, decoded.
+ARGUMENTS_TEXT = "tool_call:arguments_json_text"
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _json_object(value: Any) -> dict[str, Any] | None:
+    """The object ``value`` encodes as JSON text, or None (not text, not an object, a key
+    written twice)."""
+    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+        return None
+    try:
+        decoded = json.loads(value, object_pairs_hook=unique_members, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    return decoded if isinstance(decoded, dict) else None
 
 
 def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
@@ -186,7 +212,7 @@ def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:
             events.append(entry)
         elif isinstance(entry.get("tool_name"), str):
             kinds.add("tool_call:flat_arguments" if "arguments" in entry else "tool_call:flat_args")
-            events.extend(_flat_events(entry))
+            events.extend(_flat_events(entry, kinds))
         else:
             events.append(entry)
     repairs.extend(sorted(kinds))

@@ -78,6 +78,40 @@ def test_flat_entry_with_arguments_and_error_becomes_two_events() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("arguments", "args", "repairs"),
+    [
+        (
+            '{"dir": "."}',
+            {"dir": "."},
+            ["tool_call:arguments_json_text", "tool_call:flat_arguments"],
+        ),
+        # Text that encodes no object (or a key twice, or NaN) stays text: the contract rejects it.
+        ("ls -la", "ls -la", ["tool_call:flat_arguments"]),
+        ("[1, 2]", "[1, 2]", ["tool_call:flat_arguments"]),
+        ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}', ["tool_call:flat_arguments"]),
+        ('{"a": NaN}', '{"a": NaN}', ["tool_call:flat_arguments"]),
+    ],
+)
+def test_flat_arguments_as_json_text_are_decoded(
+    arguments: str, args: Any, repairs: list[str]
+) -> None:
+    """OpenAI's form, ``"arguments": "{...}"``: the whole branch was rejected (args must be an
+    object) and its rollout lost a branch."""
+    sequence = [{"tool_name": "ls", "arguments": arguments, "result": "a b"}]
+    if isinstance(args, dict):
+        data, given = _repaired(tool_call_sequence=sequence)
+        assert given == repairs
+        call = {"event": "tool_call", "data": {"name": "ls", "args": args}}
+        assert data["tool_call_sequence"][0] == call
+        return
+    with pytest.raises(Reject) as caught:
+        normalise_value(branch(tool_call_sequence=sequence), VALIDATORS)
+    assert caught.value.code == "contract-violation"
+    assert caught.value.where is not None
+    assert caught.value.where[0] == "/tool_call_sequence/0/data/args"
+
+
 def test_flat_entry_with_args_keeps_its_other_keys() -> None:
     data, repairs = _repaired(
         tool_call_sequence=[
