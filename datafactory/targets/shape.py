@@ -5,10 +5,11 @@ form of every message and tool call; :class:`TrlCheck` validates each record aga
 compiled validator, as for Layer 3 records) and then checks what JSON Schema cannot say: which
 role stands where in a message list (a prompt is an optional system turn, then user turns; a
 completion is assistant and tool turns ending with an assistant turn), that only assistant
-turns call tools and only tool turns name a call, and that tool-call arguments have the form
-the run asked for. The first problem is returned as ``(JSON pointer, message)``; the export run
-treats one as a bug in the exporter (exit 3), as it treats a Layer 3 record that breaks the
-contract.
+turns call tools and only tool turns name a call, that every call is answered by a tool turn
+before the next turn of another role (templates and the OpenAI API require it), and that
+tool-call arguments have the form the run asked for. The first problem is returned as
+``(JSON pointer, message)``; the export run treats one as a bug in the exporter (exit 3), as
+it treats a Layer 3 record that breaks the contract.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class _Turns(NamedTuple):
     asked: bool
     last: str
     ends: str  # what to say when the last turn has another role
+    target: bool = False  # the last turn is what a trainer learns: it must hold text
 
 
 _PROMPT: Final = _Turns(
@@ -47,7 +49,7 @@ _COMPLETION: Final = _Turns(
     frozenset({"assistant", "tool"}), True, "assistant", "a completion ends with an assistant turn"
 )
 _CONVERSATION: Final = _Turns(
-    None, False, "assistant", "a conversation ends with an assistant turn"
+    None, False, "assistant", "a conversation ends with an assistant turn", target=True
 )
 #: The message lists of each output's records, in the order they are checked.
 _LISTS: Final[Mapping[str, tuple[tuple[str, _Turns], ...]]] = {
@@ -117,8 +119,14 @@ def _turns(
     roles = kind.roles
     calling = False  # the turn before is a tool-calling assistant turn or a tool turn
     asked = kind.asked  # a user turn came before
+    waiting: list[tuple[str, str]] = []  # (id, pointer) of the last calls not yet answered
     for number, message in enumerate(messages):
         role = message["role"]
+        if role == "tool":
+            answered = message.get("tool_call_id")
+            waiting = [(i, where) for i, where in waiting if i != answered]
+        elif waiting:  # the turn after the calls' tool turns: each call needs its answer
+            return waiting[0][1], "a tool call is answered by a tool turn before the next turn"
         if roles is not None and role not in roles:
             return f"{at}/{number}/role", f"one of {', '.join(sorted(roles))}, got {role!r}"
         if role == "system" and number:
@@ -134,6 +142,11 @@ def _turns(
             return f"{at}/{number}/role", "an assistant turn follows a user turn"
         asked = asked or role == "user"
         calling = bool(calls) or (calling and role == "tool")
+        if calls:
+            waiting = [
+                (call["id"], f"{at}/{number}/tool_calls/{position}")
+                for position, call in enumerate(calls)
+            ]
         if calls and arguments == "string":
             for position, call in enumerate(calls):
                 if not isinstance(call["function"]["arguments"], str):
@@ -141,5 +154,9 @@ def _turns(
                     return where, "a JSON string (--tool-arguments string)"
     if messages[-1]["role"] != kind.last:
         return f"{at}/{len(messages) - 1}/role", kind.ends
+    if waiting:  # a last turn that calls tools
+        return waiting[0][1], "a tool call is answered by a tool turn before the next turn"
+    if kind.target and not messages[-1]["content"].strip():
+        return f"{at}/{len(messages) - 1}/content", "the last turn, the training target, is blank"
     seen.add(key)
     return None

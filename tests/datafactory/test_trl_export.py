@@ -623,16 +623,25 @@ def test_an_sft_input_the_trl_form_cannot_hold_is_rejected(run_cli: RunCli, tmp_
     no_user = {**_sft_inputs()[2], "messages": [{"role": "assistant", "content": "done"}] * 2}
     tool_after_text = _sft_inputs()[0]
     tool_after_text["messages"][3:3] = [{"role": "assistant", "content": "thinking"}]
-    lines = [ends_with_user, tool_first, no_user, tool_after_text, *_rollout("r-1")]
+    # A call never answered: exported, it had no tool turn (the OpenAI API refuses that).
+    unanswered = _sft_inputs()[0]
+    del unanswered["messages"][3]
+    # A blank training target: branches with a blank answer were left out, such inputs not.
+    blank = _sft_inputs()[2]
+    blank["messages"][-1]["content"] = " \n"
+    lines = [ends_with_user, tool_first, no_user, tool_after_text, unanswered, blank]
+    lines += _rollout("r-1")
     result, out = _sft_run(run_cli, write_jsonl(tmp_path / "in.jsonl", lines))
     assert result.exit_code == 0, result.stderr
     rejects = read_jsonl(result.out / "rejects.jsonl")
-    follows = "a tool turn follows a tool call or another tool turn"
+    answered = "a tool call is answered by a tool turn before the next turn"
     assert [(r["line"], r["reason"], r["detail"]) for r in rejects] == [
         (1, "unsupported-value", "SftTrainingRecord /messages/1/role: a conversation ends with an assistant turn"),
         (2, "unsupported-value", "SftTrainingRecord /messages/0: a tool turn, and only a tool turn, names its call"),
         (3, "unsupported-value", "SftTrainingRecord /messages/0/role: an assistant turn follows a user turn"),
-        (4, "unsupported-value", f"SftTrainingRecord /messages/4/role: {follows}"),
+        (4, "unsupported-value", f"SftTrainingRecord /messages/2/tool_calls/0: {answered}"),
+        (5, "unsupported-value", f"SftTrainingRecord /messages/2/tool_calls/0: {answered}"),
+        (6, "unsupported-value", "SftTrainingRecord /messages/1/content: the last turn, the training target, is blank"),
     ]  # fmt: skip
     assert [r["rollout_id"] for r in read_jsonl(out)] == ["r-1"]
 
