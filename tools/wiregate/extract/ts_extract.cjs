@@ -67,7 +67,8 @@ function main() {
     tsj.createFormatter(config),
     config,
   );
-  const types = {};
+  // Null prototype: a type named __proto__ is a key like any other.
+  const types = Object.create(null);
   for (const name of request.types) {
     types[name] = extract(ts, checker, generator, exported, name, root);
   }
@@ -110,7 +111,7 @@ function escape(token) {
 // by their property names, index signatures). Lines and columns are 1-based, columns in
 // Unicode code points, as annotations count them.
 function locate(ts, checker, symbol, schema, root) {
-  const out = {};
+  const out = Object.create(null);
   const place = (pointer, node) => {
     if (!node) return;
     const file = node.getSourceFile();
