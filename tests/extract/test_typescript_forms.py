@@ -63,3 +63,31 @@ def test_a_type_named_proto_is_a_name_like_any_other(checkout: Path) -> None:
         "W",
         {"__proto__": {}},
     )
+
+
+def test_an_interface_declared_twice_is_the_merged_interface(checkout: Path) -> None:
+    """Declaration merging: TypeScript reads every declaration's members (a field of the
+    first declaration was dropped, so removing it passed as no change)."""
+    write(
+        checkout,
+        {
+            "a.ts": "export interface DpoRecord { prompt: string }\n"
+            "export interface DpoRecord { chosen: string }\n",
+            "b.ts": 'import type { DpoRecord } from "./a";\n'
+            'declare module "./a" { interface DpoRecord { rejected?: string } }\n'
+            "export type Rec = DpoRecord;\n",
+        },
+    )
+    assert schema_of(checkout, "a.ts", "DpoRecord") == closed(
+        {"prompt": {"type": "string"}, "chosen": {"type": "string"}}, "prompt", "chosen"
+    )
+    # The augmentation in b.ts is read with the file that declares it.
+    assert schema_of(checkout, "b.ts", "Rec") == closed(
+        {
+            "prompt": {"type": "string"},
+            "chosen": {"type": "string"},
+            "rejected": {"type": "string"},
+        },
+        "prompt",
+        "chosen",
+    )

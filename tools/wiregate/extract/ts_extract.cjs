@@ -56,6 +56,7 @@ function main() {
     }
   }
   const checker = program.getTypeChecker();
+  mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   const exported = new Map(
@@ -73,6 +74,39 @@ function main() {
     types[name] = extract(ts, checker, generator, exported, name, root);
   }
   reply({ types, files: files.map((name) => path.relative(root, name)).sort() });
+}
+
+// An interface declared more than once (declaration merging, a `declare module` augmentation
+// in a file the program reads) is one type to TypeScript, but ts-json-schema-generator reads
+// the members of the one declaration it is given: read those of every declaration instead.
+function mergeDeclarations(ts, tsj, checker) {
+  const parser = tsj.InterfaceAndClassNodeParser.prototype;
+  const all = (node) => {
+    const symbol = node.name && checker.getSymbolAtLocation(node.name);
+    const found = ((symbol && symbol.declarations) || []).filter(
+      (d) => ts.isInterfaceDeclaration(d) || ts.isClassDeclaration(d),
+    );
+    return found.length > 1 ? found : [node];
+  };
+  const { getProperties, getBaseTypes, getAdditionalProperties } = parser;
+  parser.getProperties = function (node, context) {
+    const merged = new Map();
+    for (const declaration of all(node)) {
+      const properties = getProperties.call(this, declaration, context);
+      if (properties === undefined) return undefined; // a required never: the type is never
+      for (const property of properties) {
+        if (!merged.has(property.getName())) merged.set(property.getName(), property);
+      }
+    }
+    return [...merged.values()];
+  };
+  parser.getBaseTypes = function (node, context) {
+    return all(node).flatMap((declaration) => getBaseTypes.call(this, declaration, context));
+  };
+  parser.getAdditionalProperties = function (node, context) {
+    const indexed = all(node).find((d) => d.members.some(ts.isIndexSignatureDeclaration));
+    return getAdditionalProperties.call(this, indexed || node, context);
+  };
 }
 
 const TYPE_KINDS = new Set(["InterfaceDeclaration", "TypeAliasDeclaration", "EnumDeclaration", "ClassDeclaration"]);
