@@ -91,3 +91,22 @@ def test_an_interface_declared_twice_is_the_merged_interface(checkout: Path) -> 
         "prompt",
         "chosen",
     )
+
+
+def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkout: Path) -> None:
+    write(
+        checkout,
+        {
+            "a.ts": "export interface M { a: string }\nexport interface Renamed { other: number }\n",
+            "b.ts": 'export { M as Renamed } from "./a";\n'
+            "export default interface Def { d: string }\n"
+            "export interface G<T> { v: T }\n",
+        },
+    )
+    # The export named Renamed is a.ts's M, not a.ts's own Renamed.
+    assert schema_of(checkout, "b.ts", "Renamed") == closed({"a": {"type": "string"}}, "a")
+    assert schema_of(checkout, "b.ts", "Def") == closed({"d": {"type": "string"}}, "d")
+    assert schema_of(checkout, "b.ts", "default") == closed({"d": {"type": "string"}}, "d")
+    assert error_of(checkout, "b.ts", "G") == (
+        f"{checkout}/b.ts: G is generic: extract a type alias that gives its type arguments"
+    )

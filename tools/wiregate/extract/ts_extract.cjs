@@ -112,20 +112,32 @@ function mergeDeclarations(ts, tsj, checker) {
 const TYPE_KINDS = new Set(["InterfaceDeclaration", "TypeAliasDeclaration", "EnumDeclaration", "ClassDeclaration"]);
 
 function extract(ts, checker, generator, exported, name, root) {
-  let symbol = exported.get(name);
-  if (!symbol) return { kind: "no-type", error: `${name} is not exported from the file` };
-  if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-  const kinds = (symbol.declarations || []).map((d) => ts.SyntaxKind[d.kind]);
+  const resolve = (symbol) => (symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  let symbol = resolve(exported.get(name));
+  if (!symbol) {
+    // `export default interface Def`: exported as "default", declared as Def.
+    const fallback = resolve(exported.get("default"));
+    const declared = fallback && (fallback.declarations || []).find((d) => d.name && d.name.text === name);
+    if (!declared) return { kind: "no-type", error: `${name} is not exported from the file` };
+    symbol = fallback;
+  }
+  const declarations = symbol.declarations || [];
+  const kinds = declarations.map((d) => ts.SyntaxKind[d.kind]);
   if (!kinds.some((kind) => TYPE_KINDS.has(kind))) {
     const what = kinds.map((kind) => kind.replace(/Declaration$/, "").toLowerCase()).join(", ");
     return { kind: "not-type", error: `${name} is a ${what || "value"}, not an interface or type alias` };
   }
+  // The declaration the export resolves to (a re-export with renaming, a default export),
+  // not whichever type of that name the generator finds first among the program's files.
+  const node = declarations.find((d) => TYPE_KINDS.has(ts.SyntaxKind[d.kind]));
+  if (node.typeParameters && node.typeParameters.length) {
+    return { kind: "not-type", error: `${name} is generic: extract a type alias that gives its type arguments` };
+  }
   let schema;
   try {
-    schema = generator.createSchema(name);
+    schema = generator.createSchemaFromNodes([node]);
   } catch (error) {
-    const kind = error && error.constructor && error.constructor.name === "RootlessError" ? "no-type" : "generator";
-    return { kind, error: firstLine(error.message || error) };
+    return { kind: "generator", error: firstLine(error.message || error) };
   }
   let positions = {};
   try {
