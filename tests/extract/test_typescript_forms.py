@@ -110,3 +110,74 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
     assert error_of(checkout, "b.ts", "G") == (
         f"{checkout}/b.ts: G is generic: extract a type alias that gives its type arguments"
     )
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        (
+            "type Get<T> = { [K in keyof T as `get_${string & K}`]: T[K] };\n"
+            "export interface Wire { m: Get<{ a: string }> }\n",
+            "a mapped type that renames its keys (`as` clause) at w.ts:1 "
+            "({ [K in keyof T as `get_${string & K}`]: T[K] })",
+        ),
+        (
+            'function make() { return { p: "x" }; }\nexport type Wire = ReturnType<typeof make>;\n',
+            "a type inferred from code (ReturnType<typeof f>, `infer`) at w.ts:2 "
+            "(ReturnType<typeof make>)",
+        ),
+        (
+            "export interface Wire {\n  tags: Set<string>;\n}\n",
+            "a Set (JSON.stringify writes it as {}) at w.ts:2 (Set<string>)",
+        ),
+        (
+            "export interface Wire { ok: string; counts: ReadonlyMap<string, number> }\n",
+            "a ReadonlyMap (JSON.stringify writes it as {}) at w.ts:1 "
+            "(ReadonlyMap<string, number>)",
+        ),
+        (
+            "export interface Wire { [Symbol.iterator]: string; a: string }\n",
+            "a property keyed by a symbol or another non-constant (no JSON name) at w.ts:1 "
+            "([Symbol.iterator]: string)",
+        ),
+    ],
+    ids=["key-remapping", "return-type", "set", "map", "symbol-key"],
+)
+def test_a_shape_the_generator_cannot_write_exactly_is_refused(
+    checkout: Path, source: str, error: str
+) -> None:
+    """Each was a wrong schema: all fields dropped, {"description": "Failed to correctly infer
+    type"}, an object with a required size, a property named __@iterator@12."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(checkout, {"w.ts": source})
+    assert error_of(checkout, "w.ts", "Wire") == (
+        f"{checkout}/w.ts: Wire: cannot be extracted exactly: {error}"
+    )
+
+
+def test_constant_computed_keys_and_a_checkout_type_named_set_are_extracted(
+    checkout: Path,
+) -> None:
+    write(
+        checkout,
+        {
+            "w.ts": 'const KEY = "named";\nenum E { A = "a" }\ntype Set<T> = { items: T[] };\n'
+            "export interface Wire { [KEY]: string; [E.A]: number; s: Set<string> }\n"
+        },
+    )
+    items = {"type": "array", "items": {"type": "string"}}
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "named": {"type": "string"},
+            "a": {"type": "number"},
+            "s": {
+                "type": "object",
+                "properties": {"items": items},
+                "required": ["items"],
+                "additionalProperties": False,
+            },
+        },
+        "named",
+        "a",
+        "s",
+    )

@@ -64,7 +64,7 @@ function main() {
   );
   const generator = new tsj.SchemaGenerator(
     program,
-    tsj.createParser(program, config),
+    tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, root)),
     tsj.createFormatter(config),
     config,
   );
@@ -109,6 +109,69 @@ function mergeDeclarations(ts, tsj, checker) {
   };
 }
 
+class Inexact extends Error {}
+
+const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "ReadonlyMap", "ReadonlySet"]);
+
+// Constructs ts-json-schema-generator turns into a schema that says something else: refused
+// (an Inexact error naming the construct and where it is) before it parses them.
+function inexact(ts, program, checker, node, context) {
+  if (ts.isMappedTypeNode(node) && node.nameType) {
+    return ["a mapped type that renames its keys (`as` clause)", node];
+  }
+  if (ts.isTypeReferenceNode(node)) {
+    let symbol = checker.getSymbolAtLocation(node.typeName);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    if (!symbol) return null;
+    // What the generator writes as {"description": "Failed to correctly infer type"}.
+    if (symbol.flags & ts.SymbolFlags.TypeParameter && context.getArgument(symbol.name) === undefined) {
+      return ["a type inferred from code (ReturnType<typeof f>, `infer`)", node];
+    }
+    const library = (symbol.declarations || []).some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile()));
+    if (library && COLLECTIONS.has(symbol.name)) return [`a ${symbol.name} (JSON.stringify writes it as {})`, node];
+  }
+  // Seen at the member's type: a computed name that is no string or number constant (a
+  // symbol) was written as the checker's internal name (__@iterator@12) or "__computed".
+  const member = node.parent;
+  if (member && member.type === node && member.name && ts.isComputedPropertyName(member.name)) {
+    const key = checker.getTypeAtLocation(member.name.expression);
+    if (!(key.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral))) {
+      return ["a property keyed by a symbol or another non-constant (no JSON name)", member];
+    }
+  }
+  return null;
+}
+
+function refuseInexact(ts, program, chain, root) {
+  const checker = program.getTypeChecker();
+  const inside = (node) => {
+    const file = node.pos >= 0 && node.getSourceFile();
+    const name = file && path.resolve(file.fileName);
+    return name && name.startsWith(root + path.sep) && !name.includes(`${path.sep}node_modules${path.sep}`) ? node : null;
+  };
+  const seen = []; // the checkout's nodes being parsed: where a construct in a library is used
+  const createType = chain.createType.bind(chain);
+  chain.createType = (node, context, reference) => {
+    const found = inexact(ts, program, checker, node, context);
+    if (found) {
+      const [construct, place] = found;
+      const at = inside(place) || seen[seen.length - 1] || place;
+      const file = at.getSourceFile();
+      const { line } = file.getLineAndCharacterOfPosition(at.getStart(file));
+      const text = at.getText(file).replace(/\s+/g, " ").replace(/[;,]$/, "");
+      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+      throw new Inexact(`${construct} at ${path.relative(root, file.fileName)}:${line + 1} (${shown})`);
+    }
+    const mine = inside(node);
+    if (mine) seen.push(mine);
+    try {
+      return createType(node, context, reference);
+    } finally {
+      if (mine) seen.pop();
+    }
+  };
+}
+
 const TYPE_KINDS = new Set(["InterfaceDeclaration", "TypeAliasDeclaration", "EnumDeclaration", "ClassDeclaration"]);
 
 function extract(ts, checker, generator, exported, name, root) {
@@ -137,6 +200,9 @@ function extract(ts, checker, generator, exported, name, root) {
   try {
     schema = generator.createSchemaFromNodes([node]);
   } catch (error) {
+    let cause = error;
+    while (cause && !(cause instanceof Inexact) && cause.cause) cause = cause.cause;
+    if (cause instanceof Inexact) return { kind: "inexact", error: firstLine(cause.message) };
     return { kind: "generator", error: firstLine(error.message || error) };
   }
   let positions = {};

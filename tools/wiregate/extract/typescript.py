@@ -214,6 +214,8 @@ def _describe(reply: Mapping[str, Any], name: str | None = None) -> str:
         return f"no exported interface or type alias named {name!r}"
     if kind == "not-type":
         return error
+    if kind == "inexact":
+        return f"{name}: cannot be extracted exactly: {error}"
     return f"{name}: ts-json-schema-generator failed: {error}" if name else error
 
 
