@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from wiregate.extract import typescript
 from wiregate.extract.declarations import typescript_declarations
 from wiregate.extract.typescript import Extracted, ExtractionError, extract_types
 
@@ -180,4 +181,20 @@ def test_constant_computed_keys_and_a_checkout_type_named_set_are_extracted(
         "named",
         "a",
         "s",
+    )
+
+
+def test_node_running_out_of_memory_says_so(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A type whose expansion doubles at each level: Node stops at its heap limit (64 MB here,
+    2 GB by default), which was 'gave no result: 62: 0x195e376 [/usr/bin/node]'."""
+    monkeypatch.setattr(typescript, "NODE_HEAP_MB", 64)
+    levels = ["interface L0 { a: string; b: number }"]
+    levels += [f"interface L{n} {{ a: L{n - 1}; b: L{n - 1} }}" for n in range(1, 17)]
+    write(checkout, {"w.ts": "\n".join([*levels, "export interface Wire { p: L16 }", ""])})
+    with pytest.raises(ExtractionError) as raised:
+        extract_types(checkout, "w.ts", ["Wire"])
+    assert str(raised.value) == (
+        f"{checkout}/w.ts: Node.js ran out of memory (its 64 MB heap limit) extracting Wire"
     )
