@@ -313,3 +313,16 @@ def test_a_process_the_governed_code_starts_does_not_outlive_the_extraction(
         )
     time.sleep(4)
     assert not marker.exists()
+
+
+def test_a_checkout_module_named_like_the_standard_librarys_says_so(governed: Path) -> None:
+    """The interpreter imported its own ``types`` before the checkout was on sys.path: that
+    module was read, 'types has no 'Rec''."""
+    (governed / "gov/types.py").write_text(
+        "from pydantic import BaseModel\n\n\nclass Rec(BaseModel):\n    a: int\n", "utf-8"
+    )
+    python(governed, "types:Rec")
+    assert one_error(governed) == (
+        f"{governed}/gov: types:Rec: 'types' is the standard library's module, not the "
+        "checkout's types.py: rename it or move it into a package"
+    )
