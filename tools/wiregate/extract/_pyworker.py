@@ -278,7 +278,10 @@ def main() -> None:
             if real.startswith(root + os.sep):
                 files.add(os.path.relpath(real, root).replace(os.sep, "/"))
     json.dump({"models": results, "files": sorted(files)}, out)
+    out.write("\n")  # the end of the reply: the parent reads no further
     out.flush()
+    # Ended here: interpreter shutdown would wait for a thread the governed code started.
+    os._exit(0)
 
 
 main()
