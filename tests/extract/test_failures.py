@@ -359,3 +359,14 @@ def test_a_module_that_leaves_something_running_is_extracted_all_the_same(
     found = extract_models(governed / "gov", ".", ["models.busy:Rec"], "validation")
     assert getattr(found["models.busy:Rec"], "schema", found) == REC
     assert time.monotonic() - began < 10  # not the time limit
+
+
+def test_a_module_allocating_without_end_runs_out_of_memory(governed: Path) -> None:
+    """The child's address space is limited (4 GiB): 20 GB is a MemoryError there, not the
+    machine's memory exhausted."""
+    (governed / "gov/models/big.py").write_text("x = bytearray(20 * 1024**3)\n", "utf-8")
+    python(governed, "models.big:Big")
+    assert one_error(governed) == (
+        f"{governed}/gov: models.big:Big: ran out of memory importing models.big (its address "
+        "space is limited to 4 GiB)"
+    )

@@ -8,6 +8,7 @@ stderr, which the parent does not show. No network: connecting a socket raises.
 
 import json
 import os
+import resource
 import socket
 import sys
 import traceback
@@ -222,6 +223,12 @@ def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
         if missing == module_name or module_name.startswith(missing + "."):
             return {"kind": "no-module", "error": f"no module {module_name!r} on the python_path"}
         return {"kind": "import", "error": f"missing dependency {missing!r}", "module": missing}
+    except MemoryError:
+        return {
+            "kind": "memory",
+            "error": f"ran out of memory importing {module_name} (its address space is "
+            f"limited to {resource.getrlimit(resource.RLIMIT_AS)[0] / 1024**3:g} GiB)",
+        }
     except BaseException as exc:  # the governed code's own failure: one line, no traceback
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -259,6 +266,11 @@ def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
 
 def main() -> None:
     request = json.loads(sys.argv[1])
+    limit = request["memory_limit"]
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the governed code's prints go to stderr
     sys.stdout = sys.stderr

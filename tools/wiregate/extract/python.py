@@ -35,6 +35,9 @@ from wiregate.extract.typescript import (
 __all__ = ["extract_models"]
 
 _WORKER = Path(__file__).with_name("_pyworker.py")
+#: The child interpreter's address space (RLIMIT_AS): a module that allocates without end
+#: gets a MemoryError there, as node stops at its heap limit, not the machine's memory.
+MEMORY_LIMIT = 4 * 1024**3
 
 
 @cache
@@ -70,6 +73,7 @@ def extract_models(
         "python_path": python_path,
         "models": missing,
         "mode": mode,
+        "memory_limit": MEMORY_LIMIT,
     }
     limit = timeout_seconds() if timeout is None else timeout
     where = root if python_path in (".", "") else root / python_path
