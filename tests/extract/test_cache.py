@@ -45,3 +45,17 @@ def test_an_entry_linked_to_a_device_is_a_miss(cached: tuple[str, Path]) -> None
     _entry(key).unlink()
     _entry(key).symlink_to("/dev/zero")  # read to the end, it filled memory
     assert cache.load(key, root) is None
+
+
+def test_an_entry_the_reader_would_refuse_is_not_written(
+    cached: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One bound for writing and reading: an entry over it was written on every run and
+    never read."""
+    _, root = cached
+    monkeypatch.setattr(cache, "_MAX_BYTES", 1_000)
+    big, small = cache.cache_key("test", "big"), cache.cache_key("test", "small")
+    cache.store(big, root, ["a.ts"], {"description": "x" * 1_000})
+    cache.store(small, root, ["a.ts"], {"description": "x" * 800})
+    assert not _entry(big).exists()
+    assert cache.load(small, root) == ({"description": "x" * 800}, ("a.ts",))

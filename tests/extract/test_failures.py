@@ -313,3 +313,60 @@ def test_a_process_the_governed_code_starts_does_not_outlive_the_extraction(
         )
     time.sleep(4)
     assert not marker.exists()
+
+
+def test_a_checkout_module_named_like_the_standard_librarys_says_so(governed: Path) -> None:
+    """The interpreter imported its own ``types`` before the checkout was on sys.path: that
+    module was read, 'types has no 'Rec''."""
+    (governed / "gov/types.py").write_text(
+        "from pydantic import BaseModel\n\n\nclass Rec(BaseModel):\n    a: int\n", "utf-8"
+    )
+    python(governed, "types:Rec")
+    assert one_error(governed) == (
+        f"{governed}/gov: types:Rec: 'types' is the standard library's module, not the "
+        "checkout's types.py: rename it or move it into a package"
+    )
+
+
+MODEL = "from pydantic import BaseModel\n\n\nclass Rec(BaseModel):\n    a: int\n"
+REC = {
+    "properties": {"a": {"title": "A", "type": "integer"}},
+    "required": ["a"],
+    "title": "Rec",
+    "type": "object",
+}
+
+
+@pytest.mark.parametrize(
+    "start",
+    [
+        # A thread that never ends: the interpreter's shutdown waited for it.
+        "import threading, time\n"
+        "threading.Thread(target=lambda: time.sleep(60), name='flusher').start()\n",
+        # A child holding the reply's pipe: its end (EOF) was waited for.
+        "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n",
+    ],
+    ids=["thread", "fork"],
+)
+def test_a_module_that_leaves_something_running_is_extracted_all_the_same(
+    governed: Path, monkeypatch: pytest.MonkeyPatch, start: str
+) -> None:
+    from wiregate.extract.python import extract_models
+
+    (governed / "gov/models/busy.py").write_text(start + MODEL, "utf-8")
+    monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "20")
+    began = time.monotonic()
+    found = extract_models(governed / "gov", ".", ["models.busy:Rec"], "validation")
+    assert getattr(found["models.busy:Rec"], "schema", found) == REC
+    assert time.monotonic() - began < 10  # not the time limit
+
+
+def test_a_module_allocating_without_end_runs_out_of_memory(governed: Path) -> None:
+    """The child's address space is limited (4 GiB): 20 GB is a MemoryError there, not the
+    machine's memory exhausted."""
+    (governed / "gov/models/big.py").write_text("x = bytearray(20 * 1024**3)\n", "utf-8")
+    python(governed, "models.big:Big")
+    assert one_error(governed) == (
+        f"{governed}/gov: models.big:Big: ran out of memory importing models.big (its address "
+        "space is limited to 4 GiB)"
+    )

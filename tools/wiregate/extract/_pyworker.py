@@ -8,6 +8,7 @@ stderr, which the parent does not show. No network: connecting a socket raises.
 
 import json
 import os
+import resource
 import socket
 import sys
 import traceback
@@ -179,15 +180,55 @@ def _kind_of(value: object) -> str:
     return f"a {type(value).__name__} value"
 
 
-def _one(spec: str, mode: str, root: str) -> dict[str, Any]:
+def _shadowed(module_name: str, root: str, base: str) -> dict[str, Any] | None:
+    """The error for a checkout module whose top-level name is a module the interpreter had
+    already imported from elsewhere (``types``, ``enum``: imported at start-up, so found in
+    ``sys.modules`` before the checkout's file), or None."""
+    top = module_name.split(".")[0]
+    module = sys.modules.get(top)
+    if module is None:
+        return None
+    places = [getattr(module, "__file__", None), *list(getattr(module, "__path__", None) or ())]
+    if any(isinstance(p, str) and os.path.realpath(p).startswith(root + os.sep) for p in places):
+        return None
+    ours = [
+        path
+        for path in (os.path.join(base, top + ".py"), os.path.join(base, top, "__init__.py"))
+        if os.path.isfile(path)
+    ]
+    if not ours:
+        return None
+    where = (
+        "the standard library's module"
+        if top in sys.stdlib_module_names
+        else f"the module {getattr(module, '__file__', None) or 'built in'}"
+    )
+    mine = os.path.relpath(ours[0], root).replace(os.sep, "/")
+    return {
+        "kind": "shadowed",
+        "error": f"{top!r} is {where}, not the checkout's {mine}: rename it or move it into a "
+        "package",
+    }
+
+
+def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
     module_name, _, attribute = spec.partition(":")
     try:
         module = __import__(module_name, fromlist=["_"])
     except ModuleNotFoundError as exc:
+        shadowed = _shadowed(module_name, root, base)
+        if shadowed is not None:
+            return shadowed
         missing = exc.name or "?"
         if missing == module_name or module_name.startswith(missing + "."):
             return {"kind": "no-module", "error": f"no module {module_name!r} on the python_path"}
         return {"kind": "import", "error": f"missing dependency {missing!r}", "module": missing}
+    except MemoryError:
+        return {
+            "kind": "memory",
+            "error": f"ran out of memory importing {module_name} (its address space is "
+            f"limited to {resource.getrlimit(resource.RLIMIT_AS)[0] / 1024**3:g} GiB)",
+        }
     except BaseException as exc:  # the governed code's own failure: one line, no traceback
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -203,6 +244,9 @@ def _one(spec: str, mode: str, root: str) -> dict[str, Any]:
         where = f" ({os.path.basename(frames[-1].filename)}:{frames[-1].lineno})" if frames else ""
         text = str(exc).splitlines()[0] if str(exc) else ""
         return {"kind": "import", "error": f"{type(exc).__name__}: {text}{where}".rstrip(": ")}
+    shadowed = _shadowed(module_name, root, base)
+    if shadowed is not None:
+        return shadowed
     if not hasattr(module, attribute):
         return {"kind": "no-class", "error": f"{module_name} has no {attribute!r}"}
     cls = getattr(module, attribute)
@@ -222,6 +266,11 @@ def _one(spec: str, mode: str, root: str) -> dict[str, Any]:
 
 def main() -> None:
     request = json.loads(sys.argv[1])
+    limit = request["memory_limit"]
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the governed code's prints go to stderr
     sys.stdout = sys.stderr
@@ -232,7 +281,7 @@ def main() -> None:
     base = os.path.realpath(os.path.join(request["root"], request["python_path"]))
     sys.path.insert(0, base)
     root = os.path.realpath(request["root"])
-    results = {spec: _one(spec, request["mode"], root) for spec in request["models"]}
+    results = {spec: _one(spec, request["mode"], root, base) for spec in request["models"]}
     files = set()
     for module in list(sys.modules.values()):
         filename = getattr(module, "__file__", None)
@@ -241,7 +290,10 @@ def main() -> None:
             if real.startswith(root + os.sep):
                 files.add(os.path.relpath(real, root).replace(os.sep, "/"))
     json.dump({"models": results, "files": sorted(files)}, out)
+    out.write("\n")  # the end of the reply: the parent reads no further
     out.flush()
+    # Ended here: interpreter shutdown would wait for a thread the governed code started.
+    os._exit(0)
 
 
 main()

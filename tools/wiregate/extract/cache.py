@@ -26,7 +26,8 @@ from wiregate.files import NotReadable, read_regular
 
 __all__ = ["cache_dir", "cache_key", "file_digests", "load", "store"]
 
-#: Files hashed for an entry are read with the same bound as a copy.
+#: Files hashed for an entry are read with the same bound as a copy, and so is an entry: one
+#: larger is not written (the reader would refuse it, and every run would write it again).
 _MAX_BYTES = 50_000_000
 _FORMAT = 2  # bumped when the entry layout changes
 
@@ -79,7 +80,9 @@ def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
 
 def store(key: str, root: Path, files: Iterable[str], value: Any) -> None:
     """Remember ``value`` for ``key`` with the current content of ``files`` under ``root``."""
-    entry = {"files": file_digests(root, files), "value": value}
+    entry = json.dumps({"files": file_digests(root, files), "value": value}).encode()
+    if len(entry) > _MAX_BYTES:
+        return
     path = _entry_path(key)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,8 +91,8 @@ def store(key: str, root: Path, files: Iterable[str], value: Any) -> None:
     except OSError:
         return  # a read-only cache only costs time
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(entry, handle)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(entry)
         os.replace(temporary, path)
     except OSError:
         pass  # a full disk only costs time

@@ -12,9 +12,11 @@ import contextlib
 import hashlib
 import json
 import os
+import selectors
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
@@ -33,6 +35,9 @@ from wiregate.extract.typescript import (
 __all__ = ["extract_models"]
 
 _WORKER = Path(__file__).with_name("_pyworker.py")
+#: The child interpreter's address space (RLIMIT_AS): a module that allocates without end
+#: gets a MemoryError there, as node stops at its heap limit, not the machine's memory.
+MEMORY_LIMIT = 4 * 1024**3
 
 
 @cache
@@ -68,6 +73,7 @@ def extract_models(
         "python_path": python_path,
         "models": missing,
         "mode": mode,
+        "memory_limit": MEMORY_LIMIT,
     }
     limit = timeout_seconds() if timeout is None else timeout
     where = root if python_path in (".", "") else root / python_path
@@ -102,7 +108,9 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
     """Run the worker in a process group of its own and end the whole group when it is done,
     times out or we are interrupted: a process the governed code started in the background
     never outlives the extraction. What the governed code prints goes to /dev/null, never
-    into memory (a module printing in a loop until the time limit)."""
+    into memory (a module printing in a loop until the time limit). The reply is one line:
+    read up to its newline, not to the pipe's end, which a process the governed code forked
+    may hold open."""
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -111,15 +119,36 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
         cwd=cwd,
         start_new_session=True,
     )
+    deadline = time.monotonic() + limit
+    reply = bytearray()
     try:
-        stdout, _ = process.communicate(timeout=limit)
-        return process.returncode, stdout
+        assert process.stdout is not None
+        fd = process.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            ended = False
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise subprocess.TimeoutExpired(command, limit)
+                if selector.select(0 if ended else min(remaining, 0.1)):
+                    chunk = os.read(fd, 1 << 16)
+                    if not chunk:
+                        break  # every writer is gone
+                    reply += chunk
+                    if b"\n" in chunk:
+                        break  # the whole reply
+                elif ended:
+                    break  # the worker ended without a whole reply; all it wrote is read
+                else:
+                    ended = process.poll() is not None
     finally:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         if process.stdout is not None:
             process.stdout.close()
+    return process.returncode, bytes(reply.partition(b"\n")[0])
 
 
 def _describe(outcome: dict[str, Any]) -> str:

@@ -12,7 +12,8 @@ function main() {
   const [modules] = process.argv.slice(2);
   const ts = require(path.join(modules, "typescript"));
   const request = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
-  const files = {};
+  // Null prototypes: a file or property named __proto__ is a key like any other.
+  const files = Object.create(null);
   for (const [name, text] of Object.entries(request.files)) {
     try {
       files[name] = declarations(ts, name, text);
@@ -61,7 +62,7 @@ function shape(ts, node, depth) {
 }
 
 function members(ts, list, depth) {
-  const properties = {};
+  const properties = Object.create(null);
   for (const member of list) {
     if (!ts.isPropertySignature(member) && !ts.isPropertyDeclaration(member)) continue;
     const name = propertyName(ts, member.name);

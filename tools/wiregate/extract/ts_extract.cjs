@@ -56,6 +56,7 @@ function main() {
     }
   }
   const checker = program.getTypeChecker();
+  mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   const exported = new Map(
@@ -63,34 +64,146 @@ function main() {
   );
   const generator = new tsj.SchemaGenerator(
     program,
-    tsj.createParser(program, config),
+    tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, root)),
     tsj.createFormatter(config),
     config,
   );
-  const types = {};
+  // Null prototype: a type named __proto__ is a key like any other.
+  const types = Object.create(null);
   for (const name of request.types) {
     types[name] = extract(ts, checker, generator, exported, name, root);
   }
   reply({ types, files: files.map((name) => path.relative(root, name)).sort() });
 }
 
+// An interface declared more than once (declaration merging, a `declare module` augmentation
+// in a file the program reads) is one type to TypeScript, but ts-json-schema-generator reads
+// the members of the one declaration it is given: read those of every declaration instead.
+function mergeDeclarations(ts, tsj, checker) {
+  const parser = tsj.InterfaceAndClassNodeParser.prototype;
+  const all = (node) => {
+    const symbol = node.name && checker.getSymbolAtLocation(node.name);
+    const found = ((symbol && symbol.declarations) || []).filter(
+      (d) => ts.isInterfaceDeclaration(d) || ts.isClassDeclaration(d),
+    );
+    return found.length > 1 ? found : [node];
+  };
+  const { getProperties, getBaseTypes, getAdditionalProperties } = parser;
+  parser.getProperties = function (node, context) {
+    const merged = new Map();
+    for (const declaration of all(node)) {
+      const properties = getProperties.call(this, declaration, context);
+      if (properties === undefined) return undefined; // a required never: the type is never
+      for (const property of properties) {
+        if (!merged.has(property.getName())) merged.set(property.getName(), property);
+      }
+    }
+    return [...merged.values()];
+  };
+  parser.getBaseTypes = function (node, context) {
+    return all(node).flatMap((declaration) => getBaseTypes.call(this, declaration, context));
+  };
+  parser.getAdditionalProperties = function (node, context) {
+    const indexed = all(node).find((d) => d.members.some(ts.isIndexSignatureDeclaration));
+    return getAdditionalProperties.call(this, indexed || node, context);
+  };
+}
+
+class Inexact extends Error {}
+
+const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "ReadonlyMap", "ReadonlySet"]);
+
+// Constructs ts-json-schema-generator turns into a schema that says something else: refused
+// (an Inexact error naming the construct and where it is) before it parses them.
+function inexact(ts, program, checker, node, context) {
+  if (ts.isMappedTypeNode(node) && node.nameType) {
+    return ["a mapped type that renames its keys (`as` clause)", node];
+  }
+  if (ts.isTypeReferenceNode(node)) {
+    let symbol = checker.getSymbolAtLocation(node.typeName);
+    if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+    if (!symbol) return null;
+    // What the generator writes as {"description": "Failed to correctly infer type"}.
+    if (symbol.flags & ts.SymbolFlags.TypeParameter && context.getArgument(symbol.name) === undefined) {
+      return ["a type inferred from code (ReturnType<typeof f>, `infer`)", node];
+    }
+    const library = (symbol.declarations || []).some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile()));
+    if (library && COLLECTIONS.has(symbol.name)) return [`a ${symbol.name} (JSON.stringify writes it as {})`, node];
+  }
+  // Seen at the member's type: a computed name that is no string or number constant (a
+  // symbol) was written as the checker's internal name (__@iterator@12) or "__computed".
+  const member = node.parent;
+  if (member && member.type === node && member.name && ts.isComputedPropertyName(member.name)) {
+    const key = checker.getTypeAtLocation(member.name.expression);
+    if (!(key.flags & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral))) {
+      return ["a property keyed by a symbol or another non-constant (no JSON name)", member];
+    }
+  }
+  return null;
+}
+
+function refuseInexact(ts, program, chain, root) {
+  const checker = program.getTypeChecker();
+  const inside = (node) => {
+    const file = node.pos >= 0 && node.getSourceFile();
+    const name = file && path.resolve(file.fileName);
+    return name && name.startsWith(root + path.sep) && !name.includes(`${path.sep}node_modules${path.sep}`) ? node : null;
+  };
+  const seen = []; // the checkout's nodes being parsed: where a construct in a library is used
+  const createType = chain.createType.bind(chain);
+  chain.createType = (node, context, reference) => {
+    const found = inexact(ts, program, checker, node, context);
+    if (found) {
+      const [construct, place] = found;
+      const at = inside(place) || seen[seen.length - 1] || place;
+      const file = at.getSourceFile();
+      const { line } = file.getLineAndCharacterOfPosition(at.getStart(file));
+      const text = at.getText(file).replace(/\s+/g, " ").replace(/[;,]$/, "");
+      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+      throw new Inexact(`${construct} at ${path.relative(root, file.fileName)}:${line + 1} (${shown})`);
+    }
+    const mine = inside(node);
+    if (mine) seen.push(mine);
+    try {
+      return createType(node, context, reference);
+    } finally {
+      if (mine) seen.pop();
+    }
+  };
+}
+
 const TYPE_KINDS = new Set(["InterfaceDeclaration", "TypeAliasDeclaration", "EnumDeclaration", "ClassDeclaration"]);
 
 function extract(ts, checker, generator, exported, name, root) {
-  let symbol = exported.get(name);
-  if (!symbol) return { kind: "no-type", error: `${name} is not exported from the file` };
-  if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
-  const kinds = (symbol.declarations || []).map((d) => ts.SyntaxKind[d.kind]);
+  const resolve = (symbol) => (symbol && symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+  let symbol = resolve(exported.get(name));
+  if (!symbol) {
+    // `export default interface Def`: exported as "default", declared as Def.
+    const fallback = resolve(exported.get("default"));
+    const declared = fallback && (fallback.declarations || []).find((d) => d.name && d.name.text === name);
+    if (!declared) return { kind: "no-type", error: `${name} is not exported from the file` };
+    symbol = fallback;
+  }
+  const declarations = symbol.declarations || [];
+  const kinds = declarations.map((d) => ts.SyntaxKind[d.kind]);
   if (!kinds.some((kind) => TYPE_KINDS.has(kind))) {
     const what = kinds.map((kind) => kind.replace(/Declaration$/, "").toLowerCase()).join(", ");
     return { kind: "not-type", error: `${name} is a ${what || "value"}, not an interface or type alias` };
   }
+  // The declaration the export resolves to (a re-export with renaming, a default export),
+  // not whichever type of that name the generator finds first among the program's files.
+  const node = declarations.find((d) => TYPE_KINDS.has(ts.SyntaxKind[d.kind]));
+  if (node.typeParameters && node.typeParameters.length) {
+    return { kind: "not-type", error: `${name} is generic: extract a type alias that gives its type arguments` };
+  }
   let schema;
   try {
-    schema = generator.createSchema(name);
+    schema = generator.createSchemaFromNodes([node]);
   } catch (error) {
-    const kind = error && error.constructor && error.constructor.name === "RootlessError" ? "no-type" : "generator";
-    return { kind, error: firstLine(error.message || error) };
+    let cause = error;
+    while (cause && !(cause instanceof Inexact) && cause.cause) cause = cause.cause;
+    if (cause instanceof Inexact) return { kind: "inexact", error: firstLine(cause.message) };
+    return { kind: "generator", error: firstLine(error.message || error) };
   }
   let positions = {};
   try {
@@ -110,7 +223,7 @@ function escape(token) {
 // by their property names, index signatures). Lines and columns are 1-based, columns in
 // Unicode code points, as annotations count them.
 function locate(ts, checker, symbol, schema, root) {
-  const out = {};
+  const out = Object.create(null);
   const place = (pointer, node) => {
     if (!node) return;
     const file = node.getSourceFile();

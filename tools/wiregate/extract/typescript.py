@@ -37,6 +37,8 @@ __all__ = [
 #: Seconds one extraction may take (``WIREGATE_EXTRACT_TIMEOUT`` overrides it).
 DEFAULT_TIMEOUT = 60.0
 MAX_TIMEOUT = 86_400.0  # a day: inf, 1e300 overflow the timer
+#: Node.js's heap limit for one extraction (MB): a type that expands without end stops there.
+NODE_HEAP_MB = 2048
 _SCRIPT = Path(__file__).with_name("ts_extract.cjs")
 _PACKAGES = ("ts-json-schema-generator", "typescript")
 
@@ -214,6 +216,8 @@ def _describe(reply: Mapping[str, Any], name: str | None = None) -> str:
         return f"no exported interface or type alias named {name!r}"
     if kind == "not-type":
         return error
+    if kind == "inexact":
+        return f"{name}: cannot be extracted exactly: {error}"
     return f"{name}: ts-json-schema-generator failed: {error}" if name else error
 
 
@@ -235,7 +239,10 @@ def _run(
             stdin=subprocess.DEVNULL,
             check=False,
             # No proxy or registry settings reach it: the generator reads local files only.
-            env={"PATH": os.environ.get("PATH", ""), "NODE_OPTIONS": "--max-old-space-size=2048"},
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "NODE_OPTIONS": f"--max-old-space-size={NODE_HEAP_MB}",
+            },
         )
     except subprocess.TimeoutExpired:
         raise ExtractionError(
@@ -249,7 +256,13 @@ def _run(
         if not isinstance(reply, dict):
             raise ValueError(reply)
     except ValueError:
-        last = completed.stderr.decode("utf-8", "replace").strip().splitlines()
+        stderr = completed.stderr.decode("utf-8", "replace")
+        if "JavaScript heap out of memory" in stderr:  # V8's last words, then SIGABRT
+            raise ExtractionError(
+                f"{root / path}: Node.js ran out of memory (its {NODE_HEAP_MB} MB heap limit) "
+                f"extracting {', '.join(request['types'])}"
+            ) from None
+        last = stderr.strip().splitlines()
         detail = last[-1] if last else f"exit status {completed.returncode}"
         raise ExtractionError(
             f"{root / path}: ts-json-schema-generator gave no result: {detail}"

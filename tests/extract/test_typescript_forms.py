@@ -1,0 +1,200 @@
+"""TypeScript forms the extractor reads as TypeScript does, or refuses in one line naming the
+file, the type and the construct: never a schema that says something else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wiregate.extract import typescript
+from wiregate.extract.declarations import typescript_declarations
+from wiregate.extract.typescript import Extracted, ExtractionError, extract_types
+
+OBJECT = "http://json-schema.org/draft-07/schema#"
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("WIREGATE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("WIREGATE_EXTRACT_TIMEOUT", raising=False)
+    root = tmp_path / "gov"
+    root.mkdir()
+    (root / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n', "utf-8")
+    return root
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
+def schema_of(root: Path, path: str, name: str) -> dict[str, object]:
+    found = extract_types(root, path, [name])[name]
+    assert isinstance(found, Extracted), found
+    return found.schema
+
+
+def error_of(root: Path, path: str, name: str) -> str:
+    found = extract_types(root, path, [name])[name]
+    assert isinstance(found, ExtractionError), found.schema
+    return str(found)
+
+
+def closed(properties: dict[str, object], *required: str) -> dict[str, object]:
+    return {
+        "$schema": OBJECT,
+        "type": "object",
+        "properties": properties,
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+def test_a_type_named_proto_is_a_name_like_any_other(checkout: Path) -> None:
+    write(checkout, {"p.ts": "export interface __proto__ { prompt: string }\n"})
+    assert schema_of(checkout, "p.ts", "__proto__") == closed(
+        {"prompt": {"type": "string"}}, "prompt"
+    )
+    # Discovery reads the declarations of a file (and the properties) by name too.
+    (found,) = typescript_declarations({"__proto__": b"export interface W { __proto__: string }"})
+    assert (found.path, found.name, found.shape["properties"]) == (
+        "__proto__",
+        "W",
+        {"__proto__": {}},
+    )
+
+
+def test_an_interface_declared_twice_is_the_merged_interface(checkout: Path) -> None:
+    """Declaration merging: TypeScript reads every declaration's members (a field of the
+    first declaration was dropped, so removing it passed as no change)."""
+    write(
+        checkout,
+        {
+            "a.ts": "export interface DpoRecord { prompt: string }\n"
+            "export interface DpoRecord { chosen: string }\n",
+            "b.ts": 'import type { DpoRecord } from "./a";\n'
+            'declare module "./a" { interface DpoRecord { rejected?: string } }\n'
+            "export type Rec = DpoRecord;\n",
+        },
+    )
+    assert schema_of(checkout, "a.ts", "DpoRecord") == closed(
+        {"prompt": {"type": "string"}, "chosen": {"type": "string"}}, "prompt", "chosen"
+    )
+    # The augmentation in b.ts is read with the file that declares it.
+    assert schema_of(checkout, "b.ts", "Rec") == closed(
+        {
+            "prompt": {"type": "string"},
+            "chosen": {"type": "string"},
+            "rejected": {"type": "string"},
+        },
+        "prompt",
+        "chosen",
+    )
+
+
+def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkout: Path) -> None:
+    write(
+        checkout,
+        {
+            "a.ts": "export interface M { a: string }\nexport interface Renamed { other: number }\n",
+            "b.ts": 'export { M as Renamed } from "./a";\n'
+            "export default interface Def { d: string }\n"
+            "export interface G<T> { v: T }\n",
+        },
+    )
+    # The export named Renamed is a.ts's M, not a.ts's own Renamed.
+    assert schema_of(checkout, "b.ts", "Renamed") == closed({"a": {"type": "string"}}, "a")
+    assert schema_of(checkout, "b.ts", "Def") == closed({"d": {"type": "string"}}, "d")
+    assert schema_of(checkout, "b.ts", "default") == closed({"d": {"type": "string"}}, "d")
+    assert error_of(checkout, "b.ts", "G") == (
+        f"{checkout}/b.ts: G is generic: extract a type alias that gives its type arguments"
+    )
+
+
+@pytest.mark.parametrize(
+    ("source", "error"),
+    [
+        (
+            "type Get<T> = { [K in keyof T as `get_${string & K}`]: T[K] };\n"
+            "export interface Wire { m: Get<{ a: string }> }\n",
+            "a mapped type that renames its keys (`as` clause) at w.ts:1 "
+            "({ [K in keyof T as `get_${string & K}`]: T[K] })",
+        ),
+        (
+            'function make() { return { p: "x" }; }\nexport type Wire = ReturnType<typeof make>;\n',
+            "a type inferred from code (ReturnType<typeof f>, `infer`) at w.ts:2 "
+            "(ReturnType<typeof make>)",
+        ),
+        (
+            "export interface Wire {\n  tags: Set<string>;\n}\n",
+            "a Set (JSON.stringify writes it as {}) at w.ts:2 (Set<string>)",
+        ),
+        (
+            "export interface Wire { ok: string; counts: ReadonlyMap<string, number> }\n",
+            "a ReadonlyMap (JSON.stringify writes it as {}) at w.ts:1 "
+            "(ReadonlyMap<string, number>)",
+        ),
+        (
+            "export interface Wire { [Symbol.iterator]: string; a: string }\n",
+            "a property keyed by a symbol or another non-constant (no JSON name) at w.ts:1 "
+            "([Symbol.iterator]: string)",
+        ),
+    ],
+    ids=["key-remapping", "return-type", "set", "map", "symbol-key"],
+)
+def test_a_shape_the_generator_cannot_write_exactly_is_refused(
+    checkout: Path, source: str, error: str
+) -> None:
+    """Each was a wrong schema: all fields dropped, {"description": "Failed to correctly infer
+    type"}, an object with a required size, a property named __@iterator@12."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(checkout, {"w.ts": source})
+    assert error_of(checkout, "w.ts", "Wire") == (
+        f"{checkout}/w.ts: Wire: cannot be extracted exactly: {error}"
+    )
+
+
+def test_constant_computed_keys_and_a_checkout_type_named_set_are_extracted(
+    checkout: Path,
+) -> None:
+    write(
+        checkout,
+        {
+            "w.ts": 'const KEY = "named";\nenum E { A = "a" }\ntype Set<T> = { items: T[] };\n'
+            "export interface Wire { [KEY]: string; [E.A]: number; s: Set<string> }\n"
+        },
+    )
+    items = {"type": "array", "items": {"type": "string"}}
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "named": {"type": "string"},
+            "a": {"type": "number"},
+            "s": {
+                "type": "object",
+                "properties": {"items": items},
+                "required": ["items"],
+                "additionalProperties": False,
+            },
+        },
+        "named",
+        "a",
+        "s",
+    )
+
+
+def test_node_running_out_of_memory_says_so(
+    checkout: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A type whose expansion doubles at each level: Node stops at its heap limit (64 MB here,
+    2 GB by default), which was 'gave no result: 62: 0x195e376 [/usr/bin/node]'."""
+    monkeypatch.setattr(typescript, "NODE_HEAP_MB", 64)
+    levels = ["interface L0 { a: string; b: number }"]
+    levels += [f"interface L{n} {{ a: L{n - 1}; b: L{n - 1} }}" for n in range(1, 17)]
+    write(checkout, {"w.ts": "\n".join([*levels, "export interface Wire { p: L16 }", ""])})
+    with pytest.raises(ExtractionError) as raised:
+        extract_types(checkout, "w.ts", ["Wire"])
+    assert str(raised.value) == (
+        f"{checkout}/w.ts: Node.js ran out of memory (its 64 MB heap limit) extracting Wire"
+    )
