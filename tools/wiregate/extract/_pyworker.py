@@ -264,6 +264,32 @@ def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
     return {"schema": schema, "positions": _positions(cls, schema, root)}
 
 
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+class _Looked:
+    """A meta path finder that finds nothing: it notes, for every import, the files under the
+    checkout that would have been that module (``NAME.py``, ``NAME/__init__.py`` in each
+    folder searched). A file created there later changes what the import finds: a module
+    that ``try: from .extra import X`` could not import, a checkout module that would
+    shadow an installed one."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.paths: set[str] = set()
+
+    def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
+        tail = fullname.rpartition(".")[2]
+        for folder in sys.path if path is None else path:
+            if not isinstance(folder, str) or not os.path.isabs(folder):
+                continue  # a path hook's marker, not a folder
+            where = os.path.normpath(folder)
+            if where == self.root or where.startswith(self.root + os.sep):
+                self.paths.add(_relative(os.path.join(where, f"{tail}.py"), self.root))
+                self.paths.add(_relative(os.path.join(where, tail, "__init__.py"), self.root))
+
+
 def main() -> None:
     request = json.loads(sys.argv[1])
     limit = request["memory_limit"]
@@ -281,15 +307,22 @@ def main() -> None:
     base = os.path.realpath(os.path.join(request["root"], request["python_path"]))
     sys.path.insert(0, base)
     root = os.path.realpath(request["root"])
+    looked = _Looked(root)
+    sys.meta_path.insert(0, looked)
     results = {spec: _one(spec, request["mode"], root, base) for spec in request["models"]}
+    sys.meta_path.remove(looked)
     files = set()
     for module in list(sys.modules.values()):
         filename = getattr(module, "__file__", None)
         if isinstance(filename, str):
-            real = os.path.realpath(filename)
-            if real.startswith(root + os.sep):
-                files.add(os.path.relpath(real, root).replace(os.sep, "/"))
-    json.dump({"models": results, "files": sorted(files)}, out)
+            # As imported (a symbolic link to a module elsewhere included: its content is
+            # read through the link), else where it really is.
+            for place in (os.path.abspath(filename), os.path.realpath(filename)):
+                if place.startswith(root + os.sep):
+                    files.add(_relative(place, root))
+                    break
+    reply = {"models": results, "files": sorted(files), "looked": sorted(looked.paths - files)}
+    json.dump(reply, out)
     out.write("\n")  # the end of the reply: the parent reads no further
     out.flush()
     # Ended here: interpreter shutdown would wait for a thread the governed code started.

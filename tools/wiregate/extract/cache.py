@@ -2,9 +2,12 @@
 
 An entry is found by a key naming what was asked (language, file or module, type, mode, the
 versions of the tools) and holds the schema with the SHA-256 of every file the extraction
-read, relative to the checkout. It is used only when each of those files still has that
-content, so an edit anywhere in the files a type depends on is seen, and the same files at any
-commit (``--ref``, ``drift history``) hit the same entry.
+read, relative to the checkout, and of every path under the checkout it looked at and did not
+read (an import that found nothing there, a package's other candidates): absent then, and
+still absent for a hit. It is used only when each of those paths still has that content, so
+an edit anywhere in the files a type depends on is seen, a file created where an import
+looked is seen, and the same files at any commit (``--ref``, ``drift history``) hit the same
+entry.
 
 The folder is ``$WIREGATE_CACHE_DIR``, else ``$XDG_CACHE_HOME/wiregate``, else
 ``~/.cache/wiregate``: per user, outside every repository. A damaged or unreadable entry is a
@@ -29,7 +32,7 @@ __all__ = ["cache_dir", "cache_key", "file_digests", "load", "store"]
 #: Files hashed for an entry are read with the same bound as a copy, and so is an entry: one
 #: larger is not written (the reader would refuse it, and every run would write it again).
 _MAX_BYTES = 50_000_000
-_FORMAT = 2  # bumped when the entry layout changes
+_FORMAT = 3  # bumped when the entry layout changes
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path:
@@ -61,16 +64,16 @@ def _entry_path(key: str) -> Path:
 
 
 def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
-    """The cached value for ``key`` and the files it came from, if every one of them is
-    unchanged under ``root``."""
+    """The cached value for ``key`` and the files it came from, if every one of them, and
+    every path the extraction looked at, is unchanged under ``root``."""
     try:
         # Anything but a regular file of bounded size is a miss: an entry planted as a FIFO
         # blocked the read, one linked to /dev/zero filled memory.
         entry = json.loads(read_regular(_entry_path(key), _MAX_BYTES))
-        files = entry["files"]
-        if not isinstance(files, dict):
+        files, looked = entry["files"], entry["looked"]
+        if not isinstance(files, dict) or not isinstance(looked, dict):
             return None
-        for name, digest in files.items():
+        for name, digest in (*files.items(), *looked.items()):
             if _digest(root / name) != digest:
                 return None
         return entry["value"], tuple(files)
@@ -78,9 +81,19 @@ def load(key: str, root: Path) -> tuple[Any, tuple[str, ...]] | None:
         return None
 
 
-def store(key: str, root: Path, files: Iterable[str], value: Any) -> None:
-    """Remember ``value`` for ``key`` with the current content of ``files`` under ``root``."""
-    entry = json.dumps({"files": file_digests(root, files), "value": value}).encode()
+def store(
+    key: str, root: Path, files: Iterable[str], value: Any, looked: Iterable[str] = ()
+) -> None:
+    """Remember ``value`` for ``key`` with the current content of ``files`` and ``looked``
+    (paths the extraction looked at besides the files it came from) under ``root``."""
+    files = set(files)
+    entry = json.dumps(
+        {
+            "files": file_digests(root, files),
+            "looked": file_digests(root, set(looked) - files),
+            "value": value,
+        }
+    ).encode()
     if len(entry) > _MAX_BYTES:
         return
     path = _entry_path(key)

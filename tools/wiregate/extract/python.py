@@ -100,7 +100,7 @@ def extract_models(
         if "error" in outcome:
             results[model] = ExtractionError(f"{where}: {model}: {_describe(outcome)}")
         else:
-            results[model] = stored(keys[model], root, files, outcome)
+            results[model] = stored(keys[model], root, files, outcome, reply.get("looked"))
     return results
 
 

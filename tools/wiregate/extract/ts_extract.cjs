@@ -1,6 +1,7 @@
 // The JSON Schema of one exported TypeScript type, by ts-json-schema-generator's API.
 // Run by wiregate.extract.typescript: node ts_extract.cjs NODE_MODULES REQUEST_JSON
-// stdout: one JSON document, {"schema": ..., "files": [...]} or {"error": "...", "kind": "..."}.
+// stdout: one JSON document, {"types": ..., "files": [...], "looked": [...]} or
+// {"error": "...", "kind": "..."}.
 "use strict";
 const path = require("node:path");
 
@@ -31,17 +32,32 @@ function main() {
     skipTypeCheck: true,
     encodeRefs: false,
   };
+  const root = path.resolve(request.root);
+  // Every path under the checkout the compiler looks at, found or not (module resolution's
+  // candidates, a tsconfig's extends, node_modules): the cache entry depends on each, so a
+  // file created where an import looked, or a declaration file edited, is a miss.
+  const looked = new Set();
+  for (const method of ["fileExists", "readFile", "directoryExists", "realpath"]) {
+    const original = ts.sys[method];
+    if (typeof original !== "function") continue;
+    ts.sys[method] = function (name, ...rest) {
+      const full = path.resolve(String(name));
+      if (full.startsWith(root + path.sep)) looked.add(full);
+      return original.call(this, name, ...rest);
+    };
+  }
   let program;
   try {
     program = tsj.createProgram(config);
   } catch (error) {
     return reply({ kind: "compile", error: firstLine(error.message || error) });
   }
-  const root = path.resolve(request.root);
-  const files = program
+  const inside = program
     .getSourceFiles()
     .map((file) => path.resolve(file.fileName))
-    .filter((name) => name.startsWith(root + path.sep) && !name.includes(`${path.sep}node_modules${path.sep}`));
+    .filter((name) => name.startsWith(root + path.sep));
+  for (const name of inside) looked.add(name);
+  const files = inside.filter((name) => !name.includes(`${path.sep}node_modules${path.sep}`));
   for (const file of program.getSourceFiles()) {
     if (!files.includes(path.resolve(file.fileName))) continue;
     const diagnostics = program.getSyntacticDiagnostics(file);
@@ -73,7 +89,8 @@ function main() {
   for (const name of request.types) {
     types[name] = extract(ts, checker, generator, exported, name, root);
   }
-  reply({ types, files: files.map((name) => path.relative(root, name)).sort() });
+  const relative = (names) => [...names].map((name) => path.relative(root, name)).sort();
+  reply({ types, files: relative(files), looked: relative(looked) });
 }
 
 // An interface declared more than once (declaration merging, a `declare module` augmentation

@@ -113,13 +113,15 @@ def cached_results(keys: Mapping[str, str], root: Path) -> dict[str, Extracted |
     return results
 
 
-def stored(key: str, root: Path, files: Sequence[str], outcome: Mapping[str, Any]) -> Extracted:
-    """A successful ``outcome`` of an extraction (schema and positions) that read ``files``,
-    cached under ``key``."""
+def stored(
+    key: str, root: Path, files: Sequence[str], outcome: Mapping[str, Any], looked: Any = None
+) -> Extracted:
+    """A successful ``outcome`` of an extraction (schema and positions) that read ``files``
+    and looked at the paths ``looked`` too (a reply's list), cached under ``key``."""
     extracted = Extracted(
         outcome["schema"], tuple(sorted(set(files))), _positions(outcome.get("positions"))
     )
-    extract_cache.store(key, root, files, extracted.cached())
+    extract_cache.store(key, root, files, extracted.cached(), _relative_paths(looked))
     return extracted
 
 
@@ -197,6 +199,7 @@ def extract_types(
     if "error" in reply:
         raise ExtractionError(f"{root / path}: {_describe(reply)}")
     files = [*reply["files"], *configs]
+    looked = reply.get("looked")
     for name in missing:
         outcome = reply["types"][name]
         if "error" in outcome:
@@ -204,8 +207,20 @@ def extract_types(
         else:
             if outcome["schema"].get("definitions") == {}:
                 del outcome["schema"]["definitions"]  # expose none leaves an empty one behind
-            results[name] = stored(keys[name], root, files, outcome)
+            results[name] = stored(keys[name], root, files, outcome, looked)
     return results
+
+
+def _relative_paths(value: Any) -> list[str]:
+    """The paths of a reply's ``looked``, each relative and inside the checkout (anything
+    else is not the cache's to check)."""
+    if not isinstance(value, list):
+        return []
+    return [
+        name
+        for name in value
+        if isinstance(name, str) and not Path(name).is_absolute() and ".." not in Path(name).parts
+    ]
 
 
 def _describe(reply: Mapping[str, Any], name: str | None = None) -> str:
