@@ -370,3 +370,31 @@ def test_a_module_allocating_without_end_runs_out_of_memory(governed: Path) -> N
         f"{governed}/gov: models.big:Big: ran out of memory importing models.big (its address "
         "space is limited to 4 GiB)"
     )
+
+
+def test_a_serializer_without_a_return_type_is_what_a_producer_writes_unknown(
+    governed: Path,
+) -> None:
+    """``@field_serializer`` returning text: Pydantic's schema still said number, so a
+    producer writing ``"reward": "1.000"`` was judged as writing a number. Annotated, its
+    schema is the return type's; in validation mode serializers play no part."""
+    (governed / "gov/models/ser.py").write_text(
+        "from __future__ import annotations\n\n"
+        "from pydantic import BaseModel, field_serializer\n\n\n"
+        "class Inner(BaseModel):\n"
+        "    reward: float\n\n"
+        "    @field_serializer('reward')\n"
+        "    def as_text(self, value):\n"
+        "        return f'{value:.3f}'\n\n\n"
+        "class Outer(BaseModel):\n"
+        "    inner: Inner\n",
+        "utf-8",
+    )
+    configure(governed, "python", 'model = "models.ser:Outer"\nmode = "serialization"')
+    assert one_error(governed) == (
+        f"{governed}/gov: models.ser:Outer: what it writes is unknown: Inner.as_text, the "
+        "serializer of field 'inner.reward', has no return type (annotate what it returns)"
+    )
+    configure(governed, "python", 'model = "models.ser:Outer"\nmode = "validation"')
+    code, _, stderr = drift(governed)
+    assert (code, stderr) == (1, [])  # judged (a model unlike BuildResult), not refused

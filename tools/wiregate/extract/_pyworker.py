@@ -40,8 +40,45 @@ def _schema(cls: type, mode: str) -> Any:
 
     adapter: Any = TypeAdapter(cls)
     if mode == "serialization":
+        unknown = _untyped_serializer(adapter.core_schema)
+        if unknown is not None:
+            raise _UnknownOutput(unknown)
         return adapter.json_schema(mode="serialization", schema_generator=Written)
     return adapter.json_schema(mode="validation", schema_generator=Written)
+
+
+class _UnknownOutput(Exception):
+    """What a model writes cannot be known from its declarations."""
+
+
+def _untyped_serializer(core: Any) -> str | None:
+    """The first serializer function (``@field_serializer``, ``@model_serializer``,
+    ``PlainSerializer``...) without a return type, named with the field it writes: Pydantic's
+    schema then shows the declared type, whatever the function returns."""
+    todo: list[tuple[Any, tuple[str, ...]]] = [(core, ())]
+    while todo:
+        node, fields = todo.pop()
+        if isinstance(node, list):
+            todo.extend((item, fields) for item in reversed(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        written = node.get("serialization")
+        if (
+            isinstance(written, dict)
+            and written.get("type") in ("function-plain", "function-wrap")
+            and written.get("return_schema") is None
+        ):
+            function = written.get("function")
+            name = getattr(function, "__qualname__", None) or repr(function)
+            field = f"field {'.'.join(fields)!r}" if fields else "the model"
+            return f"{name}, the serializer of {field}, has no return type"
+        for key, value in node.items():
+            if key == "fields" and isinstance(value, dict):
+                todo.extend((v, (*fields, str(k))) for k, v in value.items())
+            elif key != "serialization":
+                todo.append((value, fields))
+    return None
 
 
 def _escape(token: str) -> str:
@@ -254,6 +291,11 @@ def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
         return {"kind": "not-class", "error": f"{spec} is {_kind_of(cls)}, not a class"}
     try:
         schema = _schema(cls, mode)
+    except _UnknownOutput as exc:
+        return {
+            "kind": "unknown-output",
+            "error": f"what it writes is unknown: {exc} (annotate what it returns)",
+        }
     except Exception as exc:
         text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return {
