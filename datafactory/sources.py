@@ -34,6 +34,7 @@ import orjson
 
 from datafactory.records import to_wire
 from wiregate.errors import UserError
+from wiregate.exactjson import exact_integers
 from wiregate.jsonl import (
     BLOCK_BYTES,
     BOM,
@@ -358,14 +359,20 @@ def _json_line(value: Any) -> bytes:
         # only then (or for a tuple, read back as a list), and only then is the value walked.
         if b"null" not in line or orjson.loads(line) == value or not _inspect(value):
             return line + b"\n"
-    return json.dumps(value).encode() + b"\n"
+    with exact_integers():  # an integer past Python's 4,300 digits: the file a reject too
+        return json.dumps(value).encode() + b"\n"
+
+
+#: The longest integer written as its digits (about 0.2 s of CPU; the conversion takes
+#: quadratic time): a longer one is no JSON this run can write.
+_MAX_INT_BITS = 332_000  # about 100,000 digits
 
 
 def _inspect(value: Any) -> bool:
     """Whether ``value`` holds a NaN or an infinity. Raises what the standard library would
     not: TypeError for a key that is not a string (it would write 1 as "1" without a word),
     ValueError for a value that contains itself (orjson stops at its depth limit, and this
-    walk would go round for ever)."""
+    walk would go round for ever) or an integer of more than about 100,000 digits."""
     non_finite = False
     path: set[int] = set()  # the containers from the root to the one being walked
     todo: list[tuple[Any, bool]] = [(value, False)]
@@ -377,6 +384,8 @@ def _inspect(value: Any) -> bool:
         if isinstance(item, float):
             non_finite = non_finite or not math.isfinite(item)
             continue
+        if isinstance(item, int) and item.bit_length() > _MAX_INT_BITS:
+            raise ValueError("an integer of more than 100,000 digits")
         if not isinstance(item, (Mapping, list, tuple)):
             continue
         if id(item) in path:

@@ -26,6 +26,7 @@ from datafactory.cli import main
 from datafactory.records import RolloutBranchRecord, from_wire
 from tests.datafactory.helpers import branch, read_jsonl, write_jsonl
 from wiregate.errors import UserError
+from wiregate.exactjson import exact_integers
 
 
 def _typed(*records: dict[str, Any]) -> list[RolloutBranchRecord]:
@@ -201,9 +202,12 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
         # orjson writes NaN and infinities as null: the record was accepted, altered
         dict(PAIR[0], branch_index=4, extra={"a": float("nan")}),
         dict(PAIR[0], branch_index=5, extra=[float("-inf")], seed=2**64),
+        # past Python's 4,300 digits for int-to-text: the whole run failed, "not a JSON value"
+        dict(PAIR[0], branch_index=6, seed=10**4400),
     ]
     path = tmp_path / "in.jsonl"
-    path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    with exact_integers():
+        path.write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
     found: dict[str, Any] = {}
     for name in ("api", "cli"):
         out = tmp_path / name
@@ -224,6 +228,7 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
         (5, "unsupported-value"),  # a lone surrogate: valid JSON text that UTF-8 cannot hold
         (6, "invalid-json"),
         (7, "invalid-json"),
+        (8, "unsupported-value"),
     ]
     assert (found["api"], found["api ppo"]) == (found["cli"], found["cli ppo"])
 
@@ -248,6 +253,10 @@ def test_export_judges_what_json_can_say_as_the_command_does(tmp_path: Path) -> 
             "<records>:1: not a JSON value: maximum recursion depth exceeded while encoding a JSON object",
         ),
         ([_itself()], "<records>:1: not a JSON value: it contains itself"),
+        (  # its digits alone would take seconds to write (quadratic time)
+            [dict(PAIR[0], seed=10**120_000)],
+            "<records>:1: not a JSON value: an integer of more than 100,000 digits",
+        ),
         (42, "export needs an iterable of records, got int"),
         ({"rollout_id": "r"}, "export needs an iterable of records, got dict"),
     ],
