@@ -122,6 +122,9 @@ class CodeRoot:
         self.tree.write_files(self.path, folder, recursive, keep)
 
 
+_SYMLINK_MODE = "120000"
+
+
 class GitTree:
     """Files as committed at a ref; one-line UserError for not-a-repository or unknown ref."""
 
@@ -187,24 +190,36 @@ class GitTree:
         self, target: Path, folder: str, recursive: bool, keep: Callable[[str], bool]
     ) -> None:
         """The committed files of ``folder`` (relative to the checkout) that ``keep`` accepts,
-        written under ``target`` at the same relative paths; ``node_modules`` is left out."""
-        from wiregate.gitsource import file_at, path_in_repo
+        written under ``target`` at the same relative paths; ``node_modules`` is left out.
+        Each blob is read by its id from the listing (one object read; a symbolic link is
+        followed inside the commit as ``file_at`` follows it)."""
+        from wiregate.gitsource import BlobTooLarge, file_at, path_in_repo
 
         base = path_in_repo(self.repo, self.checkout, folder or ".").rstrip("/")
         base = "" if base == "." else base
         args = ["-r"] if recursive else []
         listing = self.repo.git.ls_tree(
-            *args, "-z", "--name-only", self.commit, "--", f"{base}/" if base else "."
+            *args, "-z", "--long", self.commit, "--", f"{base}/" if base else "."
         )
-        for name in filter(None, listing.split("\0")):
+        made: set[Path] = set()
+        for line in filter(None, listing.split("\0")):
+            facts, _, name = line.partition("\t")
+            mode, kind, sha, size = facts.split()
             inside = name[len(base) + 1 :] if base else name
             parts = inside.split("/")
-            if "node_modules" in parts or not keep(parts[-1]):
+            if kind != "blob" or "node_modules" in parts or not keep(parts[-1]):
                 continue
-            data = file_at(self.repo, self.commit, name, self.max_bytes)
-            if data is None:
-                continue
+            if mode == _SYMLINK_MODE:
+                data = file_at(self.repo, self.commit, name, self.max_bytes)
+                if data is None:
+                    continue
+            else:
+                if int(size) > self.max_bytes:
+                    raise BlobTooLarge(name, self.commit, int(size), self.max_bytes)
+                data = self.repo.odb.stream(bytes.fromhex(sha)).read()
             relative = f"{folder}/{inside}" if folder not in ("", ".") else inside
             path = target / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(path.parent)
             path.write_bytes(data)
