@@ -54,6 +54,11 @@ def _write(base: Path, files: dict[str, str]) -> None:
         (base / name).write_text(text, encoding="utf-8")
 
 
+def _configure(root: Path, role: str, what: str) -> None:
+    text = MIRRORS.format(role=role, what=what)
+    (root / "contracts/mirrors.toml").write_text(text, encoding="utf-8")
+
+
 def _commit(checkout: Path) -> None:
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "types"]):
         subprocess.run(
@@ -101,9 +106,7 @@ def test_a_typescript_import_from_outside_the_tsconfig_folder(root: Path, repo_r
         'kind = "typescript"\ncanonical_at = "#/$defs/DpoRecord"\ntype = "DpoRecord"\n'
         'paths = ["packages/core/src/wire.ts"]'
     )
-    (root / "contracts/mirrors.toml").write_text(
-        MIRRORS.format(role="producer", what=what), encoding="utf-8"
-    )
+    _configure(root, "producer", what)
     expected = [("type-changed", "#/properties/provenance/properties/n_gram_hash/type")]
     assert _changes(root) == (1, expected, "")
     assert _changes(root, "--ref", "HEAD") == (1, expected, "")
@@ -125,9 +128,7 @@ def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
     what = (
         'kind = "typescript"\ncanonical_at = "#/$defs/DpoProvenance"\ntype = "T"\npaths = ["a.ts"]'
     )
-    (root / "contracts/mirrors.toml").write_text(
-        MIRRORS.format(role="producer", what=what), encoding="utf-8"
-    )
+    _configure(root, "producer", what)
     here = _changes(root)
     assert ("type-changed", "#/properties/objective_score/properties/chosen/type") in here[1]
     assert _changes(root, "--ref", "HEAD") == here
@@ -150,9 +151,7 @@ def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
         'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\n'
         'model = "evomerge.schemas.rollout:RolloutTreeRecord"'
     )
-    (root / "contracts/mirrors.toml").write_text(
-        MIRRORS.format(role="consumer", what=what), encoding="utf-8"
-    )
+    _configure(root, "consumer", what)
     here = _changes(root)
     assert ("type-changed", "#/properties/rollout_id/type") in here[1]
     assert _changes(root, "--ref", "HEAD") == here
@@ -162,9 +161,7 @@ def test_an_error_at_a_ref_names_the_checkout_and_the_ref(root: Path) -> None:
     _write(root / "gov", {"m.py": "import not_installed_anywhere\n"})
     _commit(root / "gov")
     what = 'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\nmodel = "m:M"'
-    (root / "contracts/mirrors.toml").write_text(
-        MIRRORS.format(role="consumer", what=what), encoding="utf-8"
-    )
+    _configure(root, "consumer", what)
     code, _, message = _changes(root, "--ref", "HEAD")
     assert code == 2
     assert message.startswith(f"{root / 'gov'}@HEAD: m:M: cannot import: ")

@@ -458,13 +458,17 @@ def test_a_head_that_never_completes_is_closed_within_10_s(
         started = time.monotonic()
         outcomes["silent"] = (_read_to_close(client), time.monotonic() - started)
 
-    def trickling(client: socket.socket) -> None:
+    def trickled(client: socket.socket, name: str) -> None:
+        """The slow head a byte every 0.5 s, until the server closes the connection."""
         started = time.monotonic()
         sender = threading.Thread(target=_trickle, args=(client, slow_head, 0.5))
         sender.start()
         answer = _read_to_close(client)
-        outcomes["trickling"] = (answer, time.monotonic() - started)
+        outcomes[name] = (answer, time.monotonic() - started)
         sender.join()
+
+    def trickling(client: socket.socket) -> None:
+        trickled(client, "trickling")
 
     def kept_alive(client: socket.socket) -> None:
         client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -472,12 +476,7 @@ def test_a_head_that_never_completes_is_closed_within_10_s(
         while not first.endswith(b'{"status":"ok"}'):  # its body may come in a segment of its own
             first += client.recv(4096)
         assert first.startswith(b"HTTP/1.1 200 "), first
-        started = time.monotonic()
-        sender = threading.Thread(target=_trickle, args=(client, slow_head, 0.5))
-        sender.start()
-        answer = _read_to_close(client)
-        outcomes["kept alive"] = (answer, time.monotonic() - started)
-        sender.join()
+        trickled(client, "kept alive")  # timed from the response
 
     def slow_in_time(client: socket.socket) -> None:
         for part in (b"GET /heal", b"thz HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"):
