@@ -6,12 +6,12 @@ checkout, and extracts again with the same cache: the answer is the fresh one.""
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.extract.checkouts import commit_all, write_files
 from wiregate.extract.python import extract_models
 from wiregate.extract.typescript import Extracted, extract_types
 
@@ -24,12 +24,6 @@ def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "checkout"
     root.mkdir()
     return root
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
 
 
 def _ts(root: Path, path: str, name: str) -> Any:
@@ -46,37 +40,37 @@ def _py(root: Path, model: str) -> Any:
 
 @needs_node
 def test_a_typescript_file_created_where_an_import_looked(checkout: Path) -> None:
-    _write(checkout, {
+    write_files(checkout, {
         "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
         "b.ts": 'import type { Missing } from "./later";\nexport interface T { m: Missing }\n',
     })  # fmt: skip
     assert _ts(checkout, "b.ts", "T") == {"m": {}}  # unresolved: anything
-    _write(checkout, {"later.ts": "export interface Missing { z: number }\n"})
+    write_files(checkout, {"later.ts": "export interface Missing { z: number }\n"})
     assert _ts(checkout, "b.ts", "T")["m"]["properties"] == {"z": {"type": "number"}}
 
 
 @needs_node
 def test_a_declaration_file_under_node_modules_edited(checkout: Path) -> None:
-    _write(checkout, {
+    write_files(checkout, {
         "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
         "node_modules/proto/package.json": '{"name": "proto", "types": "index.d.ts"}\n',
         "node_modules/proto/index.d.ts": "export interface P { a: string }\n",
         "c.ts": 'import type { P } from "proto";\nexport interface T { p: P }\n',
     })  # fmt: skip
     assert _ts(checkout, "c.ts", "T")["p"]["properties"] == {"a": {"type": "string"}}
-    _write(checkout, {"node_modules/proto/index.d.ts": "export interface P { a: number }\n"})
+    write_files(checkout, {"node_modules/proto/index.d.ts": "export interface P { a: number }\n"})
     assert _ts(checkout, "c.ts", "T")["p"]["properties"] == {"a": {"type": "number"}}
 
 
 def test_a_python_module_created_where_an_import_looked(checkout: Path) -> None:
-    _write(checkout, {
+    write_files(checkout, {
         "pkg/__init__.py": "",
         "pkg/models.py": "from pydantic import BaseModel\n"
         "try:\n    from .extra import Extra\nexcept ImportError:\n    class Extra(BaseModel):\n"
         "        pass\n\n\nclass M(Extra):\n    a: int\n",
     })  # fmt: skip
     assert list(_py(checkout, "pkg.models:M")) == ["a"]
-    _write(checkout, {"pkg/extra.py": "from pydantic import BaseModel\n\n\n"
+    write_files(checkout, {"pkg/extra.py": "from pydantic import BaseModel\n\n\n"
                       "class Extra(BaseModel):\n    c: str\n"})  # fmt: skip
     assert list(_py(checkout, "pkg.models:M")) == ["c", "a"]
 
@@ -87,7 +81,7 @@ def test_a_python_module_reached_through_a_symbolic_link_edited(
     outside = tmp_path / "outside.py"
     outside.write_text("from pydantic import BaseModel\n\n\nclass Base(BaseModel):\n"
                        "    y: int\n", encoding="utf-8")  # fmt: skip
-    _write(checkout, {
+    write_files(checkout, {
         "pkg/__init__.py": "",
         "pkg/models.py": "from pkg.base import Base\n\n\nclass M(Base):\n    a: int\n",
     })  # fmt: skip
@@ -105,14 +99,12 @@ def test_a_ref_run_then_the_work_tree_with_a_file_not_committed(checkout: Path) 
     committed: the work tree's run is not answered from the ref's entry."""
     from wiregate.drift.copies import GitTree
 
-    _write(checkout, {
+    write_files(checkout, {
         "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
         "b.ts": 'import type { Missing } from "./later";\nexport interface T { m: Missing }\n',
     })  # fmt: skip
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "b"]):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                       cwd=checkout, check=True, capture_output=True)  # fmt: skip
-    _write(checkout, {"later.ts": "export interface Missing { z: number }\n"})
+    commit_all(checkout)
+    write_files(checkout, {"later.ts": "export interface Missing { z: number }\n"})
     tree = GitTree(checkout, "HEAD")
     try:
         code = tree.code_root()

@@ -10,13 +10,13 @@ import itertools
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from contracts import SCHEMA_FILES
+from tests.extract.checkouts import commit_all, write_files
 from wiregate.cli import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -48,23 +48,9 @@ def root(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
     return root
 
 
-def _write(base: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (base / name).parent.mkdir(parents=True, exist_ok=True)
-        (base / name).write_text(text, encoding="utf-8")
-
-
 def _configure(root: Path, role: str, what: str) -> None:
     text = MIRRORS.format(role=role, what=what)
     (root / "contracts/mirrors.toml").write_text(text, encoding="utf-8")
-
-
-def _commit(checkout: Path) -> None:
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "types"]):
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=checkout, check=True, capture_output=True,
-        )  # fmt: skip
 
 
 _RUNS = itertools.count()
@@ -95,13 +81,13 @@ def test_a_typescript_import_from_outside_the_tsconfig_folder(root: Path, repo_r
     assert provenance is not None
     shared = provenance.group(0).replace("n_gram_hash: NGramHash;", "n_gram_hash: number;")
     shared = shared.replace("DpoObjectiveScore;", "{ chosen: 0 | 1; rejected: 0 | 1 };")
-    _write(root / "gov", {
+    write_files(root / "gov", {
         "packages/core/src/wire.ts": 'import type { DpoProvenance } from "../../shared/prov";\n'
         + wire.replace(provenance.group(0), ""),
         "packages/core/tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
         "packages/shared/prov.ts": shared,
     })  # fmt: skip
-    _commit(root / "gov")
+    commit_all(root / "gov")
     what = (
         'kind = "typescript"\ncanonical_at = "#/$defs/DpoRecord"\ntype = "DpoRecord"\n'
         'paths = ["packages/core/src/wire.ts"]'
@@ -116,7 +102,7 @@ def test_a_typescript_import_from_outside_the_tsconfig_folder(root: Path, repo_r
 def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
     """``extends: ./config/base.json`` holds the ``paths`` alias: not written at the ref, the
     alias did not resolve and the field's type was lost."""
-    _write(root / "gov", {
+    write_files(root / "gov", {
         "tsconfig.json": '{"extends": "./config/base.json"}\n',
         "config/base.json": '{"compilerOptions": {"strict": true, "baseUrl": "..", '
         '"paths": {"@wire/*": ["lib/*"]}}}\n',
@@ -124,7 +110,7 @@ def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
         "a.ts": 'import type { Scores } from "@wire/score";\n'
         "export interface T { objective_score: Scores }\n",
     })  # fmt: skip
-    _commit(root / "gov")
+    commit_all(root / "gov")
     what = (
         'kind = "typescript"\ncanonical_at = "#/$defs/DpoProvenance"\ntype = "T"\npaths = ["a.ts"]'
     )
@@ -137,7 +123,7 @@ def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
 def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
     """``from common.base import Base`` beside ``evomerge``: at the ref it was a missing
     dependency, named by a temporary folder that no longer existed."""
-    _write(root / "gov", {
+    write_files(root / "gov", {
         "common/__init__.py": "",
         "common/base.py": "from pydantic import BaseModel\n\n\nclass Base(BaseModel):\n"
         "    rollout_id: int\n",
@@ -146,7 +132,7 @@ def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
         "evomerge/schemas/rollout.py": "from common.base import Base\n\n\n"
         "class RolloutTreeRecord(Base):\n    task: str\n",
     })  # fmt: skip
-    _commit(root / "gov")
+    commit_all(root / "gov")
     what = (
         'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\n'
         'model = "evomerge.schemas.rollout:RolloutTreeRecord"'
@@ -158,8 +144,8 @@ def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
 
 
 def test_an_error_at_a_ref_names_the_checkout_and_the_ref(root: Path) -> None:
-    _write(root / "gov", {"m.py": "import not_installed_anywhere\n"})
-    _commit(root / "gov")
+    write_files(root / "gov", {"m.py": "import not_installed_anywhere\n"})
+    commit_all(root / "gov")
     what = 'kind = "python"\ncanonical_at = "#/$defs/RolloutTreeRecord"\nmodel = "m:M"'
     _configure(root, "consumer", what)
     code, _, message = _changes(root, "--ref", "HEAD")
