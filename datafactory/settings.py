@@ -203,6 +203,12 @@ def check_settings(settings: Settings, records: bool = False) -> None:
             setting = f"{name}_path"
             given = Given("output_format", settings.output_format)
             raise SettingError(setting, Given(setting), " is required with ", given)
+    for name in ("kto", "sft"):  # named, and never written: an output that silently is not
+        if getattr(settings, f"{name}_path") and name not in settings.formats:
+            setting = f"{name}_path"
+            raise SettingError(
+                setting, Given(setting), " is written only with ", Given("output_format", name)
+            )
     if settings.eval_items is None and not settings.allow_missing_g3:
         raise SettingError(
             "eval_items",
@@ -245,7 +251,11 @@ def _check_target(settings: Settings) -> None:
             f" must be one of {', '.join(TOOL_ARGUMENTS)}, got {settings.tool_arguments!r}",
         )
     if settings.target != "trl":
-        for setting, default in (("tool_arguments", "string"), ("tools_path", None)):
+        trl_only = (
+            ("tool_arguments", "string"), ("tools_path", None), ("card", True),
+            ("license", "other"),
+        )  # fmt: skip
+        for setting, default in trl_only:
             if getattr(settings, setting) != default:
                 raise SettingError(
                     setting, Given(setting), " applies only to ", Given("target", "trl")

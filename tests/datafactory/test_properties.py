@@ -196,10 +196,10 @@ def test_random_valid_input_gives_trl_records_of_the_contract(
     as the record type of its output, and the counts are the manifest's."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        own = {f"{name}_path": str(folder / f"{name[0]}.jsonl") for name in ("kto", "sft")}
         given = _settings(
-            folder, lines, output_format, kto_path=str(folder / "k.jsonl"),
-            sft_path=str(folder / "s.jsonl"), target="trl", tool_arguments=tool_arguments,
-            card=False,
+            folder, lines, output_format, target="trl", tool_arguments=tool_arguments,
+            card=False, **{k: v for k, v in own.items() if k == f"{output_format}_path"},
         )  # fmt: skip
         if _no_rollout(lines):
             with pytest.raises(UserError):  # no line could be a rollout (the test above)

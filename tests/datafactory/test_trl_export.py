@@ -207,6 +207,15 @@ def test_tools_file_fills_the_tools_column(run_cli: RunCli, tmp_path: Path) -> N
         (("--format", "kto"), "--format kto needs --target trl (Layer 3 has no such record)"),
         (("--tool-arguments", "object"), "--tool-arguments applies only to --target trl"),
         (("--tools", "t.json"), "--tools applies only to --target trl"),
+        # Were silently ignored: no card is written for Layer 3 anyway, and the KTO and SFT
+        # outputs only with their formats.
+        (("--license", "mit"), "--license applies only to --target trl"),
+        (("--no-card",), "--no-card applies only to --target trl"),
+        (("--output-kto", "{tmp}/k.jsonl"), "--output-kto is written only with --format kto"),
+        (
+            ("--target", "trl", "--output-sft", "{tmp}/s.jsonl"),
+            "--output-sft is written only with --format sft",
+        ),
         (
             ("--target", "trl", "--tools", "{tmp}/missing.json"),
             "--tools {tmp}/missing.json: cannot read: No such file or directory",
@@ -596,9 +605,9 @@ def test_sft_inputs_are_rejected_where_no_target_reads_them(
         "a Layer 3 SftTrainingRecord; expected a Layer 1 or Layer 2 record (SFT records are "
         "read by --target trl --format sft)"
     )
-    for args in ((), ("--target", "trl"), ("--target", "trl", "--format", "kto")):
-        out = tmp_path / "kto.jsonl"
-        result = run_cli(path, args=(*args, "--output-kto", str(out)))
+    kto = ("--output-kto", str(tmp_path / "kto.jsonl"))
+    for args in ((), ("--target", "trl"), ("--target", "trl", "--format", "kto", *kto)):
+        result = run_cli(path, args=args)
         assert result.exit_code == 0, result.stderr
         rejects = read_jsonl(result.out / "rejects.jsonl")
         assert [(r["line"], r["reason"], r["detail"]) for r in rejects] == [
