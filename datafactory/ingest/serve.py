@@ -1,7 +1,7 @@
 """``datafactory serve``: the ASGI application on uvicorn.
 
-uvicorn is the production ASGI server of the Starlette ecosystem: HTTP/1.1 with h11 (no
-compiled extras needed), graceful shutdown on SIGTERM and SIGINT (it stops accepting, lets
+uvicorn is the production ASGI server of the Starlette ecosystem: HTTP/1.1 with httptools
+(h11 where its wheel is missing), graceful shutdown on SIGTERM and SIGINT (it stops accepting, lets
 in-flight requests finish, then runs the application's shutdown, which makes the last group
 commit and closes the store). SIGHUP re-reads the token file. The bound address is printed
 once the socket listens (``--port 0``: a free port, for tests).
@@ -75,13 +75,21 @@ class _HeadTimedH11(_HeadDeadline, H11Protocol):
         self._await_head()
 
     def data_received(self, data: bytes) -> None:
+        before = self.conn.their_state
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:  # a request line and headers were parsed
+        after = self.conn.their_state
+        if before is h11.IDLE and after is not h11.IDLE:  # a request line and headers parsed
             self._cancel_head_timer()
+        elif after is h11.IDLE and self._head_timer is None:
+            # The body of a request answered early (401, 413, 415) ended after its response:
+            # the next head is awaited from now (any byte restarts uvicorn's keep-alive timer).
+            self._await_head()
 
     def on_response_complete(self) -> None:
         super().on_response_complete()  # may start a pipelined request already received
-        if self.conn.their_state is h11.IDLE:
+        # Answered before its body ended (401, 413, 415): the rest of the body has the same
+        # deadline as a head, as nothing reads it (the app's body timeout is over).
+        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
             self._await_head()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -89,7 +97,7 @@ class _HeadTimedH11(_HeadDeadline, H11Protocol):
         super().connection_lost(exc)
 
     def _head_begun(self) -> bool:
-        return bool(self.conn.trailing_data[0])
+        return self.conn.their_state is h11.IDLE and bool(self.conn.trailing_data[0])
 
 
 _PROTOCOL: type[asyncio.Protocol]

@@ -478,17 +478,40 @@ def test_a_head_that_never_completes_is_closed_within_10_s(
         assert first.startswith(b"HTTP/1.1 200 "), first
         trickled(client, "kept alive")  # timed from the response
 
+    def answered_early(client: socket.socket, name: str, every: float) -> None:
+        """A 401 before the body: the rest of it, idle or trickled, held the connection."""
+        body = b"x" * 100
+        client.sendall(
+            b"POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: %d\r\n\r\n" % len(body)
+        )
+        first = b""
+        while not first.endswith(b"}"):
+            first += client.recv(4096)
+        assert first.startswith(b"HTTP/1.1 401 "), first
+        started = time.monotonic()
+        sender = threading.Thread(target=_trickle, args=(client, body, every))
+        sender.start()
+        outcomes[name] = (_read_to_close(client), time.monotonic() - started)
+        sender.join()
+
+    def body_then_idle(client: socket.socket) -> None:
+        answered_early(client, "body then idle", 0)
+
+    def body_trickled(client: socket.socket) -> None:
+        answered_early(client, "body trickled", 0.3)  # 30 s for the whole body
+
     def slow_in_time(client: socket.socket) -> None:
         for part in (b"GET /heal", b"thz HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"):
             client.sendall(part)
-            time.sleep(2)  # 6 s in all: beyond uvicorn's 5 s keep-alive, within the 10 s
+            time.sleep(2)  # 6 s in all, within the 10 s
         outcomes["slow in time"] = (client.recv(4096), 0.0)
 
     timed_out = b'{"error":"the request head was not received within 10 s"}'
-    with running(tmp_path / "store", code=server_code) as server:
-        clients = {
-            job: _client(server.url) for job in (silent, trickling, kept_alive, slow_in_time)
-        }
+    jobs = (silent, trickling, kept_alive, body_then_idle, body_trickled, slow_in_time)
+    token = _token(tmp_path)
+    with running(tmp_path / "store", "--token-file", str(token), code=server_code) as server:
+        clients = {job: _client(server.url) for job in jobs}
         threads = [threading.Thread(target=job, args=(c,)) for job, c in clients.items()]
         for thread in threads:
             thread.start()
@@ -503,7 +526,9 @@ def test_a_head_that_never_completes_is_closed_within_10_s(
         answer, _ = outcomes[name]
         assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), (name, answer)
         assert answer.endswith(b"\r\n\r\n" + timed_out), (name, answer)
-    assert all(9 < outcomes[name][1] < 15 for name in ("silent", "trickling", "kept alive"))
+    assert outcomes["body then idle"][0] == outcomes["body trickled"][0] == b""
+    closed = ("silent", "trickling", "kept alive", "body then idle", "body trickled")
+    assert all(9 < outcomes[name][1] < 15 for name in closed), outcomes
     assert outcomes["slow in time"][0].startswith(b"HTTP/1.1 200 ")
     assert healthy == 200
     assert (code, stderr) == (143, "datafactory: terminated\n")
