@@ -113,3 +113,16 @@ def test_a_ref_run_then_the_work_tree_with_a_file_not_committed(checkout: Path) 
     finally:
         tree.close()
     assert _ts(checkout, "b.ts", "T")["m"]["properties"] == {"z": {"type": "number"}}
+
+
+@needs_node
+def test_a_typescript_folder_created_where_an_import_looked(checkout: Path) -> None:
+    """Resolution looks inside ``./lib`` only once it exists: a folder and an absent path
+    were one value to the cache."""
+    write_files(checkout, {
+        "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
+        "a.ts": 'import type { Extra } from "./lib";\nexport interface T { x: Extra }\n',
+    })  # fmt: skip
+    assert _ts(checkout, "a.ts", "T") == {"x": {}}
+    write_files(checkout, {"lib/index.ts": "export type Extra = string;\n"})
+    assert _ts(checkout, "a.ts", "T") == {"x": {"type": "string"}}

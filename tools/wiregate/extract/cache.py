@@ -47,15 +47,21 @@ def cache_key(*parts: object) -> str:
     return hashlib.sha256(json.dumps([_FORMAT, *parts], sort_keys=True).encode()).hexdigest()
 
 
+#: What a folder's path holds for an entry: module resolution looks inside a folder only
+#: once it exists (``./lib`` for ``lib/index.ts``, ``node_modules`` after an install).
+_FOLDER = "folder"
+
+
 def _digest(path: Path) -> str | None:
     try:
         return hashlib.sha256(read_regular(path, _MAX_BYTES)).hexdigest()
     except NotReadable:
-        return None
+        return _FOLDER if path.is_dir() else None
 
 
 def file_digests(root: Path, files: Iterable[str]) -> dict[str, str | None]:
-    """``{relative path: sha256 or None when absent}`` of ``files`` under ``root``."""
+    """``{relative path: sha256, "folder", or None when absent}`` of ``files`` under
+    ``root``."""
     return {name: _digest(root / name) for name in sorted(set(files))}
 
 
