@@ -103,7 +103,8 @@ def test_a_typescript_extends_file_under_another_name(root: Path) -> None:
     """``extends: ./config/base.json`` holds the ``paths`` alias: not written at the ref, the
     alias did not resolve and the field's type was lost."""
     write_files(root / "gov", {
-        "tsconfig.json": '{"extends": "./config/base.json"}\n',
+        # A list, a name without .json, a comment: tsconfig allows each.
+        "tsconfig.json": '{\n  // shared settings\n  "extends": ["./config/base"]\n}\n',
         "config/base.json": '{"compilerOptions": {"strict": true, "baseUrl": "..", '
         '"paths": {"@wire/*": ["lib/*"]}}}\n',
         "lib/score.ts": 'export interface Scores { chosen: "yes"; rejected: 0 | 1 }\n',
@@ -152,3 +153,23 @@ def test_an_error_at_a_ref_names_the_checkout_and_the_ref(root: Path) -> None:
     assert code == 2
     assert message.startswith(f"{root / 'gov'}@HEAD: m:M: cannot import: ")
     assert "wiregate-ref-" not in message
+
+
+def test_a_large_lock_file_and_a_link_out_of_the_repository_change_nothing(root: Path) -> None:
+    """Every JSON file of the checkout was written at the ref: a 6 MB package-lock.json was
+    over the size limit there, and a link out of the repository was an error, where the work
+    tree ran."""
+    write_files(root / "gov", {
+        "a.ts": 'export interface T { objective_score: { chosen: "yes"; rejected: 0 | 1 } }\n',
+        "tsconfig.json": '{"compilerOptions": {"strict": true}}\n',
+        "package-lock.json": '{"x": "' + "a" * 6_000_000 + '"}\n',
+    })  # fmt: skip
+    (root / "gov/vendor.d.ts").symlink_to("../../outside.d.ts")
+    commit_all(root / "gov")
+    what = (
+        'kind = "typescript"\ncanonical_at = "#/$defs/DpoProvenance"\ntype = "T"\npaths = ["a.ts"]'
+    )
+    _configure(root, "producer", what)
+    here = _changes(root)
+    assert here[0] == 1 and here[2] == ""
+    assert _changes(root, "--ref", "HEAD") == here

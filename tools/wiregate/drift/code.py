@@ -25,9 +25,15 @@ _TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
 
 
 def _is_ts_input(name: str) -> bool:
-    """What a TypeScript program may read: sources and declarations, and every JSON file
-    (``package.json``, a tsconfig's ``extends`` under any name, an imported JSON module)."""
-    return name.endswith((*_TS_SUFFIXES, ".json"))
+    """What a TypeScript program reads of a checkout: sources and declarations, the
+    ``package.json`` files and the tsconfig files (what they extend under another name is
+    followed by ``CodeRoot.materialise_extends``). Not every JSON file: a lock file or a
+    data fixture is no input, and a monorepo holds thousands."""
+    return name.endswith(_TS_SUFFIXES) or name == "package.json" or _is_config(name)
+
+
+def _is_config(name: str) -> bool:
+    return name.endswith(".json") and name.startswith(("tsconfig", "jsconfig"))
 
 
 def _is_python(name: str) -> bool:
@@ -108,11 +114,12 @@ class CodeCopies:
             self._done[path, name] = self._named(outcome)
 
     def _materialise_typescript(self, path: str) -> None:
-        """At a ref: every TypeScript and JSON file of the checkout, as committed. The folder
+        """At a ref: every TypeScript file and config of the checkout, as committed. The folder
         of the nearest tsconfig was not enough: an import from outside it (``../../shared``)
         or a tsconfig ``extends`` under another name went missing at the ref alone, and the
         same commit extracted differently there and in the work tree."""
         self.root.materialise("", True, _is_ts_input)
+        self.root.materialise_extends(_is_config)
 
     def _python(self, spec: CopySpec, path: str) -> None:
         from wiregate.extract.python import extract_models

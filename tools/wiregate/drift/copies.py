@@ -3,7 +3,10 @@ ref through GitPython without touching the work tree."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,6 +116,30 @@ class CodeRoot:
         shown = str(error).replace(str(self.path), f"{self.tree.checkout}@{self.tree.ref}")
         return type(error)(shown)
 
+    def materialise_extends(self, is_config: Callable[[str], bool]) -> None:
+        """At a ref: what the config files written so far extend by a relative path
+        (``"extends": "./config/base.json"``, or a list of them), and what those extend."""
+        if self.tree is None:
+            return
+        todo = [path for path in self.path.rglob("*.json") if is_config(path.name)]
+        seen: set[str] = set()
+        while todo:
+            config = todo.pop()
+            text = config.read_text(encoding="utf-8", errors="replace")
+            for target in _extended(text):
+                if not target.startswith("."):
+                    continue  # a package's config: under node_modules, never committed
+                for candidate in (target, f"{target}.json"):
+                    full = os.path.normpath(config.parent / candidate)
+                    relative = os.path.relpath(full, self.path)
+                    if relative.startswith("..") or relative in seen:
+                        continue
+                    seen.add(relative)
+                    written = self.tree.write_file(self.path, relative.replace(os.sep, "/"))
+                    if written is not None:
+                        todo.append(written)
+                        break
+
     def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
         """Write the files of ``folder`` (relative to the checkout; all levels below it with
         ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""
@@ -123,6 +150,17 @@ class CodeRoot:
 
 
 _SYMLINK_MODE = "120000"
+_EXTENDS = re.compile(r'"extends"\s*:\s*("(?:[^"\\]|\\.)*"|\[[^\]]*\])')
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+
+
+def _extended(config: str) -> list[str]:
+    """The paths a tsconfig's ``extends`` names (a string or a list; comments, which tsconfig
+    allows, are no obstacle to a search)."""
+    found = _EXTENDS.search(config)
+    if found is None:
+        return []
+    return [json.loads(f'"{name}"') for name in _STRING.findall(found.group(1))]
 
 
 class GitTree:
@@ -191,35 +229,49 @@ class GitTree:
     ) -> None:
         """The committed files of ``folder`` (relative to the checkout) that ``keep`` accepts,
         written under ``target`` at the same relative paths; ``node_modules`` is left out.
-        Each blob is read by its id from the listing (one object read; a symbolic link is
-        followed inside the commit as ``file_at`` follows it)."""
-        from wiregate.gitsource import BlobTooLarge, file_at, path_in_repo
+        Each blob is copied by its id from the listing, in blocks (one object read, no size
+        limit: a file the work tree holds is there at the ref too, a generated module of
+        megabytes included); a symbolic link is followed inside the commit (``write_file``)."""
+        from wiregate.gitsource import path_in_repo
 
         base = path_in_repo(self.repo, self.checkout, folder or ".").rstrip("/")
         base = "" if base == "." else base
         args = ["-r"] if recursive else []
-        listing = self.repo.git.ls_tree(
-            *args, "-z", "--long", self.commit, "--", f"{base}/" if base else "."
-        )
+        listing = self.repo.git.ls_tree(*args, "-z", self.commit, "--", f"{base}/" if base else ".")
         made: set[Path] = set()
         for line in filter(None, listing.split("\0")):
             facts, _, name = line.partition("\t")
-            mode, kind, sha, size = facts.split()
+            mode, kind, sha = facts.split()
             inside = name[len(base) + 1 :] if base else name
             parts = inside.split("/")
             if kind != "blob" or "node_modules" in parts or not keep(parts[-1]):
                 continue
-            if mode == _SYMLINK_MODE:
-                data = file_at(self.repo, self.commit, name, self.max_bytes)
-                if data is None:
-                    continue
-            else:
-                if int(size) > self.max_bytes:
-                    raise BlobTooLarge(name, self.commit, int(size), self.max_bytes)
-                data = self.repo.odb.stream(bytes.fromhex(sha)).read()
             relative = f"{folder}/{inside}" if folder not in ("", ".") else inside
             path = target / relative
             if path.parent not in made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 made.add(path.parent)
-            path.write_bytes(data)
+            if mode == _SYMLINK_MODE:
+                self.write_file(target, relative)
+            else:  # copied in blocks: a blob of any size costs no memory
+                with path.open("wb") as out:
+                    shutil.copyfileobj(self.repo.odb.stream(bytes.fromhex(sha)), out, 1 << 20)
+
+    def write_file(self, target: Path, relative: str) -> Path | None:
+        """The committed file at ``relative`` (to the checkout; a symbolic link followed
+        inside the commit) written under ``target`` at the same path, or None when there is
+        none, or it cannot be had (a link out of the repository, a target over the size
+        limit): an extraction then sees no file there, as for a file never committed."""
+        from wiregate.gitsource import file_at, path_in_repo
+
+        name = path_in_repo(self.repo, self.checkout, relative)
+        try:
+            data = file_at(self.repo, self.commit, name, self.max_bytes)
+        except UserError:
+            return None
+        if data is None:
+            return None
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        return path
