@@ -12,7 +12,8 @@ contract, and each repair is counted by kind (once per record and kind):
      per call, split into a ``tool_call`` and a ``tool_result`` event
      (``tool_call:flat_arguments``, ``tool_call:flat_args``); other keys stay in the call's data.
      Arguments given as the JSON text of an object (OpenAI's form) are decoded
-     (``tool_call:arguments_json_text``); text that encodes no object stays, and is rejected.
+     (``tool_call:arguments_json_text``); text that encodes no object (or a key twice, NaN, a
+     number beyond a double) stays, and is rejected.
 * ``build_result``: camelCase keys (``exitCode``, ``ranAtMs``) renamed
   (``build_result:camelcase_keys``); status ``success``/``failed`` -> ``pass``/``fail``
   (``build_result:status_alias``); no status but an integer exit code -> ``pass`` when it is
@@ -30,6 +31,7 @@ Anything else that breaks the contract is rejected, never guessed at.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -176,13 +178,25 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is beyond a double")
+    return number
+
+
 def _json_object(value: Any) -> dict[str, Any] | None:
     """The object ``value`` encodes as JSON text, or None (not text, not an object, a key
     written twice)."""
     if not isinstance(value, str) or not value.lstrip().startswith("{"):
         return None
     try:
-        decoded = json.loads(value, object_pairs_hook=unique_members, parse_constant=_no_constant)
+        decoded = json.loads(
+            value,
+            object_pairs_hook=unique_members,
+            parse_constant=_no_constant,
+            parse_float=_finite,  # 1e400 is no float: orjson would write it as null
+        )
     except (ValueError, RecursionError):
         return None
     return decoded if isinstance(decoded, dict) else None

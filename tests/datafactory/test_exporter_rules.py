@@ -91,6 +91,8 @@ def test_flat_entry_with_arguments_and_error_becomes_two_events() -> None:
         ("[1, 2]", "[1, 2]", ["tool_call:flat_arguments"]),
         ('{"a": 1, "a": 2}', '{"a": 1, "a": 2}', ["tool_call:flat_arguments"]),
         ('{"a": NaN}', '{"a": NaN}', ["tool_call:flat_arguments"]),
+        # decoded, it was inf, which the outputs wrote as null
+        ('{"x": 1e400}', '{"x": 1e400}', ["tool_call:flat_arguments"]),
     ],
 )
 def test_flat_arguments_as_json_text_are_decoded(
