@@ -122,9 +122,11 @@ def _turns(
     waiting: list[tuple[str, str]] = []  # (id, pointer) of the last calls not yet answered
     for number, message in enumerate(messages):
         role = message["role"]
-        if role == "tool":
+        if role == "tool":  # answers the first call waiting under its id (ids may repeat)
             answered = message.get("tool_call_id")
-            waiting = [(i, where) for i, where in waiting if i != answered]
+            first = next((n for n, (i, _) in enumerate(waiting) if i == answered), None)
+            if first is not None:
+                del waiting[first]
         elif waiting:  # the turn after the calls' tool turns: each call needs its answer
             return waiting[0][1], "a tool call is answered by a tool turn before the next turn"
         if roles is not None and role not in roles:

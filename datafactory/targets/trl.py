@@ -449,15 +449,17 @@ _NO_BRANCH: Final[TrlRecord] = dict.fromkeys(
 def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) -> TrlRecord:
     """The SFT record of an SFT input record (the contract's ``SftTrainingRecord``, valid):
     its messages in the trl form (null keys dropped, tool-call arguments and ids as for a
-    branch; a tool turn's ``tool_call_id`` mapped to the id its call got, or to the latest
-    call's when the input names none or an unknown one), its ``output_type``, its provenance
-    as the lineage columns and ``upstream_provenance``; the branch columns are null. A tool
-    turn that follows no call keeps no id: ``targets.shape`` then says so."""
+    branch; a tool turn's ``tool_call_id`` mapped to the id its call got, or when the input
+    names none or an unknown one, to the oldest call not answered yet, as a branch's results
+    are paired, else to the latest call's), its ``output_type``, its provenance as the
+    lineage columns and ``upstream_provenance``; the branch columns are null. A tool turn
+    that follows no call keeps no id: ``targets.shape`` then says so."""
     messages: list[dict[str, Any]] = []
     names: list[str] = []
     # The input's call id -> the ids written for its calls not answered yet, in call order
     # (a producer may give two calls one id: the first tool turn answers the first call).
     waiting: dict[str, list[str]] = {}
+    unanswered: list[str] = []  # the written ids not answered yet, oldest first
     latest = ""
     for given in record["messages"]:
         role, content = given["role"], given["content"]
@@ -466,7 +468,12 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
         if role == "tool":
             named = given.get("tool_call_id")
             queue = waiting.get(named, []) if isinstance(named, str) else []
-            call_id = queue.pop(0) if queue else latest
+            call_id = queue.pop(0) if queue else unanswered[0] if unanswered else latest
+            if call_id in unanswered:
+                unanswered.remove(call_id)
+                for ids in waiting.values():
+                    if call_id in ids:
+                        ids.remove(call_id)
             if call_id:
                 turn["tool_call_id"] = call_id
         elif calls:
@@ -475,6 +482,7 @@ def sft_input_record(record: Mapping[str, Any], options: TrlOptions = _DEFAULT) 
                 written.append(_written_call(call, names, options))
                 latest = written[-1]["id"]
                 waiting.setdefault(call["id"], []).append(latest)
+                unanswered.append(latest)
             turn["tool_calls"] = written
         messages.append(turn)
     provenance = record["provenance"]

@@ -704,6 +704,54 @@ def test_sft_input_calls_sharing_an_id_are_answered_in_order() -> None:
     assert TrlCheck(VALIDATORS, "string").problem("sft", written) is None
 
 
+def _calls_record(calls: list[str], answers: list[str | None]) -> dict[str, Any]:
+    """An SFT input: a user turn, one assistant turn making ``calls`` (by id), a tool turn
+    per answer (its ``tool_call_id``, None: absent), the final answer."""
+    made = [
+        {"id": i, "type": "function", "function": {"name": "f", "arguments": "{}"}} for i in calls
+    ]
+    tools = [
+        {"role": "tool", "content": f"r{n}", **({} if a is None else {"tool_call_id": a})}
+        for n, a in enumerate(answers)
+    ]
+    return {
+        "messages": [
+            {"role": "user", "content": "Q1 do the thing"},
+            {"role": "assistant", "content": "", "tool_calls": made},
+            *tools,
+            {"role": "assistant", "content": "done"},
+        ],
+        "output_type": "final_answer",
+        "provenance": {"source": "s"},
+    }
+
+
+@pytest.mark.parametrize(
+    ("calls", "answers", "ids", "answered", "problem"),
+    [
+        # Tool turns naming no call answer the oldest unanswered one, as a branch's results
+        # are paired (both went to the latest call, and the record was then refused).
+        (["a", "b"], [None, None], "short", ["call00000", "call00001"], None),
+        (["a", "b"], ["b", "a"], "short", ["call00001", "call00000"], None),
+        (["a", "b"], ["zzz"], "short", ["call00000"], "/messages/1/tool_calls/1"),
+        # The producer's ids, one of them twice: one answer leaves the other call waiting
+        # (one tool turn removed both from the check).
+        (["a", "a"], ["a"], "given", ["a"], "/messages/1/tool_calls/1"),
+        (["a", "a"], ["a", "a"], "given", ["a", "a"], None),
+    ],
+)
+def test_sft_input_tool_turns_answer_their_calls(
+    calls: list[str], answers: list[str | None], ids: str, answered: list[str], problem: str | None
+) -> None:
+    options = TrlOptions(tool_call_ids=cast(Any, ids))
+    written = sft_input_record(_calls_record(calls, answers), options)
+    assert [m["tool_call_id"] for m in written["messages"] if m["role"] == "tool"] == answered
+    found = TrlCheck(VALIDATORS, "string").problem("sft", written)
+    assert (found and found[0]) == problem
+    if problem is not None:
+        assert found == (problem, "a tool call is answered by a tool turn before the next turn")
+
+
 @pytest.mark.parametrize(
     ("text", "kept"),
     [
