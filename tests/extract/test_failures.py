@@ -362,14 +362,24 @@ def test_a_module_that_leaves_something_running_is_extracted_all_the_same(
 
 
 def test_a_module_allocating_without_end_runs_out_of_memory(governed: Path) -> None:
-    """The child's address space is limited (4 GiB): 20 GB is a MemoryError there, not the
+    """The child's memory is limited (8 GiB): 20 GB is a MemoryError there, not the
     machine's memory exhausted."""
     (governed / "gov/models/big.py").write_text("x = bytearray(20 * 1024**3)\n", "utf-8")
     python(governed, "models.big:Big")
     assert one_error(governed) == (
-        f"{governed}/gov: models.big:Big: ran out of memory importing models.big (its address "
-        "space is limited to 4 GiB)"
+        f"{governed}/gov: models.big:Big: ran out of memory importing models.big (its memory "
+        "is limited to 8 GiB)"
     )
+    # Address space only reserved (as allocators and thread pools do) is no memory: under
+    # an address-space limit, importing such a library failed though it used little.
+    (governed / "gov/models/reserve.py").write_text(
+        "import mmap\n\nfrom pydantic import BaseModel\n\n"
+        "RESERVED = mmap.mmap(-1, 16 * 1024**3, prot=mmap.PROT_READ)\n\n\n"
+        "class Wire(BaseModel):\n    status: str\n",
+        "utf-8",
+    )
+    python(governed, "models.reserve:Wire")
+    assert drift(governed)[0] == 1  # extracted and judged
 
 
 def test_a_serializer_without_a_return_type_is_what_a_producer_writes_unknown(

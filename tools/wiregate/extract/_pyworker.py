@@ -263,8 +263,8 @@ def _one(spec: str, mode: str, root: str, base: str) -> dict[str, Any]:
     except MemoryError:
         return {
             "kind": "memory",
-            "error": f"ran out of memory importing {module_name} (its address space is "
-            f"limited to {resource.getrlimit(resource.RLIMIT_AS)[0] / 1024**3:g} GiB)",
+            "error": f"ran out of memory importing {module_name} (its memory is limited to "
+            f"{resource.getrlimit(resource.RLIMIT_DATA)[0] / 1024**3:g} GiB)",
         }
     except BaseException as exc:  # the governed code's own failure: one line, no traceback
         if isinstance(exc, KeyboardInterrupt):
@@ -335,10 +335,10 @@ class _Looked:
 def main() -> None:
     request = json.loads(sys.argv[1])
     limit = request["memory_limit"]
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _, hard = resource.getrlimit(resource.RLIMIT_DATA)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    resource.setrlimit(resource.RLIMIT_DATA, (limit, hard))
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # the governed code's prints go to stderr
     sys.stdout = sys.stderr

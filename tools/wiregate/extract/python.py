@@ -35,9 +35,10 @@ from wiregate.extract.typescript import (
 __all__ = ["extract_models"]
 
 _WORKER = Path(__file__).with_name("_pyworker.py")
-#: The child interpreter's address space (RLIMIT_AS): a module that allocates without end
-#: gets a MemoryError there, as node stops at its heap limit, not the machine's memory.
-MEMORY_LIMIT = 4 * 1024**3
+#: The child interpreter's writable memory (RLIMIT_DATA: heap and private mappings, not the
+#: address space a library only reserves, as glibc's arenas do): a module that allocates
+#: without end gets a MemoryError there, as node stops at its heap limit, not the machine's.
+MEMORY_LIMIT = 8 * 1024**3
 
 
 @cache
