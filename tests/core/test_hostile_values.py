@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from decimal import Decimal
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from click.testing import CliRunner
 from wiregate.cli import internal_errors, main
 from wiregate.diff import diff
 from wiregate.diff.values import canonical, json_equal, json_key
-from wiregate.exactjson import ExactNumber, dumps
+from wiregate.exactjson import ExactNumber, dumps, exact_integers
 from wiregate.sources import parse_document
 
 
@@ -157,3 +158,33 @@ def test_click_exits_and_interrupts_pass_through() -> None:
     with pytest.raises(KeyboardInterrupt):
         internal_errors(interrupted)
     assert internal_errors(lambda x: x + 1, 1) == 2
+
+
+def test_the_integer_limit_comes_back_whatever_order_threads_leave_in() -> None:
+    """Thread A lifts the limit, B enters, A leaves, B leaves: each saved and restored the
+    process's limit on its own, so B restored A's lifted one and the limit was gone for good
+    (export() runs in any thread a caller likes)."""
+    before = sys.get_int_max_str_digits()
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    inside: list[int] = []
+
+    def first() -> None:
+        with exact_integers():
+            a_in.set()
+            b_in.wait(10)
+        a_out.set()
+
+    def second() -> None:
+        a_in.wait(10)
+        with exact_integers():
+            b_in.set()
+            a_out.wait(10)
+            inside.append(sys.get_int_max_str_digits())  # A has left: still lifted for B
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert inside == [0]
+    assert sys.get_int_max_str_digits() == before != 0

@@ -23,6 +23,7 @@ import json
 import os
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Context, Decimal
@@ -46,6 +47,16 @@ __all__ = [
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+class _Lifted:
+    """The blocks inside ``exact_integers`` now, in every thread: the limit is the process's,
+    so the first block in lifts it and the last one out puts the caller's back (two threads
+    each saving and restoring it could leave it lifted for good)."""
+
+    lock = threading.Lock()
+    blocks = 0
+    before = 0
+
+
 @contextmanager
 def exact_integers() -> Iterator[None]:
     """Integers of any size convert to and from text inside the block (also a decorator)."""
@@ -53,12 +64,18 @@ def exact_integers() -> Iterator[None]:
     if get is None:  # a Python without the limit
         yield
         return
-    before = get()
-    sys.set_int_max_str_digits(0)
+    with _Lifted.lock:
+        if not _Lifted.blocks:
+            _Lifted.before = get()
+            sys.set_int_max_str_digits(0)
+        _Lifted.blocks += 1
     try:
         yield
     finally:
-        sys.set_int_max_str_digits(before)
+        with _Lifted.lock:
+            _Lifted.blocks -= 1
+            if not _Lifted.blocks:
+                sys.set_int_max_str_digits(_Lifted.before)
 
 
 class ExactNumber(Decimal):
