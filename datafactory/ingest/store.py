@@ -126,6 +126,8 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
     ``readonly``). Raises ``StoreError``."""
     path = Path(directory) / DATABASE
     why = not_a_regular_file(path)  # a FIFO or a device in its place is refused, not opened
+    if why == "file not found" and path.is_symlink():  # SQLite would make its target 0644
+        raise StoreError(f"{path}: a symbolic link to nothing ({os.readlink(path)})")
     if why == "file not found" and readonly:
         raise StoreError(f"{directory}: no ingest store there ({DATABASE} not found)")
     if why not in (None, "file not found"):

@@ -69,10 +69,16 @@ def test_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     no_token = tmp_path / "no-token"
     no_token.write_text("# tokens\n\n  \n")
+    dangling = tmp_path / "dangling"
+    dangling.mkdir()
+    (dangling / "ingest.sqlite3").symlink_to("elsewhere/db")
     for args, message in (
         (("store", "stats", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("store", "quarantine", str(missing)), f"{missing}: no ingest store there (ingest.sqlite3 not found)"),
         (("serve", "--store", str(tmp_path / "s"), "--token-file", str(fifo)), f"{fifo}: a FIFO, not a regular file"),
+        # SQLite created the link's target, 0644 whatever the store's own mode
+        (("serve", "--store", str(dangling)),
+         f"{dangling}/ingest.sqlite3: a symbolic link to nothing (elsewhere/db)"),
         # It locked everyone out without a word
         (("serve", "--store", str(tmp_path / "s"), "--token-file", str(no_token)),
          f"{no_token}: holds no token (one a line; # starts a comment)"),
