@@ -4,10 +4,11 @@ The conversation is: the user task; then, for each ``tool_call`` event, an assis
 carrying the call in ``tool_calls`` (its content is the event's ``data.content`` text when the
 producer recorded one, else null) followed by a ``tool`` message with the result that answers
 it (its output, its error, or both: the output, then the error on a line of its own); then the
-final assistant answer. A result is matched to its call by
-``call_id``, else to the oldest unanswered call; a call that was never answered gets an
-empty ``tool`` message so every call is answered, as chat templates require. Calls without
-an id get ``call_<n>`` (n = position of the call in the sequence).
+final assistant answer. A result is matched to its call by ``call_id``, else to the oldest
+unanswered call; a call that was never answered gets an empty ``tool`` message so every call
+is answered, as chat templates require; a result that answers no call has no turn, and is
+counted (``unmatched_results``, the manifest's ``tool_result:without_call``). Calls without an
+id get ``call_<n>`` (n = position of the call in the sequence).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "build_typed_messages",
     "loss_weight_tokens",
     "prompt_text",
+    "unmatched_results",
 ]
 
 DEFAULT: LossWeightTokens = "default"
@@ -66,6 +68,7 @@ class Conversation:
     messages: list[MessageJson]
     error_turns: frozenset[int]
     loss_weight_tokens: LossWeightTokens
+    unmatched_results: int = 0  # tool results that answer no call: no turn of their own
 
 
 def build_messages(task: str, events: Sequence[EventJson], final_answer: str) -> Conversation:
@@ -140,24 +143,36 @@ def _steps(events: Sequence[EventJson]) -> list[_Step]:
 
 def _built(task: str, steps: list[_Step], final_answer: str) -> Conversation:
     pairs = _alternating_steps(steps)
-    return _conversation(task, _paired_steps(steps) if pairs is None else pairs, final_answer)
+    if pairs is not None:
+        return _conversation(task, pairs, final_answer)
+    paired, unmatched = _paired_steps(steps)
+    return _conversation(task, paired, final_answer, unmatched)
 
 
 def _paired(events: Sequence[EventJson]) -> list[_Pair]:
-    return _paired_steps(_steps(events))
+    return _paired_steps(_steps(events))[0]
+
+
+def unmatched_results(events: Sequence[EventJson]) -> int:
+    """How many of a branch's tool results answer no call (before any call, or after every
+    call was answered): the conversation has no turn for them, so the run counts them."""
+    steps = _steps(events)
+    return 0 if _alternating_steps(steps) is not None else _paired_steps(steps)[1]
 
 
 def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
     return _alternating_steps(_steps(events))
 
 
-def _paired_steps(steps: list[_Step]) -> list[_Pair]:
-    """Any order of events: each result answers its call by id, else the oldest unanswered."""
+def _paired_steps(steps: list[_Step]) -> tuple[list[_Pair], int]:
+    """Any order of events: each result answers its call by id, else the oldest unanswered;
+    and how many results answered none."""
     # Pair each call with its result first, then create the messages (never mutated).
     pairs: list[tuple[str, _Step]] = []  # (call id, the tool_call event)
     results: list[_Step | None] = []  # the answering tool_result, or None
     by_id: dict[str, int] = {}  # call id -> index of an unanswered call
     unanswered: list[int] = []  # indices of unanswered calls, oldest first
+    unmatched = 0
     for step in steps:
         given_id = step[1]
         if step[0]:
@@ -170,13 +185,14 @@ def _paired_steps(steps: list[_Step]) -> list[_Pair]:
         index = by_id.pop(given_id, None) if given_id else None
         if index is None:
             if not unanswered:
-                continue  # a result with no call to answer carries no turn of its own
+                unmatched += 1  # a result with no call to answer carries no turn of its own
+                continue
             index = unanswered[0]
             if by_id.get(pairs[index][0]) == index:
                 del by_id[pairs[index][0]]
         unanswered.remove(index)
         results[index] = step
-    return list(zip(pairs, results, strict=True))
+    return list(zip(pairs, results, strict=True)), unmatched
 
 
 def _alternating_steps(steps: list[_Step]) -> list[_Pair] | None:
@@ -194,7 +210,9 @@ def _alternating_steps(steps: list[_Step]) -> list[_Pair] | None:
     return pairs
 
 
-def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversation:
+def _conversation(
+    task: str, pairs: list[_Pair], final_answer: str, unmatched: int = 0
+) -> Conversation:
     """The messages of the calls (with their ids) and their results (None: unanswered)."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
@@ -237,7 +255,7 @@ def _conversation(task: str, pairs: list[_Pair], final_answer: str) -> Conversat
         messages.append({"role": "tool", "content": text, "tool_call_id": call_id})
     messages.append({"role": "assistant", "content": final_answer})
     error_turns = frozenset(errors)
-    return Conversation(messages, error_turns, loss_weight_tokens(messages, error_turns))
+    return Conversation(messages, error_turns, loss_weight_tokens(messages, error_turns), unmatched)
 
 
 def prompt_text(messages: Sequence[MessageJson]) -> str:

@@ -17,6 +17,7 @@ __all__ = [
     "DUPLICATE_PAIR",
     "GROUP_REJECTS",
     "MANIFEST_VERSION",
+    "UNMATCHED_RESULTS",
     "Accounting",
     "FileFacts",
     "build_manifest",
@@ -30,6 +31,10 @@ MANIFEST_VERSION = "datafactory-manifest/v1"
 # Rejections found when grouping, after the line was counted as valid by the load stage.
 DUPLICATE_BRANCH, DUPLICATE_PAIR = "duplicate-branch", "duplicate-pair"
 GROUP_REJECTS = (DUPLICATE_BRANCH, DUPLICATE_PAIR)
+
+
+#: The count (in ``repaired``) of tool results that answered no call: no turn is written.
+UNMATCHED_RESULTS = "tool_result:without_call"
 
 
 @dataclass

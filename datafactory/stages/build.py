@@ -15,7 +15,8 @@ from typing import IO
 import orjson
 
 from datafactory.contamination import Contamination, first_confirmed
-from datafactory.manifest import Accounting
+from datafactory.conversation import unmatched_results
+from datafactory.manifest import UNMATCHED_RESULTS, Accounting
 from datafactory.outputs import naming
 from datafactory.pairs import DpoSkip, branch_facts, choose_pair, dpo_record, provenance
 from datafactory.rank import BranchScore, rank_disagreements
@@ -216,6 +217,9 @@ class _Rollout:
         options = self.worker.ctx.trl
         assert options is not None
         data = [orjson.loads(self.branch_json(branch)) for branch in branches]
+        unmatched = sum(unmatched_results(branch["tool_call_sequence"]) for branch in data)
+        if unmatched:  # results that answer no call have no turn in any record
+            acc.repaired[UNMATCHED_RESULTS] += unmatched
         wanted = {_KINDS[name] for name in self.outputs}
         records = rollout_records(data, options, wanted)
         self.worker.trl_check.forget()  # the lists of the rollout before are gone

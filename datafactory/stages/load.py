@@ -16,8 +16,8 @@ import orjson
 from msgspec import UNSET
 
 from datafactory.contamination import EvalIndex, task_words, word_grams
-from datafactory.conversation import Conversation, build_typed_messages
-from datafactory.manifest import Accounting
+from datafactory.conversation import Conversation, build_typed_messages, unmatched_results
+from datafactory.manifest import UNMATCHED_RESULTS, Accounting
 from datafactory.pairs import (
     conversation_of,
     dpo_fact_fields,
@@ -172,6 +172,8 @@ class Worker:
         # The typed decoder is the bundled contract's: another contract's validator judges all.
         self.typed = ctx.validators.contract.bundled
         self.form = 0  # the form of the last branch read (``records.decode_branch_forms``)
+        # Tool results that answered no call in the branches spilled since the chunk began.
+        self.unmatched_results = 0
 
     def close(self) -> None:
         self.spill.close()
@@ -237,6 +239,9 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
         if record.repairs:
             acc.repaired.update(record.repairs)
     acc.read = number
+    if worker.unmatched_results:
+        acc.repaired[UNMATCHED_RESULTS] += worker.unmatched_results
+        worker.unmatched_results = 0
     partitions = worker.spill.write(spilled)
     candidates: dict[int, set[str]] = {}
     for item in spilled:
@@ -335,6 +340,8 @@ def _branch_entry(
         "default" if conversation is None else conversation.loss_weight_tokens,
     )  # fmt: skip
     separate = messages if worker.dpo else b""
+    if conversation is not None:
+        worker.unmatched_results += conversation.unmatched_results
     return group.Spilled(facts, output, separate, messages_at, messages_len, answer, dpo_facts, raw)
 
 
@@ -395,6 +402,8 @@ def _layer2(
         hashes, g3_hit = worker.tasks.facts(prompt)
         if worker.ppo:
             output = _exact(check.line(check.ppo, ppo_from_layer2(ppo, hashes)))
+    if output:  # its conversation is written: results that answer no call have no turn
+        worker.unmatched_results += unmatched_results(record.data["tool_call_sequence"])
     facts = (
         group.rollout_key(rollout_id), rollout_id, kind, int(branch_index), seq, source_index,
         g3_hit, hashes, 0.0, False, "", 0, False, "default",

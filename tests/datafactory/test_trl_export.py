@@ -799,3 +799,25 @@ def test_a_rollout_whose_branches_disagree_on_the_task_yields_no_pair(
     assert result.manifest()["dpo"] == {
         "pairs": 0, "from_layer2": 0, "skipped_rollouts": {"branches_disagree_on_task": 1},
     }  # fmt: skip
+
+
+@pytest.mark.parametrize("target", ["layer3", "trl"])
+def test_tool_results_that_answer_no_call_are_counted(
+    run_cli: RunCli, tmp_path: Path, target: str
+) -> None:
+    """A result before any call, and one after every call was answered, have no turn of
+    their own: they were dropped without a count."""
+    orphan = {"event": "tool_result", "data": {"output": "stray"}}
+    call = {"event": "tool_call", "data": {"name": "ls", "args": {}, "call_id": "c1"}}
+    answer = {"event": "tool_result", "data": {"output": "a", "call_id": "c1"}}
+    records = [
+        branch("r-1", 0, objective_score=1, tool_call_sequence=[orphan, call, answer, orphan]),
+        branch("r-1", 1, objective_score=0, tool_call_sequence=[call, answer]),
+    ]
+    path = write_jsonl(tmp_path / "in.jsonl", records)
+    result = run_cli(path, args=("--target", target))
+    assert result.exit_code == 0, result.stderr
+    assert result.manifest()["repaired"] == {"tool_result:without_call": 2}
+    assert "repaired: tool_result:without_call 2" in result.stdout
+    tools = [m for r in result.ppo() for m in r["completion" if target == "trl" else "messages"]]
+    assert [m["content"] for m in tools if m["role"] == "tool"] == ["a", "a"]
