@@ -1,9 +1,25 @@
-"""Governed checkouts written by a test: files by name, committed with git."""
+"""What an extraction test lays out: a wiregate root holding our contract, and governed
+checkouts written file by file, committed with git."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
+
+from contracts import SCHEMA_FILES
+
+
+def wiregate_root(base: Path, repo_root: Path) -> Path:
+    """``base/wg``: our contract's schemas and a pyproject naming wiregate (what ``--root``
+    looks for), with an empty governed checkout ``gov`` in it."""
+    root = base / "wg"
+    (root / "contracts").mkdir(parents=True)
+    for name in SCHEMA_FILES.values():
+        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
+    (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
+    (root / "gov").mkdir()
+    return root
 
 
 def write_files(base: Path, files: dict[str, str]) -> None:

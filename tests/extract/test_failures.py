@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from contracts import SCHEMA_FILES, locate
+from contracts import locate
+from tests.extract.checkouts import wiregate_root
 from wiregate.cli import main
 
 TS_FILE = "src/records.ts"
@@ -54,11 +55,7 @@ canonical_at = "#/$defs/BuildResult"
 @pytest.fixture
 def governed(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A wiregate root (our contract) and a governed checkout ``gov`` beside it."""
-    root = tmp_path / "wg"
-    (root / "contracts").mkdir(parents=True)
-    for name in SCHEMA_FILES.values():
-        (root / "contracts" / name).write_bytes((repo_root / "contracts" / name).read_bytes())
-    (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
+    root = wiregate_root(tmp_path, repo_root)
     gov = root / "gov"
     (gov / "src").mkdir(parents=True)
     (gov / TS_FILE).write_text(TS, encoding="utf-8")

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from contracts import SCHEMA_FILES
-from tests.extract.checkouts import commit_all, write_files
+from tests.extract.checkouts import commit_all, wiregate_root, write_files
 from wiregate.cli import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -38,14 +37,8 @@ schema = "rollout-wire"
 @pytest.fixture
 def root(tmp_path: Path, repo_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A wiregate root (our contract) and an empty governed checkout ``gov`` in it."""
-    root = tmp_path / "wg"
-    (root / "contracts").mkdir(parents=True)
-    for name in SCHEMA_FILES.values():
-        shutil.copy(repo_root / "contracts" / name, root / "contracts" / name)
-    (root / "pyproject.toml").write_text('[project]\nname = "wiregate"\n', encoding="utf-8")
-    (root / "gov").mkdir()
     monkeypatch.setenv("WIREGATE_CACHE_DIR", str(tmp_path / "cache"))
-    return root
+    return wiregate_root(tmp_path, repo_root)
 
 
 def _configure(root: Path, role: str, what: str) -> None:
