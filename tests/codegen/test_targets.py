@@ -295,8 +295,8 @@ def test_npm_packages_not_installed(wg_root: Path, monkeypatch: pytest.MonkeyPat
     empty.mkdir()
     monkeypatch.setenv("WIREGATE_NODE_MODULES", str(empty))
     assert one_error(wg_root, "--target", "typescript") == (
-        f"json-schema-to-typescript is not installed in {empty}: run `make venv` (or `npm ci` "
-        "in the wiregate checkout)"
+        f"json-schema-to-typescript is not installed in {empty} (WIREGATE_NODE_MODULES): install the "
+        "pinned tools there: json-schema-to-typescript@16.0.0 ts-json-schema-generator@2.4.0 typescript@5.8.3"
     )
 
 

@@ -4,7 +4,10 @@ model that is not a class or not there, a time-out. And the cache: warm runs nee
 
 from __future__ import annotations
 
+import json
 import resource
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -14,7 +17,9 @@ from click.testing import CliRunner
 
 from contracts import locate
 from tests.extract.checkouts import wiregate_root
+from wiregate import node
 from wiregate.cli import main
+from wiregate.node import PINNED_NPM_PACKAGES
 
 TS_FILE = "src/records.ts"
 TS = """\
@@ -139,8 +144,8 @@ def test_npm_tools_not_installed(governed: Path, monkeypatch: pytest.MonkeyPatch
     empty.mkdir()
     monkeypatch.setenv("WIREGATE_NODE_MODULES", str(empty))
     assert one_error(governed) == (
-        f"ts-json-schema-generator is not installed in {empty}: run `make venv` (or `npm ci` "
-        "in the wiregate checkout)"
+        f"ts-json-schema-generator is not installed in {empty} (WIREGATE_NODE_MODULES): install the "
+        "pinned tools there: json-schema-to-typescript@16.0.0 ts-json-schema-generator@2.4.0 typescript@5.8.3"
     )
 
 
@@ -405,3 +410,34 @@ def test_a_serializer_without_a_return_type_is_what_a_producer_writes_unknown(
     configure(governed, "python", 'model = "models.ser:Outer"\nmode = "validation"')
     code, _, stderr = drift(governed)
     assert (code, stderr) == (1, [])  # judged (a model unlike BuildResult), not refused
+
+
+def test_the_pinned_npm_packages_are_package_jsons(repo_root: Path) -> None:
+    manifest = json.loads((repo_root / "package.json").read_bytes())
+    assert manifest["dependencies"] == PINNED_NPM_PACKAGES
+
+
+def test_an_installed_wiregate_uses_the_users_npm_tools(
+    governed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a checkout (a wheel, as a pre-commit hook installs it) the tools were looked
+    for beside site-packages, where nothing can install them: every TypeScript copy was an
+    error. They are looked for in the user's cache, and the error gives the command that
+    installs them there; run, the copy is extracted."""
+    typescript(governed)
+    monkeypatch.setattr(node, "_checkout_modules", lambda: tmp_path / "site" / "node_modules")
+    monkeypatch.delenv("WIREGATE_NODE_MODULES", raising=False)
+    modules = tmp_path / "cache" / "npm" / "node_modules"
+    pinned = " ".join(f"{name}@{version}" for name, version in sorted(PINNED_NPM_PACKAGES.items()))
+    command = f"npm install --no-save --prefix {modules.parent} {pinned}"
+    assert one_error(governed) == (
+        f"ts-json-schema-generator is not installed in {modules}: run `{command}` once (or set "
+        "WIREGATE_NODE_MODULES)"
+    )
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is on the machine (make installs the tools with it)"
+    subprocess.run(
+        [npm, *command.split()[1:], "--no-audit", "--no-fund", "--prefer-offline"],
+        check=True, capture_output=True, timeout=600,
+    )  # fmt: skip
+    assert drift(governed)[0::2] == (0, [])  # extracted and judged: no error line
