@@ -210,3 +210,19 @@ def test_def_and_a_source_pointer_conflict(files: Path) -> None:
 )
 def test_bad_pointers_are_one_exit_2_line(files: Path, new: str, message: str) -> None:
     assert run("contract.json#/$defs/Rec", new) == (2, "", f"wiregate: error: {message}\n")
+
+
+def test_an_unknown_ref_in_a_shallow_clone_says_so(repo: Path, tmp_path: Path) -> None:
+    """CI checks out one commit: ``--new-since origin/main`` was just "unknown git ref"."""
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", "--branch", "main", f"file://{repo}", str(shallow)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    spec = f"{shallow}@v1:s.json"
+    assert run(spec, f"{shallow}@HEAD:s.json") == (
+        2,
+        "",
+        f"wiregate: error: {spec}: unknown git ref 'v1' (a shallow clone: fetch the ref, `git "
+        "fetch origin main`, or clone with fetch-depth: 0)\n",
+    )

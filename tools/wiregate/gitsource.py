@@ -69,8 +69,18 @@ def resolve_commit(repo: git.Repo, ref: str) -> str:
         if found is not None:  # HEAD^{tree}, a blob's sha: files are read at commits
             kind = repo.git.cat_file("-t", found).strip()
             raise UnknownRef(repo, f"git ref {ref!r} names a {kind}, not a commit")
-        raise UnknownRef(repo, f"unknown git ref {ref!r}")
+        raise UnknownRef(repo, f"unknown git ref {ref!r}{_shallow_hint(repo)}")
     return sha
+
+
+def _shallow_hint(repo: git.Repo) -> str:
+    """Why a ref may be missing from a CI checkout: a shallow clone holds one commit and no
+    other branch (``origin/main`` for ``--new-since``)."""
+    if not shallow_boundary(repo):
+        return ""
+    return (
+        " (a shallow clone: fetch the ref, `git fetch origin main`, or clone with fetch-depth: 0)"
+    )
 
 
 class UnknownRef(UserError):
