@@ -228,6 +228,16 @@ def test_an_expired_entry_fails_naming_its_reason(run: Run, layout: Path) -> Non
         "expired": True,
     }
     assert (finding["breaking"], finding["blocking"]) == (True, True)
+    # The GitHub annotation says it too: it was the plain break, with no expiry or reason.
+    github = run("--format", "github", today="2026-12-01").stdout.splitlines()
+    (annotation,) = [line for line in github if "min-length-removed" in line]
+    assert annotation == (
+        f"::error file={WIRE},line=39,col=17,title=wiregate drift wasmagent-js rollout-wire%3A "
+        "min-length-removed::wasmagent-js has no minLength at `RolloutBranchRecord.task`; the "
+        "contract has minLength 1 (min-length-removed): wasmagent-js may write records the "
+        "contract rejects (1 change in RolloutBranchRecord) [acceptance expired 2026-12-01: "
+        "editor may send an empty task until v2]"
+    )
 
 
 def test_a_fixed_finding_makes_its_entry_stale_and_prune_removes_it(run: Run, layout: Path) -> None:

@@ -548,10 +548,13 @@ def render_github(report: DriftReport) -> str:
         elif result.verdict.drifted:
             for entry in result.entries:
                 at = entry.head.copy_location
+                # What the baseline says of it (an acceptance that expired, and why it was
+                # accepted): the reviewer on GitHub sees only this line.
+                mark = _mark(result.triage_of(entry.head), report).strip()
                 lines.append(
                     workflow_command(
                         report.annotation_level(result, entry.breaking),
-                        _entry_message(entry),
+                        f"{_entry_message(entry)} {mark}" if mark else _entry_message(entry),
                         title=_entry_title(result, entry),
                         file=at.file if at else result.path,
                         line=at.line if at else None,
