@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -131,6 +132,23 @@ def test_hook_manifest_and_config_are_valid(repo_root: Path, tmp_path: Path) -> 
         ("wiregate-drift", "wiregate drift --new-since HEAD", False),
         ("wiregate-codegen", "wiregate codegen --check", False),
     ]
+
+
+def test_the_drift_hook_runs_for_what_an_extraction_reads(repo_root: Path) -> None:
+    """A commit changing only a tsconfig (its paths, its extends) changes what a TypeScript
+    copy extracts to: the hook did not run for it."""
+    manifest = {
+        h["id"]: h for h in yaml.safe_load((repo_root / ".pre-commit-hooks.yaml").read_text())
+    }
+    files = re.compile(manifest["wiregate-drift"]["files"])
+    names = [
+        "packages/core/src/wire.ts", "src/x.mts", "evomerge/schemas/rollout.py",
+        "schemas/rollout-wire.schema.json", "tsconfig.json", "packages/core/tsconfig.base.json",
+        "config/jsconfig.json", "package.json", "packages/core/package.json",
+        # not read by an extraction
+        "fixtures/data.json", "package-lock.json", "README.md", "notes.tsconfig.txt",
+    ]  # fmt: skip
+    assert [name for name in names if files.search(name)] == names[:9]
 
 
 def test_published_hooks_run_as_their_manifest_says(repo_root: Path, tmp_path: Path) -> None:
