@@ -48,12 +48,14 @@ def user_modules() -> Path:
 
 def node_modules_dir() -> Path:
     """Where the tools are: ``$WIREGATE_NODE_MODULES``, else ``node_modules`` in the wiregate
-    checkout this package runs from (``npm ci``), else the user's (``user_modules``)."""
+    checkout this package runs from (``npm ci``), else, for an installed wiregate, the user's
+    (``user_modules``)."""
     override = os.environ.get("WIREGATE_NODE_MODULES")
     if override:
         return Path(override)
     checkout = _checkout_modules()
-    return checkout if checkout.is_dir() else user_modules()
+    # A wiregate checkout (its package.json beside): ``make`` installs the tools there.
+    return checkout if (checkout.parent / "package.json").is_file() else user_modules()
 
 
 def find_node(needed_by: str) -> str:
