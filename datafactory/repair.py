@@ -12,8 +12,8 @@ contract, and each repair is counted by kind (once per record and kind):
      per call, split into a ``tool_call`` and a ``tool_result`` event
      (``tool_call:flat_arguments``, ``tool_call:flat_args``); other keys stay in the call's data.
      Arguments given as the JSON text of an object (OpenAI's form) are decoded
-     (``tool_call:arguments_json_text``); text that encodes no object (or a key twice, NaN, a
-     number beyond a double) stays, and is rejected.
+     (``tool_call:arguments_json_text``); text that encodes no object (or not exactly: a key twice,
+     NaN, a number beyond a double or an integer beyond 64 bits) stays, and is rejected.
 * ``build_result``: camelCase keys (``exitCode``, ``ranAtMs``) renamed
   (``build_result:camelcase_keys``); status ``success``/``failed`` -> ``pass``/``fail``
   (``build_result:status_alias``); no status but an integer exit code -> ``pass`` when it is
@@ -31,7 +31,6 @@ Anything else that breaks the contract is rejected, never guessed at.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
@@ -62,6 +61,7 @@ __all__ = [
     "Normalised",
     "Reject",
     "formula_total",
+    "json_object",
     "normalise_line",
     "normalise_value",
     "read_exactly",
@@ -153,7 +153,7 @@ def _flat_events(entry: dict[str, Any], kinds: set[str]) -> list[dict[str, Any]]
     data: dict[str, Any] = {"name": entry["tool_name"]}
     if args_key in entry:
         data["args"] = entry[args_key]
-        decoded = _json_object(data["args"])
+        decoded = json_object(data["args"])
         if decoded is not None:  # OpenAI's form: the arguments object as JSON text
             data["args"] = decoded
             kinds.add(ARGUMENTS_TEXT)
@@ -174,32 +174,19 @@ def _flat_events(entry: dict[str, Any], kinds: set[str]) -> list[dict[str, Any]]
 ARGUMENTS_TEXT = "tool_call:arguments_json_text"
 
 
-def _no_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(f"{text} is beyond a double")
-    return number
-
-
-def _json_object(value: Any) -> dict[str, Any] | None:
-    """The object ``value`` encodes as JSON text, or None (not text, not an object, a key
-    written twice)."""
-    if not isinstance(value, str) or not value.lstrip().startswith("{"):
+def json_object(text: Any) -> dict[str, Any] | None:
+    """The object ``text`` encodes as JSON, when it says exactly that (``read_exactly``: no key
+    given twice, no integer beyond 64 bits; orjson refuses NaN and numbers beyond a double,
+    which it would write as null); None for anything else (not text, not JSON, no object)."""
+    if not isinstance(text, str):
         return None
     try:
-        decoded = json.loads(
-            value,
-            object_pairs_hook=unique_members,
-            parse_constant=_no_constant,
-            parse_float=_finite,  # 1e400 is no float: orjson would write it as null
-        )
-    except (ValueError, RecursionError):
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
         return None
-    return decoded if isinstance(decoded, dict) else None
+    if not isinstance(value, dict) or not read_exactly(text.encode()):
+        return None
+    return value
 
 
 def _repair_tool_calls(value: Any, repairs: list[str]) -> Any:

@@ -44,7 +44,7 @@ from datafactory.conversation import build_messages
 from datafactory.pairs import SOURCE, DpoSkip, choose_pair, task_hash
 from datafactory.rank import BranchScore, reward, total_score
 from datafactory.records import BranchJson
-from datafactory.repair import read_exactly
+from datafactory.repair import json_object
 
 __all__ = [
     "CALL_ID_LENGTH",
@@ -167,17 +167,9 @@ def _call_id(position: int) -> str:
 def _as_object(arguments: Any) -> Any:
     """JSON-string arguments as the object they encode; anything else unchanged, so a template
     still gets what the producer wrote: a string that encodes no object, or one whose object
-    would not say the same (a key given twice, an integer beyond 64 bits, which orjson reads
-    as a float)."""
-    if not isinstance(arguments, str):
-        return arguments
-    try:
-        value = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        return arguments
-    if not isinstance(value, dict) or not read_exactly(arguments.encode()):
-        return arguments
-    return value
+    would not say the same (``repair.json_object``)."""
+    decoded = json_object(arguments)
+    return arguments if decoded is None else decoded
 
 
 def _written_call(call: Mapping[str, Any], names: list[str], options: TrlOptions) -> dict[str, Any]:
