@@ -46,6 +46,14 @@ class _HeadDeadline:
     loop: asyncio.AbstractEventLoop
     _head_timer: asyncio.TimerHandle | None = None
 
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_head_timer()
+        super().connection_lost(exc)  # type: ignore[misc]
+
     def _await_head(self) -> None:
         self._cancel_head_timer()
         if not self.transport.is_closing():
@@ -70,10 +78,6 @@ class _HeadDeadline:
 
 
 class _HeadTimedH11(_HeadDeadline, H11Protocol):
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._await_head()
-
     def data_received(self, data: bytes) -> None:
         before = self.conn.their_state
         super().data_received(data)
@@ -92,10 +96,6 @@ class _HeadTimedH11(_HeadDeadline, H11Protocol):
         if self.conn.their_state in (h11.IDLE, h11.SEND_BODY):
             self._await_head()
 
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._cancel_head_timer()
-        super().connection_lost(exc)
-
     def _head_begun(self) -> bool:
         return self.conn.their_state is h11.IDLE and bool(self.conn.trailing_data[0])
 
@@ -109,10 +109,6 @@ else:
 
     class _HeadTimedHttptools(_HeadDeadline, HttpToolsProtocol):
         _begun = False
-
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._await_head()
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
@@ -128,10 +124,6 @@ else:
             super().on_response_complete()
             if not waiting:
                 self._await_head()
-
-        def connection_lost(self, exc: Exception | None) -> None:
-            self._cancel_head_timer()
-            super().connection_lost(exc)
 
         def _head_begun(self) -> bool:
             return self._begun
