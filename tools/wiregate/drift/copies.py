@@ -125,7 +125,10 @@ class CodeRoot:
         seen: set[str] = set()
         while todo:
             config = todo.pop()
-            text = config.read_text(encoding="utf-8", errors="replace")
+            try:  # bounded, as every file wiregate reads: a config is a few lines
+                text = read_regular(config, self.tree.max_bytes).decode("utf-8", "replace")
+            except NotReadable:
+                continue  # the extraction says what is wrong with it
             for target in _extended(text):
                 if not target.startswith("."):
                     continue  # a package's config: under node_modules, never committed
