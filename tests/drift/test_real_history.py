@@ -406,8 +406,8 @@ def test_cli_formats_on_the_real_state(
     # tool_call_sequence union. Then the copy's summary line.
     items = "/properties/tool_call_sequence/items"
     widened = (
-        "trace-pipeline's copy differs from the contract at "
-        "`RolloutBranchRecord.tool_call_sequence[]` (items-widened); not breaking: "
+        "trace-pipeline's items at `RolloutBranchRecord.tool_call_sequence[]` accept every "
+        "item the contract's do, and more (items-widened); not breaking: "
         "trace-pipeline reads every record the contract allows"
     )
     assert lines[9] == (
@@ -535,3 +535,86 @@ def test_cli_formats_on_the_real_state(
         "blocking": False,
     }
     assert len(first["entries"]) == 10
+
+
+def test_each_line_says_what_the_copy_and_the_contract_each_have(
+    repo_root: Path, replayed: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The two documents lay records out differently (a ``$defs`` entry in the contract, inline
+    in a copy; a ``$ref`` in one, the schema itself in the other), and a line still names the
+    property or keyword only one side has, with its value; the engine's own words stand where
+    no such words exist, and an entry whose consequences differ is said of its root."""
+    monkeypatch.chdir(repo_root)
+    lines: list[str] = []
+    for name in ("wasmagent-js", "trace-pipeline"):
+        result = CliRunner().invoke(
+            main,
+            [
+                "--root",
+                str(repo_root),
+                "drift",
+                "--repo",
+                f"{name}={replayed[name]}",
+                *schema_copy_args(name),
+            ],
+        )
+        assert result.exit_code == 1
+        lines += [line.strip() for line in result.stdout.splitlines()]
+    expected = [
+        (
+            "error: wasmagent-js does not declare `DpoRecord.loss_weight_annotations`, so "
+            "any value may be there; the contract declares it "
+            "(property-removed-from-open-model): wasmagent-js may write records the "
+            "contract rejects [1 change in DpoRecord; copy 134:5, contract 208:9]"
+        ),
+        (
+            "error: wasmagent-js has no minimum at "
+            "`RolloutTreeRecord.branches[].temperature`; the contract has minimum 0 "
+            "(minimum-removed): wasmagent-js may write records the contract rejects [1 "
+            "change in RolloutTreeRecord; copy 63:15, contract 113:44]"
+        ),
+        (
+            "error: wasmagent-js's copy differs from the contract at "
+            "`DpoRecord.tool_call_sequence[]` (property-removed-from-open-model): "
+            "wasmagent-js may write records the contract rejects [15 changes in DpoRecord, "
+            "PpoRecord, RolloutBranchRecord; copy 143:50, contract 47:9]"
+        ),
+        (
+            "error: wasmagent-js declares `Message.final_answer`; the contract does not, "
+            "and allows no undeclared key (property-added-to-closed-model): wasmagent-js "
+            "may write records the contract rejects [1 change in Message; copy 17:9, "
+            "contract 50:5]"
+        ),
+        (
+            "error: wasmagent-js allows undeclared keys at `Message.*`; the contract does "
+            "not (additional-properties-opened): wasmagent-js may write records the "
+            "contract rejects [1 change in Message; copy 8:5, contract 54:7]"
+        ),
+        (
+            "error: wasmagent-js has no pattern at `Provenance.task_hash`; the contract has "
+            'pattern "^[0-9a-f]{16}$" (pattern-removed): wasmagent-js may write records the '
+            "contract rejects [1 change in Provenance; copy 27:9, contract 95:9]"
+        ),
+        (
+            "warning: wasmagent-js's copy differs from the contract at `training-record`: "
+            "oneOf member DpoTrainingRecord may now overlap another member: a value "
+            "matching both is rejected (one-of-overlap-added); not breaking: every record "
+            "wasmagent-js writes meets the contract [1 change in training-record; copy "
+            "6:13, contract 7:5]"
+        ),
+        (
+            "error: trace-pipeline allows null at `Provenance.task_hash`; the contract does "
+            "not (nullable-added): trace-pipeline may write records the contract rejects [1 "
+            "change in Provenance; copy 97:9, contract 95:9]"
+        ),
+        (
+            "error: trace-pipeline's copy differs from the contract at "
+            "`Message.tool_calls[]` (additional-properties-opened): trace-pipeline may "
+            "write records the contract rejects [7 changes in Message; copy 22:15, contract "
+            "43:7]"
+        ),
+    ]
+    assert [line for line in expected if line not in lines] == []
+    # Only where neither the pointers nor the rule say more: the oneOf members, and entries
+    # whose consequences differ.
+    assert sum("copy differs from the contract at" in line for line in lines) == 6

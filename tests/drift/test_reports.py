@@ -88,8 +88,8 @@ def test_text_prints_one_line_per_root_change_and_verbose_the_consequences(
         repo_root, {"trace-pipeline": replayed["trace-pipeline"]}, "--verbose"
     ).stdout.splitlines()
     head = (
-        "    error: trace-pipeline's copy differs from the contract at "
-        "`DpoTrainingRecord.loss_weight_annotations` (property-added-to-closed-model): "
+        "    error: trace-pipeline declares `DpoTrainingRecord.loss_weight_annotations`; the "
+        "contract does not, and allows no undeclared key (property-added-to-closed-model): "
         "trace-pipeline may write records the contract rejects "
         "[1 change in DpoTrainingRecord; copy 190:5, contract 107:5]"
     )

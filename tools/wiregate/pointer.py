@@ -19,6 +19,7 @@ __all__ = [
     "PointerError",
     "escape",
     "follow",
+    "follow_through_refs",
     "fragment",
     "join",
     "resolve",
@@ -114,6 +115,25 @@ def follow(document: Any, tokens: Sequence[str]) -> Any:
             node = node[int(token)]
         else:
             raise PointerError(join("#", *tokens), "points to nothing")
+    return node
+
+
+def follow_through_refs(document: Any, pointer: str, *, hops: int = 64) -> Any:
+    """``resolve``, where a pointer may pass through a local ``$ref`` as the diff engine's
+    pointers do (``#/$defs/P/properties/h/pattern`` with ``h`` a ``$ref`` to the schema that
+    holds the pattern): a token missing beside a ``"$ref": "#/..."`` is looked up in its
+    target. At most ``hops`` references are taken (a cycle names nothing)."""
+    node = document
+    for token in split(pointer):
+        while (
+            isinstance(node, Mapping)
+            and token not in node
+            and isinstance(node.get("$ref"), str)
+            and node["$ref"].startswith("#")
+            and hops > 0
+        ):
+            node, hops = resolve(document, node["$ref"]), hops - 1
+        node = follow(node, [token])
     return node
 
 

@@ -8,13 +8,15 @@ two documents); the reporters only render it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from wiregate.diff import Change
 from wiregate.exactjson import dumps
-from wiregate.pointer import PointerError, resolve, split
+from wiregate.pointer import PointerError, follow_through_refs, split
 from wiregate.positions import PositionIndex
 
 __all__ = [
@@ -57,6 +59,7 @@ class DriftFinding:
     change: Change
     breaking: bool  # fails the direction the copy's role requires
     message: str  # names the contract and the copy, in the role's terms
+    root_message: str  # the same, naming no property or keyword (``RootEntry.message``)
     record_type: str  # the record type (or definition) the change sits in
     copy_location: Location | None
     contract_location: Location | None
@@ -84,6 +87,16 @@ class RootEntry:
     @property
     def level(self) -> str:
         return self.head.change.level
+
+    @property
+    def message(self) -> str:
+        """The entry's line: its head's message, when that says what every consequence says
+        (one change, or one edit of ``required`` naming each property); else, as the
+        consequences differ (``--verbose`` lists them), where the head is and what it means."""
+        head = self.head
+        if all(f.message == head.message for f in self.findings):
+            return head.message
+        return head.root_message
 
     @property
     def breaking(self) -> bool:
@@ -121,15 +134,15 @@ def field_path(pointer: str) -> str:
     return path
 
 
-def _subject(change: Change, default: str) -> tuple[str, str]:
-    """(record type, field) the change is about, read from whichever pointer names the
+def _subject(old_pointer: str, new_pointer: str, default: str) -> tuple[str, str]:
+    """(record type, field) a change is about, read from whichever of its pointers names the
     deeper field (a removed key is only in the contract, an added one only in the copy): the
     record type is that pointer's ``$defs`` entry, else ``default`` (the record type the copy
     is compared with)."""
-    old_field, new_field = field_path(change.old_pointer), field_path(change.new_pointer)
-    pointer, field = change.new_pointer, new_field
+    old_field, new_field = field_path(old_pointer), field_path(new_pointer)
+    pointer, field = new_pointer, new_field
     if len(old_field) > len(new_field):
-        pointer, field = change.old_pointer, old_field
+        pointer, field = old_pointer, old_field
     tokens = split(pointer)
     if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
         return tokens[1], field
@@ -138,7 +151,7 @@ def _subject(change: Change, default: str) -> tuple[str, str]:
 
 def _value(document: Any, pointer: str) -> tuple[bool, Any]:
     try:
-        return True, resolve(document, pointer)
+        return True, follow_through_refs(document, pointer)
     except (PointerError, KeyError, IndexError, TypeError, ValueError):
         return False, None
 
@@ -232,29 +245,84 @@ def _dependency_words(
     return None
 
 
+def _one_side(old_tokens: list[str], new_tokens: list[str]) -> tuple[str, list[str]] | None:
+    """("contract"|"copy", its tokens) when one pointer names a property or a keyword that the
+    other does not: the other names the schema around it. Only the ends are compared: the two
+    documents may lay a record out differently (a ``$defs`` entry in one, inline in the other)."""
+    for only, tokens, other in (
+        ("contract", old_tokens, new_tokens),
+        ("copy", new_tokens, old_tokens),
+    ):
+        if len(tokens) >= 2 and tokens[-2] in ("properties", "patternProperties"):
+            named = (tokens[-2], tokens[-1])
+            if named not in pairwise(other):  # not in the other at all
+                return only, tokens
+    for only, tokens, other in (
+        ("contract", old_tokens, new_tokens),
+        ("copy", new_tokens, old_tokens),
+    ):
+        keyword = tokens[-1] if tokens else ""
+        # The other names the schema around the keyword, not a keyword of its own.
+        if keyword in _VALUE_KEYWORDS and (not other or other[-1] not in _VALUE_KEYWORDS):
+            return only, tokens
+    return None
+
+
+# Keywords one side may have alone, whose value is shown as it is.
+_VALUE_KEYWORDS = {
+    "const", "enum", "type", "format", "pattern", "minLength", "maxLength", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+    "uniqueItems", "minProperties", "maxProperties", "minContains", "maxContains", "required",
+    "propertyNames", "contentEncoding", "contentMediaType", "title", "description", "default",
+    "examples", "deprecated", "readOnly", "writeOnly", "$comment",
+}  # fmt: skip
+
+# What a property declared by one side only means, by the model around it on the other side.
+_UNDECLARED = {
+    "property-removed-from-open-model": ", so any value may be there",
+    "property-removed-from-closed-model": " and allows no undeclared key",
+    "property-removed-from-partially-open-model": ", so its other schemas decide what is there",
+}
+_DECLARED = {
+    "property-added-to-open-model": ", where any value may be",
+    "property-added-to-closed-model": ", and allows no undeclared key",
+    "property-added-to-partially-open-model": ", where its other schemas decide what is there",
+}
+
+
+def _declared_where(change: Change, only: str, tokens: list[str], where: str) -> str:
+    """Where a property that one side alone declares would be: the field of the schema around
+    it on the other side (the message's subject may be that schema itself), then its name."""
+    other = change.new_pointer if only == "contract" else change.old_pointer
+    record_type = where.strip("`").split(".", 1)[0]
+    around = field_path(other)
+    name = tokens[-1] if tokens[-2] == "properties" else f"<{tokens[-1]}>"
+    return f"`{record_type}.{around}.{name}`" if around else f"`{record_type}.{name}`"
+
+
 def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: Any) -> str | None:
-    """A keyword or a property that only one side has, when one pointer names it and the
-    other its parent: ``wasmagent-js has no minLength at `R.task`; the contract has minLength
-    1``, ``trace-pipeline does not declare `R.seed`; the contract does``."""
+    """A keyword or a property that only one side has: ``wasmagent-js has no minLength at
+    `R.task`; the contract has minLength 1``, ``trace-pipeline does not declare `R.seed`, so
+    any value may be there; the contract declares it``."""
     old_tokens, new_tokens = split(change.old_pointer), split(change.new_pointer)
     dependency = _dependency_words(change, old_tokens, new_tokens, who, where, contract, copy)
     if dependency is not None:
         return dependency
-    if len(old_tokens) == len(new_tokens) + 1 and old_tokens[:-1] == new_tokens:
-        only, tokens, document = "contract", old_tokens, contract
-    elif len(new_tokens) == len(old_tokens) + 1 and new_tokens[:-1] == old_tokens:
-        only, tokens, document = "copy", new_tokens, copy
-    else:
+    side = _one_side(old_tokens, new_tokens)
+    if side is None:
         return None
+    only, tokens = side
     if len(tokens) >= 2 and tokens[-2] in ("properties", "patternProperties"):
+        where = _declared_where(change, only, tokens, where)
         if only == "contract":
-            return f"{who} does not declare {where}; the contract does"
-        return f"{who} declares {where}; the contract does not"
+            return f"{who} does not declare {where}{_UNDECLARED.get(change.id, '')}; " + (
+                "the contract declares it"
+            )
+        return f"{who} declares {where}; the contract does not{_DECLARED.get(change.id, '')}"
     keyword = tokens[-1]
-    if keyword in _INTO or keyword in _STEP or keyword in _COMBINATORS or keyword.isdigit():
-        return None
     found, value = _value(
-        document, change.old_pointer if only == "contract" else change.new_pointer
+        contract if only == "contract" else copy,
+        change.old_pointer if only == "contract" else change.new_pointer,
     )
     if not found or isinstance(value, dict):
         return None
@@ -262,6 +330,36 @@ def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: 
     if only == "contract":
         return f"{who} has no {keyword} at {where}; the contract has {keyword} {shown}"
     return f"{who} has {keyword} {shown} at {where}; the contract has none"
+
+
+# Rules whose change the pointers alone do not show (``null`` through a Pydantic ``anyOf``,
+# ``additionalProperties`` on one side only, a schema's whole subschema), in the drift's terms.
+_RULE_WORDS = {
+    "nullable-added": "{who} allows null at {where}; the contract does not",
+    "nullable-removed": "{who} does not allow null at {where}; the contract does",
+    "additional-properties-opened": (
+        "{who} allows undeclared keys at {where}; the contract does not"
+    ),
+    "additional-properties-closed": "{who} allows no undeclared key at {where}; the contract does",
+    "items-added": "{who} checks the items at {where}; the contract does not",
+    "items-removed": "{who} does not check the items at {where}; the contract does",
+    "items-widened": "{who}'s items at {where} accept every item the contract's do, and more",
+    "items-narrowed": "{who}'s items at {where} accept only some of the items the contract's do",
+    "any-of-added": "{who} has an anyOf at {where}; the contract has none",
+    "any-of-removed": "{who} has no anyOf at {where}; the contract has one",
+    "property-names-added": "{who} constrains the property names at {where}; the contract does not",
+    "property-names-removed": (
+        "{who} does not constrain the property names at {where}; the contract does"
+    ),
+}
+# The engine's message speaks of an old and a new schema; a drift's sides are the contract and
+# a copy, so a message in those words is left out.
+_OLD_OR_NEW = re.compile(r"\b(?:old|new)\b", re.IGNORECASE)
+
+
+def _fallback_words(change: Change, who: str, where: str) -> str:
+    said = f"{who}'s copy differs from the contract at {where}"
+    return said if _OLD_OR_NEW.search(change.message) else f"{said}: {change.message}"
 
 
 def _message(
@@ -278,9 +376,8 @@ def _message(
     a mirror's whichever direction fails."""
     record_type, field = subject
     where = f"`{record_type}.{field}`" if field else f"`{record_type}`"
-    writes = role == "producer" or (role == "mirror" and not change.forward)
+    writes = _writes(change, role)
     words = _keyword_words(change, contract, copy)
-    rule = f" ({change.id})"
     if change.id in (REQUIRED_ADDED, REQUIRED_REMOVED):
         said = _required_words(change, writes, who, where, contract, copy)
     elif words is not None and words[0] == "type":
@@ -297,9 +394,19 @@ def _message(
             f"the contract has {keyword} {contract_value}"
         )
     else:
+        # Else the rule's words, else the engine's.
         said = _one_sided_words(change, who, where, contract, copy) or (
-            f"{who}'s copy differs from the contract at {where}"
+            _RULE_WORDS[change.id].format(who=who, where=where)
+            if change.id in _RULE_WORDS
+            else _fallback_words(change, who, where)
         )
+    return _verdict(said, change, breaking, role, who)
+
+
+def _verdict(said: str, change: Change, breaking: bool, role: str, who: str) -> str:
+    """``said``, the rule's id and what the change means for the copy's role."""
+    writes = _writes(change, role)
+    rule = f" ({change.id})"
     if not breaking:
         if writes:
             return f"{said}{rule}; not breaking: every record {who} writes meets the contract"
@@ -307,6 +414,11 @@ def _message(
     if writes:
         return f"{said}{rule}: {who} may write records the contract rejects"
     return f"{said}{rule}: the contract allows records {who} rejects"
+
+
+def _writes(change: Change, role: str) -> bool:
+    """Whether the copy's side of the change is what it writes (else what it reads)."""
+    return role == "producer" or (role == "mirror" and not change.forward)
 
 
 def make_finding(
@@ -331,7 +443,10 @@ def make_finding(
     places are declared in the source, in the file that declares each type)."""
     record = split(canonical_at)
     default = record[1] if len(record) >= 2 and record[0] in ("$defs", "definitions") else schema
-    subject = _subject(change, default)
+    subject = _subject(change.old_pointer, change.new_pointer, default)
+    # An entry whose consequences differ is said of where the head's change is, no more.
+    where = f"`{subject[0]}.{subject[1]}`" if subject[1] else f"`{subject[0]}`"
+    root_said = f"{repository}'s copy differs from the contract at {where}"
     copy_location = contract_location = None
     if copy_locate is not None:
         copy_location = copy_locate(change)
@@ -347,6 +462,7 @@ def make_finding(
         change=change,
         breaking=breaking,
         message=_message(change, breaking, role, repository, subject, contract, copy),
+        root_message=_verdict(root_said, change, breaking, role, repository),
         record_type=subject[0],
         copy_location=copy_location,
         contract_location=contract_location,

@@ -88,6 +88,7 @@ def check_generated(
         change=change,
         breaking=True,
         message=message,
+        root_message=message,
         record_type=found.path,
         copy_location=Location(found.path, line, 1),
         contract_location=None,

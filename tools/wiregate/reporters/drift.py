@@ -243,7 +243,7 @@ def _entry_line(entry: RootEntry, copy_file: str | None = None) -> str:
     if head.change.id == STALE_RULE:  # a generated file has no place in the contract
         where = f"copy {copy}"
     return (
-        f"{head.change.level}: {head.message} "
+        f"{head.change.level}: {entry.message} "
         f"[{changes} in {', '.join(entry.record_types)}; {where}]"
     )
 
@@ -471,7 +471,7 @@ def _entry_json_doc(entry: RootEntry, *, waived: bool) -> dict[str, Any]:
         "level": entry.level,
         "breaking": entry.breaking,
         "waived": waived,
-        "message": head.message,
+        "message": entry.message,
         "rules": list(entry.rule_ids),
         "record_types": list(entry.record_types),
         "copy_location": _location_json(head.copy_location),
@@ -512,7 +512,7 @@ def _entry_title(result: CopyResult, entry: RootEntry) -> str:
 def _entry_message(entry: RootEntry) -> str:
     count = len(entry.findings)
     return (
-        f"{entry.head.message} ({count} change{'s' if count != 1 else ''} in "
+        f"{entry.message} ({count} change{'s' if count != 1 else ''} in "
         f"{', '.join(entry.record_types)})"
     )
 
@@ -614,7 +614,7 @@ def render_markdown(report: DriftReport) -> str:
                     f"| {entry.level} | {rules} "
                     f"| {_place(head.change.old_pointer, head.contract_location)} "
                     f"| {_place(head.change.new_pointer, head.copy_location)} "
-                    f"| {markdown_cell(head.message)} | {len(entry.findings)} "
+                    f"| {markdown_cell(entry.message)} | {len(entry.findings)} "
                     f"| {', '.join(entry.record_types)} |"
                 )
             summary = _copy_summary(result)
