@@ -1,6 +1,7 @@
 """The temporary checkout a code copy is extracted from at a ref (``--ref``, ``--new-since``,
 ``history``) holds a hostile commit's files within bounds: a blob of gigabytes, or thousands
-of large ones, cannot fill the disk; the folder is gone however the run ends."""
+of large ones, cannot fill the disk; a crafted path cannot leave the folder; the folder is
+gone however the run ends."""
 
 from __future__ import annotations
 
@@ -127,6 +128,60 @@ def test_a_bound_below_one_byte_is_a_configuration_error(root: Path) -> None:
     _configure(root, PY_COPY, "max_ref_bytes = 0")
     mirrors = root / "contracts/mirrors.toml"
     assert _error(_drift(root)) == f"{mirrors}: max_ref_bytes: 0 is less than the minimum of 1"
+
+
+def _git(cwd: Path, *args: str, data: bytes | None = None) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd, input=data, check=True, capture_output=True,
+    )  # fmt: skip
+    return done.stdout.decode().strip()
+
+
+def _crafted(gov: Path, *entries: tuple[str, str]) -> str:
+    """A tree object holding ``entries`` ((name, tree sha)) as written by hand: git's own
+    commands never make a ``..`` entry, a hostile repository's objects may hold one."""
+    data = b"".join(b"40000 " + name.encode() + b"\0" + bytes.fromhex(sha) for name, sha in entries)
+    return _git(gov, "hash-object", "-t", "tree", "-w", "--literally", "--stdin", data=data)
+
+
+def _commit_with(gov: Path, tree: str) -> str:
+    """A commit of the checkout's HEAD tree with ``tree`` added as ``pkg``."""
+    listing = _git(gov, "ls-tree", "HEAD") + f"\n040000 tree {tree}\tpkg\n"
+    return _git(gov, "commit-tree", _git(gov, "mktree", data=listing.encode()), "-m", "crafted")
+
+
+def test_a_crafted_tree_with_a_dot_dot_entry_writes_nothing_outside(root: Path) -> None:
+    """``pkg/../../../evil.py`` (pkg's tree holds ``..``, which holds ``..``...) was written
+    beside the temporary folder: a module wiregate's own Python could import."""
+    gov = root / "gov"
+    write_files(gov, {"m.py": PY_MODEL})
+    commit_all(gov)
+    evil = _git(gov, "hash-object", "-w", "--stdin", data=b"print('owned')\n")
+    tree = _git(gov, "mktree", data=f"100644 blob {evil}\tevil.py\n".encode())
+    for _ in range(3):
+        tree = _crafted(gov, ("..", tree))
+    commit = _commit_with(gov, tree)
+    _configure(root, PY_COPY)
+    assert _error(_drift(root, "--ref", commit)) == (
+        f"{gov}@{commit}:pkg/../../../evil.py: a committed path with a '.', '..' or empty "
+        "component: refused"
+    )
+    assert not (root.parent / "evil.py").exists()
+    assert _left_behind(root) == []
+
+
+def test_a_crafted_tree_on_a_copy_s_path_is_an_error_not_a_crash(root: Path) -> None:
+    """GitPython refuses to read such a tree: its ValueError was an internal error (exit 3)."""
+    gov = root / "gov"
+    write_files(gov, {"m.py": PY_MODEL})
+    commit_all(gov)
+    commit = _commit_with(gov, _crafted(gov, ("..", _git(gov, "rev-parse", "HEAD^{tree}"))))
+    _configure(root, PY_COPY.replace('model = "m:M"', 'model = "pkg.m:M"'))
+    assert _error(_drift(root, "--ref", commit)) == (
+        f"pkg/m.py at {commit[:12]}: a tree git itself would refuse: "
+        "Invalid repository path 'tree/..'"
+    )
 
 
 def test_the_temporary_checkout_goes_on_ctrl_c(root: Path, tmp_path: Path) -> None:

@@ -272,6 +272,13 @@ class GitTree:
             if kind != "blob" or "node_modules" in parts or not keep(parts[-1]):
                 continue
             relative = f"{folder}/{inside}" if folder not in ("", ".") else inside
+            if any(part in ("", ".", "..") for part in parts):
+                # git never commits such a name, but a crafted tree holds any: ``../x.py``
+                # would be written outside the temporary folder.
+                raise UserError(
+                    f"{self.checkout}@{self.ref}:{relative}: a committed path with a "
+                    "'.', '..' or empty component: refused"
+                )
             path = target / relative
             if mode == _SYMLINK_MODE:
                 self.write_file(target, relative)
