@@ -5,6 +5,7 @@ gone however the run ends."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -182,6 +183,24 @@ def test_a_crafted_tree_on_a_copy_s_path_is_an_error_not_a_crash(root: Path) -> 
         f"pkg/m.py at {commit[:12]}: a tree git itself would refuse: "
         "Invalid repository path 'tree/..'"
     )
+
+
+def test_typescript_and_python_copies_of_one_checkout_at_a_ref(root: Path) -> None:
+    """Both write the checkout's root folder: the second language's files were never written
+    (its materialisation counted as done), so its import failed at the ref alone."""
+    gov = root / "gov"
+    write_files(gov, {"a.ts": TS_TYPE, "m.py": PY_MODEL})
+    commit_all(gov)
+    _configure(root, TS_COPY + PY_COPY)
+    outcomes = []
+    for args in ([], ["--ref", "HEAD"]):
+        result = _drift(root, "--format", "json", *args)
+        copies = json.loads(result.stdout)["copies"]
+        outcomes.append(
+            (result.exit_code, [(c["copy"], c["verdict"], c["message"]) for c in copies])
+        )
+    expected = (1, [("ts", "breaking-drift", None), ("py", "breaking-drift", None)])
+    assert outcomes == [expected, expected]
 
 
 def test_the_temporary_checkout_goes_on_ctrl_c(root: Path, tmp_path: Path) -> None:

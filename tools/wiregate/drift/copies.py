@@ -108,7 +108,7 @@ class CodeRoot:
         self.tree = tree
         # Each materialisation once, and its error again: a later extraction must not run on
         # the files written before one was refused, as if the rest had never been committed.
-        self._done: dict[tuple[str, bool], UserError | None] = {}
+        self._done: dict[tuple[str, bool, Callable[[str], bool]], UserError | None] = {}
 
     def named(self, error: UserError) -> UserError:
         """``error`` naming ``CHECKOUT@REF`` where it names the temporary folder, which is gone
@@ -148,7 +148,7 @@ class CodeRoot:
     def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
         """Write the files of ``folder`` (relative to the checkout; all levels below it with
         ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""
-        key = (folder, recursive)
+        key = (folder, recursive, keep)  # TypeScript's and Python's files of one folder differ
         if self.tree is None or key in self._done:
             failed = self._done.get(key)
             if failed is not None:
