@@ -4,9 +4,12 @@ model that is not a class or not there, a time-out. And the cache: warm runs nee
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -315,6 +318,93 @@ def test_a_process_the_governed_code_starts_does_not_outlive_the_extraction(
         )
     time.sleep(4)
     assert not marker.exists()
+
+
+ESCAPE = """\
+import os, time
+if os.fork() == 0:
+    os.setsid()  # a session and process group of its own: a group kill misses it
+    if {double} and os.fork() != 0:
+        os._exit(0)  # its child, orphaned, is re-parented
+    os.closerange(0, 3)
+    with open({pid!r} + ".tmp", "w") as handle:
+        handle.write(str(os.getpid()))
+    os.rename({pid!r} + ".tmp", {pid!r})
+    time.sleep(3)
+    open({marker!r}, "w").close()
+    os._exit(0)
+while not os.path.exists({pid!r}):
+    time.sleep(0.01)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+@pytest.mark.parametrize(
+    ("double", "then", "ends"),
+    [
+        (False, "", "extracted"),
+        (True, "", "extracted"),
+        (True, "time.sleep(60)\n", "timed out"),
+        (False, "raise ValueError('bad')\n", "import error"),
+    ],
+    ids=["setsid", "setsid-double-fork", "double-fork-time-out", "setsid-import-error"],
+)
+def test_a_process_that_left_the_process_group_does_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path, double: bool, then: str, ends: str
+) -> None:
+    """A child of the import that calls ``setsid()`` escaped the kill of the worker's process
+    group and ran on after ``wiregate drift`` returned: it wrote its file 3 s later."""
+    pid_file, marker = tmp_path / "escaped.pid", tmp_path / "still-running"
+    module = ESCAPE.format(double=double, pid=str(pid_file), marker=str(marker))
+    (governed / "gov/models/escape.py").write_text(module + then + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("WIREGATE_EXTRACT_TIMEOUT", "2")
+        code, _, stderr = drift(governed)
+    pid = int(pid_file.read_text())
+    try:
+        alive = Path(f"/proc/{pid}").exists()
+        assert (code, alive) == ((1 if ends == "extracted" else 2), False), stderr
+        time.sleep(3.5)
+        assert not marker.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "killed"])
+def test_a_process_that_left_the_process_group_ends_when_wiregate_is_interrupted(
+    governed: Path, tmp_path: Path, signum: int
+) -> None:
+    """Ctrl-C ends the extraction and all it started; so does wiregate's own death (SIGKILL
+    runs no cleanup: the supervisor sees its stdin close)."""
+    pid_file, marker = tmp_path / "escaped.pid", tmp_path / "still-running"
+    module = ESCAPE.format(double=True, pid=str(pid_file), marker=str(marker))
+    (governed / "gov/models/escape.py").write_text(module + "time.sleep(60)\n" + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wiregate", "--root", str(governed), "drift"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    try:
+        process.send_signal(signum)
+        _, stderr = process.communicate(timeout=30)
+        if signum == signal.SIGINT:
+            assert (process.returncode, stderr) == (130, b"wiregate: interrupted\n")
+        gone = time.monotonic() + 2
+        while Path(f"/proc/{pid}").exists() and time.monotonic() < gone:
+            time.sleep(0.05)
+        assert not Path(f"/proc/{pid}").exists()
+        time.sleep(3.5)
+        assert not marker.exists()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_checkout_module_named_like_the_standard_librarys_says_so(governed: Path) -> None:

@@ -126,7 +126,7 @@ def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None
     :func:`resolve_commit` or the history), or None when no file is there. A blob larger than
     ``max_bytes`` is a :class:`UserError` (its size is known before anything is read)."""
     tree = repo.commit(commit).tree
-    blob = _entry(tree, path)
+    blob = _entry(tree, path, commit)
     for _ in range(_MAX_LINKS):
         if blob is None or blob.type != "blob" or blob.mode != _SYMLINK:
             break
@@ -140,7 +140,7 @@ def file_at(repo: git.Repo, commit: str, path: str, max_bytes: int | None = None
             raise UserError(
                 f"{path} at {commit[:12]}: a symbolic link to {target!r}, outside the repository"
             )
-        blob = _entry(tree, followed)
+        blob = _entry(tree, followed, commit)
     else:
         raise UserError(f"{path} at {commit[:12]}: too many levels of symbolic links")
     if blob is None or blob.type != "blob":
@@ -156,11 +156,13 @@ _MAX_LINKS = 40  # as Linux follows at most 40
 _MAX_LINK_BYTES = 4096  # PATH_MAX
 
 
-def _entry(tree: git.Tree, path: str) -> git.Blob | git.Tree | None:
+def _entry(tree: git.Tree, path: str, commit: str) -> git.Blob | git.Tree | None:
     try:
         entry: git.Blob | git.Tree = tree / path
     except KeyError:
         return None
+    except ValueError as exc:  # GitPython refuses a crafted tree's "..", ".git" or "a/b" entry
+        raise UserError(f"{path} at {commit[:12]}: a tree git itself would refuse: {exc}") from None
     return entry
 
 

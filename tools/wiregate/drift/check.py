@@ -151,7 +151,7 @@ def run_drift(
             contract, config, repository, specs, checkout, explicit, ref, texts
         )
         if new_since is not None:
-            checked = _mark_old(contract, repository, checked, checkout, new_since)
+            checked = _mark_old(contract, config, repository, checked, checkout, new_since)
         results.extend(_accept(result, baseline, on) for result in checked)
     return DriftReport(
         results=tuple(results),
@@ -200,6 +200,7 @@ def _stale(
 
 def _mark_old(
     contract: Contract,
+    config: MirrorsConfig,
     repository: RepositorySpec,
     results: list[CopyResult],
     checkout: Path,
@@ -211,7 +212,7 @@ def _mark_old(
     if not judged:
         return results
     try:
-        tree = GitTree(checkout, ref)
+        tree = GitTree(checkout, ref, config.max_file_bytes, bounds=config.ref_bounds)
     except UserError as exc:
         if not _unborn(checkout):
             return [_not_judged(r, str(exc)) for r in results]
@@ -362,7 +363,7 @@ def _check_repository(
         if ref is None:
             source = WorkTree(checkout, config.max_file_bytes, str(config.path))
         else:
-            tree = GitTree(checkout, ref, config.max_file_bytes)
+            tree = GitTree(checkout, ref, config.max_file_bytes, bounds=config.ref_bounds)
             source, commit = tree, tree.commit
     except UserError as exc:
         return [result(spec, Verdict.ERROR, message=str(exc)) for spec in specs]
@@ -370,8 +371,8 @@ def _check_repository(
     from wiregate.drift.code import CodeCopies, code_reproduce_command, judge_code
 
     results = []
-    code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
-    try:
+    try:  # the temporary checkout of a --ref goes on every path out, Ctrl-C included
+        code = CodeCopies(source.code_root(), specs) if any(s.code for s in specs) else None
         for spec in specs:
             found: FoundCopy | None = None
             try:

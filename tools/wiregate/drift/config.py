@@ -36,6 +36,7 @@ __all__ = [
     "ROLE_DIRECTION",
     "CopySpec",
     "MirrorsConfig",
+    "RefBounds",
     "RepositorySpec",
     "env_var_name",
     "load_config_toml",
@@ -110,12 +111,32 @@ class RepositorySpec:
         raise UserError(f"repository {self.name!r} has no copy {copy_id!r} (known: {known})")
 
 
+#: Bytes of one file, and of all files, written from git for a code copy's extraction at a
+#: ref: ten times a file read (a generated module of megabytes is there as in the work tree),
+#: half of node's 2 GB heap in all (a program reading more could not be compiled anyway).
+DEFAULT_MAX_REF_FILE_BYTES = 50_000_000
+DEFAULT_MAX_REF_BYTES = 1_000_000_000
+
+
+@dataclass(frozen=True)
+class RefBounds:
+    """What the temporary checkout of a code copy's files at a ref may hold (``max_ref_file_bytes``,
+    ``max_ref_bytes``): a hostile commit's blobs of gigabytes must not fill the disk."""
+
+    file_bytes: int = DEFAULT_MAX_REF_FILE_BYTES
+    total_bytes: int = DEFAULT_MAX_REF_BYTES
+
+
+DEFAULT_REF_BOUNDS = RefBounds()
+
+
 @dataclass(frozen=True)
 class MirrorsConfig:
     path: Path
     base_dir: Path
     repositories: tuple[RepositorySpec, ...]
     max_file_bytes: int = DEFAULT_MAX_BYTES
+    ref_bounds: RefBounds = DEFAULT_REF_BOUNDS
 
     def select(
         self, repositories: Collection[str] | None = None, copies: Collection[str] | None = None
@@ -344,6 +365,10 @@ def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
         base_dir=base_dir,
         repositories=tuple(repositories),
         max_file_bytes=data.get("max_file_bytes", DEFAULT_MAX_BYTES),
+        ref_bounds=RefBounds(
+            data.get("max_ref_file_bytes", DEFAULT_MAX_REF_FILE_BYTES),
+            data.get("max_ref_bytes", DEFAULT_MAX_REF_BYTES),
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from wiregate.drift.config import CopySpec
+from wiregate.drift.config import DEFAULT_REF_BOUNDS, CopySpec, RefBounds
 from wiregate.errors import UserError
 from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular, resolved_inside
 
@@ -106,7 +106,9 @@ class CodeRoot:
     def __init__(self, path: Path, tree: GitTree | None = None) -> None:
         self.path = path
         self.tree = tree
-        self._done: set[tuple[str, bool]] = set()
+        # Each materialisation once, and its error again: a later extraction must not run on
+        # the files written before one was refused, as if the rest had never been committed.
+        self._done: dict[tuple[str, bool, Callable[[str], bool]], UserError | None] = {}
 
     def named(self, error: UserError) -> UserError:
         """``error`` naming ``CHECKOUT@REF`` where it names the temporary folder, which is gone
@@ -146,10 +148,18 @@ class CodeRoot:
     def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
         """Write the files of ``folder`` (relative to the checkout; all levels below it with
         ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""
-        if self.tree is None or (folder, recursive) in self._done:
+        key = (folder, recursive, keep)  # TypeScript's and Python's files of one folder differ
+        if self.tree is None or key in self._done:
+            failed = self._done.get(key)
+            if failed is not None:
+                raise failed
             return
-        self._done.add((folder, recursive))
-        self.tree.write_files(self.path, folder, recursive, keep)
+        self._done[key] = None
+        try:
+            self.tree.write_files(self.path, folder, recursive, keep)
+        except UserError as exc:
+            self._done[key] = exc
+            raise
 
 
 _SYMLINK_MODE = "120000"
@@ -175,6 +185,7 @@ class GitTree:
         ref: str,
         max_bytes: int = DEFAULT_MAX_BYTES,
         repo: git.Repo | None = None,
+        bounds: RefBounds = DEFAULT_REF_BOUNDS,
     ) -> None:
         # GitPython is imported only when a ref is read: it would double the start-up time of
         # every plain `wiregate drift` run in a pre-commit hook.
@@ -183,6 +194,9 @@ class GitTree:
         self.checkout = checkout
         self.ref = ref
         self.max_bytes = max_bytes
+        self.bounds = bounds
+        self._written: dict[str, int] = {}  # bytes of each file written to the code root
+        self._total = 0  # their sum
         self._owned = repo is None  # a repository given is closed by whoever opened it
         self.repo: git.Repo = open_repo(checkout) if repo is None else repo
         self._code: CodeRoot | None = None
@@ -217,6 +231,7 @@ class GitTree:
 
             shutil.rmtree(self._code.path, ignore_errors=True)
             self._code = None
+            self._written, self._total = {}, 0
         if self._owned:
             self.repo.close()
 
@@ -224,7 +239,11 @@ class GitTree:
         if self._code is None:
             import tempfile
 
-            self._code = CodeRoot(Path(tempfile.mkdtemp(prefix="wiregate-ref-")), self)
+            try:
+                folder = tempfile.mkdtemp(prefix="wiregate-ref-")
+            except OSError as exc:  # TMPDIR missing or read-only
+                raise UserError(f"cannot make a temporary folder: {exc}") from None
+            self._code = CodeRoot(Path(folder), self)
         return self._code
 
     def write_files(
@@ -232,49 +251,97 @@ class GitTree:
     ) -> None:
         """The committed files of ``folder`` (relative to the checkout) that ``keep`` accepts,
         written under ``target`` at the same relative paths; ``node_modules`` is left out.
-        Each blob is copied by its id from the listing, in blocks (one object read, no size
-        limit: a file the work tree holds is there at the ref too, a generated module of
-        megabytes included); a symbolic link is followed inside the commit (``write_file``)."""
+        Each blob is copied by its id from the listing, in blocks (one object read; a file the
+        work tree holds is there at the ref too, a generated module of megabytes included,
+        within ``bounds``); a symbolic link is followed inside the commit (``write_file``)."""
         from wiregate.gitsource import path_in_repo
 
         base = path_in_repo(self.repo, self.checkout, folder or ".").rstrip("/")
         base = "" if base == "." else base
         args = ["-r"] if recursive else []
-        listing = self.repo.git.ls_tree(*args, "-z", self.commit, "--", f"{base}/" if base else ".")
+        # -l: each blob's size, so one over the bounds is refused before a byte is written.
+        listing = self.repo.git.ls_tree(
+            *args, "-l", "-z", self.commit, "--", f"{base}/" if base else "."
+        )
         made: set[Path] = set()
         for line in filter(None, listing.split("\0")):
             facts, _, name = line.partition("\t")
-            mode, kind, sha = facts.split()
+            mode, kind, sha, size = facts.split()
             inside = name[len(base) + 1 :] if base else name
             parts = inside.split("/")
             if kind != "blob" or "node_modules" in parts or not keep(parts[-1]):
                 continue
             relative = f"{folder}/{inside}" if folder not in ("", ".") else inside
+            if any(part in ("", ".", "..") for part in parts):
+                # git never commits such a name, but a crafted tree holds any: ``../x.py``
+                # would be written outside the temporary folder.
+                raise UserError(
+                    f"{self.checkout}@{self.ref}:{relative}: a committed path with a "
+                    "'.', '..' or empty component: refused"
+                )
             path = target / relative
-            if path.parent not in made:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                made.add(path.parent)
             if mode == _SYMLINK_MODE:
                 self.write_file(target, relative)
-            else:  # copied in blocks: a blob of any size costs no memory
-                with path.open("wb") as out:
+                continue
+            self._claim(relative, int(size))
+            try:
+                if path.parent not in made:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(path.parent)
+                with path.open("wb") as out:  # copied in blocks: no blob is held in memory
                     shutil.copyfileobj(self.repo.odb.stream(bytes.fromhex(sha)), out, 1 << 20)
+            except OSError as exc:  # a full disk, a name the file system refuses
+                raise self._unwritable(relative, exc) from None
 
     def write_file(self, target: Path, relative: str) -> Path | None:
         """The committed file at ``relative`` (to the checkout; a symbolic link followed
         inside the commit) written under ``target`` at the same path, or None when there is
-        none, or it cannot be had (a link out of the repository, a target over the size
-        limit): an extraction then sees no file there, as for a file never committed."""
-        from wiregate.gitsource import file_at, path_in_repo
+        none, or it cannot be had (a link out of the repository, a link loop): an extraction
+        then sees no file there, as for a file never committed. A file over ``bounds`` is a
+        UserError: left out, it would make the extraction silently wrong."""
+        from wiregate.gitsource import BlobTooLarge, file_at, path_in_repo
 
         name = path_in_repo(self.repo, self.checkout, relative)
         try:
-            data = file_at(self.repo, self.commit, name, self.max_bytes)
+            data = file_at(self.repo, self.commit, name, self.bounds.file_bytes)
+        except BlobTooLarge as exc:
+            self._claim(relative, exc.size)
+            raise  # _claim refused it already
         except UserError:
             return None
         if data is None:
             return None
+        self._claim(relative, len(data))
         path = target / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        except OSError as exc:
+            raise self._unwritable(relative, exc) from None
         return path
+
+    def _claim(self, relative: str, size: int) -> None:
+        """Count the ``size`` bytes of ``relative`` (rewritten, it counts once) against
+        ``bounds`` before they are written; over either bound is a one-line UserError."""
+        where = f"{self.checkout}@{self.ref}:{relative}"
+        limit = self.bounds.file_bytes
+        if size > limit:
+            raise UserError(
+                f"{where}: {size} bytes, over the limit of {limit} for one file written "
+                "from git (max_ref_file_bytes in mirrors.toml)"
+            )
+        total = self._total - self._written.get(relative, 0) + size
+        limit = self.bounds.total_bytes
+        if total > limit:
+            raise UserError(
+                f"{where}: {size} bytes, taking the files written from git to {total} bytes, "
+                f"over the limit of {limit} (max_ref_bytes in mirrors.toml)"
+            )
+        self._written[relative] = size
+        self._total = total
+
+    def _unwritable(self, relative: str, exc: OSError) -> UserError:
+        reason = exc.strerror or str(exc)
+        return UserError(
+            f"{self.checkout}@{self.ref}:{relative}: cannot be written from git: {reason}"
+        )

@@ -59,10 +59,7 @@ def run_history(
     problem = not_a_directory(checkout)
     if problem is not None:
         raise UserError(f"{checkout}: checkout of {repository.name!r} not found: {problem}")
-    return tuple(
-        _copy_history(contract, repository, spec, checkout, ref, config.max_file_bytes)
-        for spec in specs
-    )
+    return tuple(_copy_history(contract, repository, spec, checkout, ref, config) for spec in specs)
 
 
 def _copy_history(
@@ -71,13 +68,13 @@ def _copy_history(
     spec: CopySpec,
     checkout: Path,
     ref: str,
-    max_bytes: int,
+    config: MirrorsConfig,
 ) -> HistoryReport:
     # Imported here, not at the top: plain `wiregate drift` runs never need GitPython.
     from wiregate.gitsource import open_repo
 
     with open_repo(checkout) as repo:  # closes git's helper processes
-        entries = _entries(contract, repository, spec, checkout, ref, repo, max_bytes)
+        entries = _entries(contract, repository, spec, checkout, ref, repo, config)
     return HistoryReport(
         **copy_identity(repository, spec, checkout),
         ref=ref,
@@ -92,7 +89,7 @@ def _entries(
     checkout: Path,
     ref: str,
     repo: git.Repo,
-    max_bytes: int,
+    config: MirrorsConfig,
 ) -> list[HistoryEntry]:
     """The judged revisions of a copy, oldest first."""
     from wiregate.gitsource import file_at, file_history, path_in_repo, shallow_boundary
@@ -100,7 +97,7 @@ def _entries(
     paths = [path_in_repo(repo, checkout, candidate) for candidate in spec.paths]
     revisions = file_history(repo, paths, ref)
     if spec.code and revisions:
-        revisions = _with_referenced(repo, checkout, spec, ref, revisions, max_bytes)
+        revisions = _with_referenced(repo, checkout, spec, ref, revisions, config)
     # In a shallow clone, the copy seems "added" at the oldest commit git has.
     boundary = shallow_boundary(repo)
     canonical = contract.schemas[spec.schema]
@@ -123,9 +120,9 @@ def _entries(
             continue
         label = f"{checkout}@{revision.commit[:7]}:{revision.path}"
         try:
-            data = file_at(repo, revision.commit, revision.path, max_bytes) or b""
+            data = file_at(repo, revision.commit, revision.path, config.max_file_bytes) or b""
             if spec.code:
-                document = _code_document(repo, checkout, spec, revision, max_bytes)
+                document = _code_document(repo, checkout, spec, revision, config)
                 data = json.dumps(document, sort_keys=True).encode()  # what is judged
             else:
                 document = parse_document(data, label)
@@ -175,7 +172,7 @@ def _with_referenced(
     spec: CopySpec,
     ref: str,
     revisions: list[FileRevision],
-    max_bytes: int,
+    config: MirrorsConfig,
 ) -> list[FileRevision]:
     """The declaring file's revisions (newest first) and, among them, the commits that changed
     only one of the other files the type is extracted from at ``ref``: status "referenced"."""
@@ -186,7 +183,7 @@ def _with_referenced(
     newest = revisions[0]
     if newest.deleted or newest.moved_away:
         return revisions
-    tree = GitTree(checkout, ref, max_bytes, repo=repo)
+    tree = GitTree(checkout, ref, config.max_file_bytes, repo=repo, bounds=config.ref_bounds)
     try:
         root = Path(repo.working_dir).resolve()
         path = (root / newest.path).relative_to(checkout.resolve()).as_posix()
@@ -222,13 +219,15 @@ def _with_referenced(
 
 
 def _code_document(
-    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision, max_bytes: int
+    repo: git.Repo, checkout: Path, spec: CopySpec, revision: FileRevision, config: MirrorsConfig
 ) -> dict[str, Any]:
     """A code copy's schema extracted from the files committed at ``revision``."""
     from wiregate.drift.code import CodeCopies
     from wiregate.drift.copies import GitTree
 
-    tree = GitTree(checkout, revision.commit, max_bytes, repo=repo)
+    tree = GitTree(
+        checkout, revision.commit, config.max_file_bytes, repo=repo, bounds=config.ref_bounds
+    )
     try:
         root = Path(repo.working_dir).resolve()
         path = (root / revision.path).relative_to(checkout.resolve()).as_posix()

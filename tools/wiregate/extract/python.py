@@ -35,6 +35,9 @@ from wiregate.extract.typescript import (
 __all__ = ["extract_models"]
 
 _WORKER = Path(__file__).with_name("_pyworker.py")
+_SUPERVISOR = Path(__file__).with_name("_pysupervisor.py")
+#: Seconds the supervisor gets to end what the governed code started once told to.
+_END_GRACE = 10.0
 #: The child interpreter's writable memory (RLIMIT_DATA: heap and private mappings, not the
 #: address space a library only reserves, as glibc's arenas do): a module that allocates
 #: without end gets a MemoryError there, as node stops at its heap limit, not the machine's.
@@ -79,6 +82,8 @@ def extract_models(
     limit = timeout_seconds() if timeout is None else timeout
     where = root if python_path in (".", "") else root / python_path
     command = [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)]
+    if sys.platform == "linux":  # a process that left the worker's group ends with it too
+        command = [sys.executable, "-I", "-c", _SUPERVISOR.read_text(encoding="utf-8"), *command]
     try:
         returncode, stdout = _run_isolated(command, os.path.abspath(root), limit)
     except subprocess.TimeoutExpired:
@@ -106,15 +111,17 @@ def extract_models(
 
 
 def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, bytes]:
-    """Run the worker in a process group of its own and end the whole group when it is done,
-    times out or we are interrupted: a process the governed code started in the background
-    never outlives the extraction. What the governed code prints goes to /dev/null, never
-    into memory (a module printing in a loop until the time limit). The reply is one line:
-    read up to its newline, not to the pipe's end, which a process the governed code forked
-    may hold open."""
+    """Run the worker in a process group of its own and end it when it is done, times out
+    or we are interrupted: a process the governed code started in the background never
+    outlives the extraction. On Linux the command is the supervisor (``_pysupervisor.py``),
+    which ends every descendant, one that left the group with ``setsid()`` too, when its
+    stdin closes; elsewhere the process group is killed. What the governed code prints goes
+    to /dev/null, never into memory (a module printing in a loop until the time limit). The
+    reply is one line: read up to its newline, not to the pipe's end, which a process the
+    governed code forked may hold open."""
     process = subprocess.Popen(
         command,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.PIPE,  # closed: the supervisor's signal to end it all
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         cwd=cwd,
@@ -144,9 +151,16 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
                 else:
                     ended = process.poll() is not None
     finally:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        if process.stdin is not None:
+            process.stdin.close()
+        ended = False
+        if sys.platform == "linux":  # the supervisor ends what is below it, then itself
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                ended = process.wait(_END_GRACE) is not None
+        if not ended:  # no supervisor, or it did not end in time: the group goes
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
         if process.stdout is not None:
             process.stdout.close()
     return process.returncode, bytes(reply.partition(b"\n")[0])
