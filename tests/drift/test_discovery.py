@@ -8,6 +8,13 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from contracts import Contract
+from tests.extract.checkouts import (
+    commit_all,
+    commit_with_pkg,
+    crafted_tree,
+    git_output,
+    write_files,
+)
 from wiregate.cli import main
 from wiregate.drift.discovery import discover
 
@@ -180,3 +187,33 @@ def test_copies_behind_symlinked_packages_are_found(contract: Contract, tmp_path
     (store / "loop").symlink_to(checkout, target_is_directory=True)
     found = {c.path for c in discover(contract, checkout)}
     assert "node_modules/@wasmagent/protocol/schemas/compliance/rollout-wire.schema.json" in found
+
+
+def test_a_crafted_tree_at_a_ref_is_one_line_not_an_internal_error(
+    repo_root: Path, tmp_path: Path
+) -> None:
+    """A tree object holding ``..`` (git never commits one; a hostile repository's objects may)
+    stopped GitPython's walk with a ValueError: exit 3, an internal error."""
+    checkout = tmp_path / "gov"
+    write_files(checkout, {"a.json": "{}\n"})
+    commit_all(checkout)
+    tree = git_output(checkout, "rev-parse", "HEAD^{tree}")
+    commit = commit_with_pkg(checkout, crafted_tree(checkout, ("..", tree)))
+    result = CliRunner().invoke(
+        main,
+        [
+            "--root",
+            str(repo_root),
+            "drift",
+            "--discover",
+            "--repo",
+            f"gov={checkout}",
+            "--ref",
+            commit,
+        ],
+    )
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"wiregate: error: {checkout}@{commit}: a committed tree holds an entry git itself "
+        "refuses (such as '..'): refused\n"
+    )

@@ -32,7 +32,28 @@ def write_files(base: Path, files: dict[str, str]) -> None:
 def commit_all(checkout: Path, message: str = "types") -> None:
     """A new repository at ``checkout`` holding everything in it, in one commit."""
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", message]):
-        subprocess.run(
-            ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-            cwd=checkout, check=True, capture_output=True,
-        )  # fmt: skip
+        git_output(checkout, *args)
+
+
+def git_output(cwd: Path, *args: str, data: bytes | None = None) -> str:
+    """What git printed, stripped; a failure raises."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
+        cwd=cwd, input=data, check=True, capture_output=True,
+    )  # fmt: skip
+    return done.stdout.decode().strip()
+
+
+def crafted_tree(gov: Path, *entries: tuple[str, str]) -> str:
+    """A tree object holding ``entries`` ((name, tree sha)) as written by hand: git's own
+    commands never make a ``..`` entry, a hostile repository's objects may hold one."""
+    data = b"".join(b"40000 " + name.encode() + b"\0" + bytes.fromhex(sha) for name, sha in entries)
+    return git_output(gov, "hash-object", "-t", "tree", "-w", "--literally", "--stdin", data=data)
+
+
+def commit_with_pkg(gov: Path, tree: str) -> str:
+    """A commit of the checkout's HEAD tree with ``tree`` added as ``pkg``."""
+    listing = git_output(gov, "ls-tree", "HEAD") + f"\n040000 tree {tree}\tpkg\n"
+    return git_output(
+        gov, "commit-tree", git_output(gov, "mktree", data=listing.encode()), "-m", "crafted"
+    )

@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.extract.checkouts import commit_all, wiregate_root, write_files
+from tests.extract.checkouts import (
+    commit_all,
+    commit_with_pkg,
+    crafted_tree,
+    git_output,
+    wiregate_root,
+    write_files,
+)
 from wiregate.cli import main
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and paths")
@@ -131,38 +138,17 @@ def test_a_bound_below_one_byte_is_a_configuration_error(root: Path) -> None:
     assert _error(_drift(root)) == f"{mirrors}: max_ref_bytes: 0 is less than the minimum of 1"
 
 
-def _git(cwd: Path, *args: str, data: bytes | None = None) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=cwd, input=data, check=True, capture_output=True,
-    )  # fmt: skip
-    return done.stdout.decode().strip()
-
-
-def _crafted(gov: Path, *entries: tuple[str, str]) -> str:
-    """A tree object holding ``entries`` ((name, tree sha)) as written by hand: git's own
-    commands never make a ``..`` entry, a hostile repository's objects may hold one."""
-    data = b"".join(b"40000 " + name.encode() + b"\0" + bytes.fromhex(sha) for name, sha in entries)
-    return _git(gov, "hash-object", "-t", "tree", "-w", "--literally", "--stdin", data=data)
-
-
-def _commit_with(gov: Path, tree: str) -> str:
-    """A commit of the checkout's HEAD tree with ``tree`` added as ``pkg``."""
-    listing = _git(gov, "ls-tree", "HEAD") + f"\n040000 tree {tree}\tpkg\n"
-    return _git(gov, "commit-tree", _git(gov, "mktree", data=listing.encode()), "-m", "crafted")
-
-
 def test_a_crafted_tree_with_a_dot_dot_entry_writes_nothing_outside(root: Path) -> None:
     """``pkg/../../../evil.py`` (pkg's tree holds ``..``, which holds ``..``...) was written
     beside the temporary folder: a module wiregate's own Python could import."""
     gov = root / "gov"
     write_files(gov, {"m.py": PY_MODEL})
     commit_all(gov)
-    evil = _git(gov, "hash-object", "-w", "--stdin", data=b"print('owned')\n")
-    tree = _git(gov, "mktree", data=f"100644 blob {evil}\tevil.py\n".encode())
+    evil = git_output(gov, "hash-object", "-w", "--stdin", data=b"print('owned')\n")
+    tree = git_output(gov, "mktree", data=f"100644 blob {evil}\tevil.py\n".encode())
     for _ in range(3):
-        tree = _crafted(gov, ("..", tree))
-    commit = _commit_with(gov, tree)
+        tree = crafted_tree(gov, ("..", tree))
+    commit = commit_with_pkg(gov, tree)
     _configure(root, PY_COPY)
     assert _error(_drift(root, "--ref", commit)) == (
         f"{gov}@{commit}:pkg/../../../evil.py: a committed path with a '.', '..' or empty "
@@ -177,7 +163,9 @@ def test_a_crafted_tree_on_a_copy_s_path_is_an_error_not_a_crash(root: Path) -> 
     gov = root / "gov"
     write_files(gov, {"m.py": PY_MODEL})
     commit_all(gov)
-    commit = _commit_with(gov, _crafted(gov, ("..", _git(gov, "rev-parse", "HEAD^{tree}"))))
+    commit = commit_with_pkg(
+        gov, crafted_tree(gov, ("..", git_output(gov, "rev-parse", "HEAD^{tree}")))
+    )
     _configure(root, PY_COPY.replace('model = "m:M"', 'model = "pkg.m:M"'))
     assert _error(_drift(root, "--ref", commit)) == (
         f"pkg/m.py at {commit[:12]}: a tree git itself would refuse: "

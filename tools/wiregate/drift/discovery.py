@@ -23,12 +23,15 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import CopySpec, load_mirrors
 from wiregate.drift.expected import expected_copy
 from wiregate.errors import UserError
+
+if TYPE_CHECKING:
+    import git
 from wiregate.files import (
     DEFAULT_MAX_BYTES,
     NotReadable,
@@ -255,7 +258,7 @@ def _git_files(
             tree = commit.tree / prefix if prefix else commit.tree
         except KeyError:
             return
-        for item in tree.traverse():
+        for item in _traverse(tree, f"{checkout}@{ref}"):
             if not isinstance(item, git.Blob) or not item.name.endswith(suffixes):
                 continue
             full = str(item.path)
@@ -269,6 +272,17 @@ def _git_files(
             else:
                 data: bytes = item.data_stream.read()
                 yield relative, data
+
+
+def _traverse(tree: git.Tree, where: str) -> Iterator[git.Blob | git.Tree | git.Submodule]:
+    """Every entry below ``tree``; a crafted tree's ``..`` (git never commits one, a hand-made
+    object may hold it), which GitPython refuses mid-walk, is a one-line error naming it."""
+    try:
+        yield from tree.traverse()  # type: ignore[misc]
+    except ValueError:  # its text names the entry by a made-up path ('tree/..')
+        raise UserError(
+            f"{where}: a committed tree holds an entry git itself refuses (such as '..'): refused"
+        ) from None
 
 
 class _Fingerprints:
