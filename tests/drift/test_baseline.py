@@ -546,3 +546,23 @@ def test_an_added_property_is_fingerprinted_by_what_it_accepts() -> None:
     named = {"type": "object", "properties": {"title": {"type": "string"}}}
     assert fingerprint(named) != fingerprint({"type": "object", "properties": {}})
     assert fingerprint({"type": "string"}, a={"type": "integer", "minimum": 0}) == string
+
+
+def test_a_new_name_dropped_from_required_is_named_alone(run: Run, layout: Path) -> None:
+    """The producer's copy already omits three names the contract requires, accepted; a fourth
+    dropped in the same list is the one new finding of that root change, and its line names it
+    alone, not the accepted three with it."""
+    assert run("baseline", "--reason", REASON).exit_code == 0
+
+    def drop_task(document: dict[str, Any]) -> None:
+        document["$defs"]["RolloutBranchRecord"]["required"].remove("task")
+
+    _edit(layout.parent / "wasmagent-js" / WIRE, drop_task)
+    result = run()
+    assert result.exit_code == 1
+    (line,) = [line for line in _lines(result, layout) if "required-removed" in line]
+    assert line == (
+        "    error: wasmagent-js may omit task in `RolloutBranchRecord`; the contract requires it "
+        "(required-removed): wasmagent-js may write records the contract rejects "
+        "[1 change in RolloutBranchRecord; copy 24:13, contract 67:7]"
+    )

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -66,6 +67,8 @@ class DriftFinding:
     # The baseline's fingerprint (wiregate.drift.baseline.fingerprint): rule id, repository,
     # copy, both pointers and the values there; never the wording of the message.
     fingerprint: str
+    # A ``required`` change's message naming the properties given (``RootEntry.message``).
+    names_message: Callable[[Sequence[str]], str] | None = field(default=None, compare=False)
 
     @property
     def root(self) -> tuple[str, str]:
@@ -91,9 +94,12 @@ class RootEntry:
     @property
     def message(self) -> str:
         """The entry's line: its head's message, when that says what every consequence says
-        (one change, or one edit of ``required`` naming each property); else, as the
+        (one change; one edit of ``required`` names the properties shown); else, as the
         consequences differ (``--verbose`` lists them), where the head is and what it means."""
         head = self.head
+        same_rule = all(f.change.id == head.change.id for f in self.findings)
+        if head.names_message is not None and same_rule:  # one edit of ``required``
+            return head.names_message([f.change.subject or "" for f in self.findings])
         if all(f.message == head.message for f in self.findings):
             return head.message
         return head.root_message
@@ -184,19 +190,28 @@ REQUIRED_ADDED, REQUIRED_REMOVED = "required-added", "required-removed"
 
 
 def _required_words(
-    change: Change, writes: bool, who: str, where: str, contract: Any, copy: Any
+    change: Change,
+    writes: bool,
+    who: str,
+    where: str,
+    contract: Any,
+    copy: Any,
+    names: Sequence[str] | None = None,
 ) -> str:
-    """The names one side requires and the other does not: all of them that this finding's
-    rule is about (a root change's line names every name its findings share)."""
-    _, required = _value(contract, change.old_pointer)
-    _, kept = _value(copy, change.new_pointer)
-    required = required if isinstance(required, list) else []
-    kept = kept if isinstance(kept, list) else []
-    if change.id == REQUIRED_REMOVED:
-        names = [p for p in required if p not in kept] or [change.subject]
-    else:
-        names = [p for p in kept if p not in required] or [change.subject]
-    shown = ", ".join(str(name) for name in names if name is not None)
+    """The names one side requires and the other does not: ``names`` (those of a root
+    change's findings shown together), else this finding's own."""
+    if names is None:
+        names = [change.subject] if change.subject is not None else []
+    if not names:  # no subject: every name the two lists differ by
+        _, required = _value(contract, change.old_pointer)
+        _, kept = _value(copy, change.new_pointer)
+        required = required if isinstance(required, list) else []
+        kept = kept if isinstance(kept, list) else []
+        if change.id == REQUIRED_REMOVED:
+            names = [str(p) for p in required if p not in kept]
+        else:
+            names = [str(p) for p in kept if p not in required]
+    shown = ", ".join(names)
     them = "them" if len(names) > 1 else "it"
     if change.id == REQUIRED_REMOVED:
         if writes:
@@ -370,8 +385,10 @@ def _message(
     subject: tuple[str, str],
     contract: Any,
     copy: Any,
+    names: Sequence[str] | None = None,
 ) -> str:
-    """The change in the role's terms: who writes or reads what, and what the contract says.
+    """The change in the role's terms: who writes or reads what, and what the contract says;
+    ``names``: a ``required`` change's, when several are said together.
     A producer's break is what it writes (forward), a consumer's what it rejects (backward);
     a mirror's whichever direction fails."""
     record_type, field = subject
@@ -379,7 +396,7 @@ def _message(
     writes = _writes(change, role)
     words = _keyword_words(change, contract, copy)
     if change.id in (REQUIRED_ADDED, REQUIRED_REMOVED):
-        said = _required_words(change, writes, who, where, contract, copy)
+        said = _required_words(change, writes, who, where, contract, copy, names)
     elif words is not None and words[0] == "type":
         _, contract_types, copy_types = words
         if writes:
@@ -463,6 +480,11 @@ def make_finding(
         breaking=breaking,
         message=_message(change, breaking, role, repository, subject, contract, copy),
         root_message=_verdict(root_said, change, breaking, role, repository),
+        names_message=(
+            partial(_message, change, breaking, role, repository, subject, contract, copy)
+            if change.id in (REQUIRED_ADDED, REQUIRED_REMOVED)
+            else None
+        ),
         record_type=subject[0],
         copy_location=copy_location,
         contract_location=contract_location,
