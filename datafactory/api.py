@@ -52,13 +52,13 @@ def load_rollouts(
     validators = ValidatorSet(exporter_contract(contract))
     sources = expand_inputs([paths] if isinstance(paths, str) else list(paths))
     for chunk in iter_chunks(sources, max_line_bytes=max_line_bytes):
-        for _, line, _, over in lines(chunk, sources[chunk.source_index], max_line_bytes):
-            acc.read += 1
+        for _, line, _, over, count in lines(chunk, sources[chunk.source_index], max_line_bytes):
+            acc.read += count
             if over:
                 acc.rejected["line-too-long"] += 1
                 continue
             if not line.strip():
-                acc.blank += 1
+                acc.blank += count
                 continue
             try:
                 record = normalise_line(line, validators)

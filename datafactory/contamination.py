@@ -389,8 +389,9 @@ def read_eval_items(
     gets the file's bytes as they are read."""
     _check_field_names(field_name, id_field)
     repeats = _RepeatedKeys((field_name,) if field_name else EVAL_TEXT_FIELDS)
-    lines = file_lines(path, max_line_bytes, digest)
-    for number, (_, raw, length, over) in enumerate(lines, start=1):
+    number = 0
+    for _, raw, length, over, count in file_lines(path, max_line_bytes, digest):
+        number += count  # a run of empty lines is one step
         if over:  # bounded, as inputs are
             limit = too_long(length, max_line_bytes)
             raise UserError(f"{path}:{number}: eval item too long: {limit}")

@@ -42,6 +42,7 @@ from wiregate.jsonl import (
     LINE_HEAD_BYTES,
     READ_ERRORS,
     RawLine,
+    after_empty_lines,
     open_binary,
     read_lines,
 )
@@ -280,13 +281,23 @@ def _after_lines(handle: IO[bytes], start: int, end: int) -> int:
 
 def _after_newlines(data: bytes, start: int, stop: int, n: int) -> int:
     """Where the line after the ``n``-th newline of ``data[start:stop]`` starts, or ``stop``
-    when it holds fewer."""
-    at = start - 1
+    when it holds fewer. Counted in windows of as many bytes as newlines are left to find (a
+    window cannot hold more): a run of blank lines costs one count, not a step a line."""
+    at = start
+    while n > _FIND_EACH and at < stop:
+        end = min(at + n, stop)
+        n -= data.count(b"\n", at, end)
+        at = end
+    at -= 1
     for _ in range(n):
         at = data.find(b"\n", at + 1, stop)
         if at < 0:
             return stop
     return at + 1
+
+
+#: Newlines left that ``_after_newlines`` finds one by one (windows would shrink to bytes).
+_FIND_EACH = 64
 
 
 def _next_line_start(handle: IO[bytes], position: int) -> int:
@@ -490,7 +501,8 @@ def lines(
 ) -> Iterator[RawLine]:
     """Every line of a chunk: its offset in the source, its bytes without the newline (and
     without a byte-order mark that opens the input), its length (the mark counted, the
-    newline not), whether it is over ``max_line_bytes`` (then only its head is there)."""
+    newline not), whether it is over ``max_line_bytes`` (then only its head is there), how
+    many lines it stands for (a run of empty lines is one, ``b""``, found in one step)."""
     if chunk.long_line:
         yield RawLine(chunk.offset, chunk.data or b"", chunk.long_line, True)
         return
@@ -501,6 +513,11 @@ def lines(
     position, size = 0, len(data)
     while position < size:
         newline = data.find(b"\n", position)
+        if newline == position:  # empty lines: the run of them at once
+            end = after_empty_lines(data, position)
+            yield RawLine(chunk.offset + position, b"", 0, False, end - position)
+            position = end
+            continue
         end = size if newline < 0 else newline
         length = end - position
         if length > max_line_bytes:
@@ -517,6 +534,8 @@ def _stripped(line: RawLine) -> RawLine:
     """A line of ``read_lines`` as ``lines`` gives it: no newline, no opening mark."""
     if line.over:
         return line
+    if line.lines > 1:
+        return line._replace(data=b"")
     data = line.data
     if data[-1:] == b"\n":
         data = data[:-1]

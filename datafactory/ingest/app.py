@@ -14,7 +14,9 @@ commit, and only then is the request answered:
   bearer token (when a token file is configured); 408 a body not received within
   ``BODY_TIMEOUT`` seconds; 413 over the body limit (compressed or not) or over
   ``MAX_RECORDS`` records; 415 another content type or encoding; 503 the store cannot write
-  (nothing of the request is acknowledged).
+  (nothing of the request is acknowledged), or the server is shutting down and no commit had
+  taken the request's records ``DRAIN_TIMEOUT`` seconds after it began (nothing of them is
+  stored).
 
 A record is judged on its own: one that cannot be stored as JSON (an integer beyond 64 bits,
 nesting orjson cannot write, a lone surrogate) is quarantined as ``unsupported-value``, and
@@ -58,7 +60,7 @@ from datafactory.ingest.store import (
     record_key,
     store_bytes,
 )
-from datafactory.ingest.writer import Batch, GroupCommitter
+from datafactory.ingest.writer import Batch, GroupCommitter, ShuttingDown
 from datafactory.records import may_hold_wide_integer
 from datafactory.repair import (
     BRANCH,
@@ -74,7 +76,7 @@ from wiregate.exactjson import dumps as exact_dumps
 from wiregate.jsonl import BOM
 from wiregate.record_validator import ValidatorSet
 
-__all__ = ["create_app"]
+__all__ = ["BODY_TIMEOUT", "DRAIN_TIMEOUT", "create_app"]
 
 _JSON, _NDJSON = "application/json", "application/x-ndjson"
 #: The most records one request may carry (the plugin sends a run's branches and a pair).
@@ -83,6 +85,9 @@ MAX_RECORDS = 10_000
 INLINE_BODY_BYTES = 64 * 1024
 #: Seconds a client has to send its whole body.
 BODY_TIMEOUT = 10.0
+#: Seconds the requests in flight when a graceful shutdown begins have to reach a commit: each
+#: had begun, so its body has come (or it was answered 408) by then.
+DRAIN_TIMEOUT = BODY_TIMEOUT
 
 
 class _BadRequest(Exception):
@@ -92,7 +97,8 @@ class _BadRequest(Exception):
         self.message = message
 
 
-def create_app(settings: IngestSettings) -> Starlette:
+def create_app(settings: IngestSettings, shutting_down: asyncio.Event | None = None) -> Starlette:
+    """The application; the server sets ``shutting_down`` when its graceful shutdown begins."""
     validators = ValidatorSet(exporter_contract(settings.contract))
     metrics = Metrics()
     state: dict[str, GroupCommitter] = {}
@@ -101,10 +107,15 @@ def create_app(settings: IngestSettings) -> Starlette:
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         for record_type in (BRANCH, TREE, LAYER2_DPO, LAYER2_PPO):
             validators.get(record_type)  # compiled now, not by the first requests
-        state["writer"] = GroupCommitter(settings.store)
+        writer = state["writer"] = GroupCommitter(settings.store)
+        drain = None if shutting_down is None else asyncio.ensure_future(
+            _refuse_when_drained(shutting_down, writer)
+        )  # fmt: skip
         try:
             yield
         finally:  # in-flight requests are drained by the server first; then the last commit
+            if drain is not None:
+                drain.cancel()
             state.pop("writer").close()
 
     async def ingest(request: Request) -> Response:
@@ -155,7 +166,7 @@ def create_app(settings: IngestSettings) -> Starlette:
             )  # fmt: skip
             try:
                 outcomes = await asyncio.wrap_future(state["writer"].submit(batch))
-            except StoreError as exc:
+            except (StoreError, ShuttingDown) as exc:
                 raise _BadRequest(503, str(exc)) from None
         stored, duplicates = outcomes.count(NEW), outcomes.count(DUPLICATE)
         for (index, record), outcome in zip(accepted, outcomes, strict=True):
@@ -198,6 +209,15 @@ def create_app(settings: IngestSettings) -> Starlette:
         lifespan=lifespan,
         exception_handlers={HTTPException: http_error},
     )
+
+
+async def _refuse_when_drained(shutting_down: asyncio.Event, writer: GroupCommitter) -> None:
+    """``DRAIN_TIMEOUT`` seconds into a graceful shutdown, the records no commit has taken
+    (the store is slow or locked) are refused: their requests are answered 503 at once, not
+    cancelled by the server's own deadline with a 500 and a traceback."""
+    await shutting_down.wait()
+    await asyncio.sleep(DRAIN_TIMEOUT)
+    writer.refuse_queued()
 
 
 async def _read_body(request: Request, limit: int) -> bytes:

@@ -3,7 +3,8 @@
 uvicorn is the production ASGI server of the Starlette ecosystem: HTTP/1.1 with httptools
 (h11 where its wheel is missing), graceful shutdown on SIGTERM and SIGINT (it stops accepting, lets
 in-flight requests finish, then runs the application's shutdown, which makes the last group
-commit and closes the store). SIGHUP re-reads the token file. The bound address is printed
+commit and closes the store; a request no commit has taken ``DRAIN_TIMEOUT`` seconds in is
+answered 503 by the application). SIGHUP re-reads the token file. The bound address is printed
 once the socket listens (``--port 0``: a free port, for tests).
 
 A request's head must arrive whole within ``HEAD_TIMEOUT`` seconds of the connection (or of
@@ -24,8 +25,9 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from datafactory.ingest.app import BODY_TIMEOUT, create_app
+from datafactory.ingest.app import DRAIN_TIMEOUT, create_app
 from datafactory.ingest.settings import IngestSettings, TokenFileError
+from datafactory.ingest.store import BUSY_TIMEOUT
 
 __all__ = ["HEAD_TIMEOUT", "bind", "serve"]
 
@@ -132,6 +134,14 @@ else:
 
 
 class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, shutting_down: asyncio.Event) -> None:
+        super().__init__(config)
+        self._shutting_down = shutting_down
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self._shutting_down.set()
+        await super().shutdown(sockets)
+
     async def startup(self, sockets: Any = None) -> None:
         await super().startup(sockets)
         for server in self.servers:
@@ -167,10 +177,13 @@ def serve(settings: IngestSettings, sock: socket.socket) -> None:
             print(f"datafactory serve: token file not re-read: {exc}", file=sys.stderr)
 
     signal.signal(signal.SIGHUP, reload_tokens)
-    # The graceful shutdown waits for in-flight requests; a body takes at most BODY_TIMEOUT.
+    shutting_down = asyncio.Event()
+    # The graceful shutdown waits for in-flight requests: DRAIN_TIMEOUT for them to reach a
+    # commit (the app then answers the rest 503), and a commit under way waits at most
+    # BUSY_TIMEOUT for the store's lock. Past that uvicorn cancels a request (a 500).
     config = uvicorn.Config(
-        create_app(settings), log_level="warning", access_log=False, lifespan="on",
-        timeout_graceful_shutdown=int(BODY_TIMEOUT) + 5,
+        create_app(settings, shutting_down), log_level="warning", access_log=False,
+        lifespan="on", timeout_graceful_shutdown=int(DRAIN_TIMEOUT + BUSY_TIMEOUT) + 5,
         http=_PROTOCOL,
     )  # fmt: skip
-    _Server(config).run(sockets=[sock])
+    _Server(config, shutting_down).run(sockets=[sock])

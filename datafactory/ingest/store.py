@@ -30,6 +30,7 @@ from wiregate.exactjson import json_equal
 from wiregate.files import not_a_regular_file
 
 __all__ = [
+    "BUSY_TIMEOUT",
     "DATABASE",
     "Accepted",
     "Quarantined",
@@ -45,6 +46,8 @@ __all__ = [
 
 #: The database file inside the store directory.
 DATABASE = "ingest.sqlite3"
+#: Seconds a write waits for another connection's write lock before failing.
+BUSY_TIMEOUT = 10.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accepted (
@@ -143,7 +146,7 @@ def connect(directory: str | Path, *, readonly: bool = False) -> sqlite3.Connect
             connection.execute("PRAGMA journal_mode=WAL")
             connection.execute("PRAGMA synchronous=FULL")
             connection.executescript(_SCHEMA)
-        connection.execute("PRAGMA busy_timeout=10000")
+        connection.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
     except (sqlite3.Error, OSError) as exc:
         raise StoreError(f"{directory}: cannot open the ingest store: {exc}") from None
     return connection

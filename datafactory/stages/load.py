@@ -199,8 +199,11 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
     number = 0
     base = chunk.index << 32
     source = ctx.sources[chunk.source_index]
-    for _, line, length, over in lines(chunk, source, ctx.max_line_bytes):
-        number += 1
+    for _, line, length, over, count in lines(chunk, source, ctx.max_line_bytes):
+        number += count
+        if count > 1:  # a run of empty lines, counted at once
+            acc.blank += count
+            continue
         try:
             if over:  # only its head was read: the rejects file gets that and its length
                 raise Reject("line-too-long", too_long(length, ctx.max_line_bytes))

@@ -352,6 +352,45 @@ def test_inputs_without_a_record_are_an_input_error(
     assert list(run.out.iterdir()) == []
 
 
+#: Blank lines before a record: a Python step each, reading them took minutes (a gzip of
+#: a billion, ``yes '' | head -c 1000000000 | gzip``, an hour and a half).
+BLANK_RUN = 50_000_000
+
+
+def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Path) -> None:
+    data = tmp_path / "in.jsonl.gz"
+    with gzip.open(data, "wb", compresslevel=1) as packed:
+        packed.write(b"\n" * BLANK_RUN + b"{\n" + b"\n" * 3 + GOOD)
+    blank = tmp_path / "blank.jsonl.gz"
+    with gzip.open(blank, "wb", compresslevel=1) as packed:
+        packed.write(b"\n" * BLANK_RUN)
+    out = tmp_path / "out"
+    out.mkdir()
+    outputs = [f"--output-{name}={out / name}.jsonl" for name in ("dpo", "ppo")]
+    command = [
+        sys.executable, "-m", "datafactory", "--allow-missing-g3", *outputs,
+        f"--rejects={out / 'rejects.jsonl'}", f"--manifest={out / 'manifest.json'}",
+    ]  # fmt: skip
+    done = subprocess.run([*command, f"--input={data}"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    assert manifest["lines"] == {
+        "read": BLANK_RUN + 5, "accepted": 1, "rejected": 1, "blank": BLANK_RUN + 3,
+    }  # fmt: skip
+    assert [source["lines"] for source in manifest["inputs"]] == [BLANK_RUN + 5]
+    (reject,) = read_jsonl(out / "rejects.jsonl")
+    assert (reject["line"], reject["reason"]) == (BLANK_RUN + 1, "invalid-json")
+    assert len(read_jsonl(out / "ppo.jsonl")) == 1
+
+    # Nothing but blank lines is no record: the one-line input error, nothing written.
+    for name in out.iterdir():
+        name.unlink()
+    done = subprocess.run([*command, f"--input={blank}"], capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == b"datafactory: error: no records in the inputs: 50000000 blank lines\n"
+    assert list(out.iterdir()) == []
+
+
 def test_a_link_loop_or_a_link_to_nothing_says_so(tmp_path: Path, run_cli: RunCli) -> None:
     # both were "no such file", which the path plainly is
     loop, dangling = tmp_path / "loop.jsonl", tmp_path / "dangling.jsonl"

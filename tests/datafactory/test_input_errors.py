@@ -275,6 +275,21 @@ def test_an_eval_set_with_nothing_to_check_is_refused(
     assert list(run.out.iterdir()) == []
 
 
+def test_an_eval_item_after_a_run_of_blank_lines_is_named_by_its_line(
+    tmp_path: Path, run_cli: RunCli
+) -> None:
+    eval_path = tmp_path / "eval.jsonl"
+    eval_path.write_bytes(EVAL + b"\n" * 100_000 + b'{"id": 2, "question": ""}\n')
+    run = run_cli(
+        write_jsonl(tmp_path / "in.jsonl", [branch()]), args=("--eval-items", str(eval_path))
+    )
+    assert (run.exit_code, run.stdout) == (2, "")
+    assert run.stderr == (
+        f"datafactory: error: {eval_path}:100002: eval item has no word in "
+        "question/prompt/task/text/input\n"
+    )
+
+
 def test_an_empty_eval_field_name_is_a_usage_error(tmp_path: Path, run_cli: RunCli) -> None:
     eval_path = tmp_path / "eval.jsonl"
     eval_path.write_bytes(EVAL)

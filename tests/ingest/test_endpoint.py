@@ -248,6 +248,55 @@ def test_sigterm_drains_and_closes_cleanly(tmp_path: Path) -> None:
     assert sorted(os.listdir(tmp_path / "store")) == [DATABASE]  # WAL checkpointed, closed
 
 
+def test_sigterm_answers_a_request_no_commit_took_in_time_503(tmp_path: Path) -> None:
+    """Another connection holds the store's write lock: one request's commit waits for it, a
+    second request's records queue behind, both bodies sent after SIGTERM. The queued one is
+    answered 503 once the drain time is over (it was a 500 with a traceback when uvicorn's own
+    deadline cancelled it), the one being committed gets its outcome."""
+    store = tmp_path / "store"
+    records = _demo()
+    committed_body = orjson.dumps({"records": records[:3]})
+    refused_body = orjson.dumps({"records": records[3:5]})
+    head = (
+        b"POST /ingest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Content-Length: %d\r\n\r\n"
+    )
+    with (
+        running(store) as server,
+        _client(server.url) as committing,
+        _client(server.url) as queued,
+    ):
+        locker = sqlite3.connect(store / DATABASE, isolation_level=None)
+        try:
+            locker.execute("BEGIN IMMEDIATE")
+            for client, body in ((committing, committed_body), (queued, refused_body)):
+                client.sendall(head % len(body) + body[:10])  # in flight: its body is coming
+            time.sleep(0.3)
+            server.process.send_signal(signal.SIGTERM)
+            signalled = time.monotonic()
+            time.sleep(0.5)
+            committing.sendall(committed_body[10:])  # its commit waits for the lock
+            time.sleep(0.5)
+            queued.sendall(refused_body[10:])  # behind that commit
+            refused = _read_to_close(queued)
+            waited = time.monotonic() - signalled
+        finally:
+            locker.close()  # the lock is let go: the commit under way goes on
+        committed = _read_to_close(committing)
+        code, stderr = server.stop()
+    assert refused.startswith(b"HTTP/1.1 503 ")
+    assert refused.endswith(
+        b'\r\n\r\n{"error":"the server is shutting down: nothing of the request is stored"}'
+    )
+    assert 9.5 < waited < 14
+    assert committed.startswith(b"HTTP/1.1 200 ")
+    assert committed.endswith(b'\r\n\r\n{"accepted":3,"duplicates":0,"rejected":[]}')
+    assert len(_stored(store)) == 3  # the first request's records, none of the second's
+    assert _quarantined(store) == []
+    assert (code, stderr) == (143, "datafactory: terminated\n")
+    assert sorted(os.listdir(store)) == [DATABASE]
+
+
 def test_export_from_the_store_equals_export_from_the_file(tmp_path: Path) -> None:
     with running(tmp_path / "store") as server:
         assert _post(server, orjson.dumps({"records": _demo()})).status_code == 200

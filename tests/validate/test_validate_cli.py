@@ -210,3 +210,27 @@ def test_a_records_invisible_characters_are_shown_escaped_one_problem_a_line(
         "[RolloutBranchRecord]",
         "1 records in 1 files, 0 valid, 1 invalid, 0 broken lines",
     ]
+
+
+#: Blank lines before the records: a Python step each, a gzip of a billion took hours.
+BLANK_RUN = 50_000_000
+
+
+def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=1) as packed:
+        record = json.dumps(dpo_record()).encode()
+        packed.write(b"\n" * BLANK_RUN + b"{\n" + b"\n" * 3 + record + b"\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "wiregate", "validate", "--format", "json", str(path)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(p["line"], p["message"][:15]) for p in report["problems"]] == [
+        (BLANK_RUN + 1, "not valid JSON:")
+    ]
+    summary = report["summary"]
+    assert (summary["records"], summary["valid"], summary["broken_lines"]) == (1, 1, 1)
+    assert summary["blank_lines"] == BLANK_RUN + 3

@@ -9,6 +9,8 @@ Memory is bounded whatever the input: lines are read in blocks (``read_lines``),
 longer than the limit is never held whole, only its first ``LINE_HEAD_BYTES`` and its length;
 a one-document input is read up to ``MAX_DOCUMENT_BYTES``; a device (``/dev/zero``) is
 refused. ``datafactory`` reads its inputs and eval items with the same ``read_lines``.
+Time is bounded too: a run of empty lines is found with one regular-expression match and
+handed on as one ``RawLine`` (``lines`` of them), not a Python step a line.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import gzip
 import io
 import json
 import os
+import re
 import stat
 import sys
 import zlib
@@ -40,6 +43,7 @@ __all__ = [
     "Line",
     "RawLine",
     "RecordInput",
+    "after_empty_lines",
     "is_json_document",
     "open_binary",
     "open_records",
@@ -64,12 +68,25 @@ BLOCK_BYTES = 1024 * 1024
 
 
 class RawLine(NamedTuple):
-    """One line as read: whole (with its newline, if it had one), or only its head."""
+    """One line as read: whole (with its newline, if it had one), or only its head; or a run
+    of empty lines (``lines`` of them, ``length`` 0, ``data`` only their newlines)."""
 
     offset: int  # of its first byte in the stream
     data: bytes  # the line, or its first LINE_HEAD_BYTES when over the limit
     length: int  # bytes in the line, its newline not counted
     over: bool  # longer than the limit: ``data`` is only its head
+    lines: int = 1  # lines it stands for: more than one only for a run of empty lines
+
+
+_NEWLINES = re.compile(rb"\n+")
+
+
+def after_empty_lines(data: bytes, position: int) -> int:
+    """Where the run of empty lines that starts at ``position`` (a line's start, holding a
+    newline) ends: found in one step, so a billion blank lines cost no Python step each."""
+    run = _NEWLINES.match(data, position)
+    assert run is not None, "called at a newline"
+    return run.end()
 
 
 def too_long(length: int, limit: int) -> str:
@@ -92,7 +109,11 @@ def read_lines(
             newline = data.find(b"\n", position)
             end = size if newline < 0 else newline + 1
             if not length and newline >= 0 and end - position - 1 <= max_line_bytes:
-                yield RawLine(start, data[position:end], end - position - 1, False)
+                if newline == position:  # empty lines: the run of them at once
+                    end = after_empty_lines(data, position)
+                    yield RawLine(start, data[position:end], 0, False, end - position)
+                else:
+                    yield RawLine(start, data[position:end], end - position - 1, False)
                 start += end - position
                 position = end
                 continue
@@ -120,12 +141,14 @@ def _line(start: int, pieces: list[bytes], head: bytes, length: int) -> RawLine:
 
 @dataclass(frozen=True)
 class Line:
-    """One line of input: either a parsed value or the reason it could not be parsed."""
+    """One line of input: either a parsed value or the reason it could not be parsed; or a
+    run of ``lines`` empty lines from ``number`` on (nothing parsed)."""
 
     number: int
     raw: bytes
     value: Any = None
     error: str | None = None
+    lines: int = 1
 
     @property
     def blank(self) -> bool:
@@ -339,6 +362,9 @@ def _stdin_is_document(reader: _Reader, head: list[RawLine]) -> bool:
 
     def next_content_line() -> bytes | None:
         while (line := reader.readline()) is not None:
+            if line.lines > 1 and head and head[-1].lines > 1:  # one run, however many blocks
+                run = head.pop()  # kept as one newline: whitespace to a document's reader
+                line = RawLine(run.offset, b"\n", 0, False, run.lines + line.lines)
             head.append(line)
             if line.data.strip():
                 return line.data
@@ -367,8 +393,12 @@ class RecordInput:
 
     def lines(self) -> Iterator[Line]:
         """Every line, parsed (JSON Lines); one over the limit is an error, its head kept."""
-        for number, raw in enumerate(chain(self._head, self._reader.lines()), start=1):
-            if raw.over:
+        number = 0
+        for raw in chain(self._head, self._reader.lines()):
+            number += raw.lines
+            if raw.lines > 1:
+                yield Line(number - raw.lines + 1, raw.data, lines=raw.lines)
+            elif raw.over:
                 error = f"line too long: {too_long(raw.length, self.max_line_bytes)}"
                 yield Line(number, raw.data, error=error)
             else:

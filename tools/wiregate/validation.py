@@ -103,7 +103,7 @@ def _validate_lines(
     broken = 0
     for line in source.lines():
         if line.blank:
-            report.blank_lines += 1
+            report.blank_lines += line.lines
             continue
         if line.error is not None:
             broken += 1
