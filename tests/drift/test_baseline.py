@@ -450,7 +450,7 @@ def test_invisible_characters_in_a_reason_are_written_escaped() -> None:
     as something else: it is written as an escape and reads back as given."""
     import sys
 
-    from wiregate.drift.baseline import _toml_string
+    from wiregate.acceptance import toml_string
 
     if sys.version_info >= (3, 11):
         import tomllib
@@ -458,7 +458,7 @@ def test_invisible_characters_in_a_reason_are_written_escaped() -> None:
         import tomli as tomllib
 
     reason = "ok\u202eevil\u200b\U000e0041 \u00e9"
-    written = _toml_string(reason)
+    written = toml_string(reason)
     assert written == '"ok\\u202Eevil\\u200B\\U000E0041 \u00e9"'
     assert tomllib.loads(f"x = {written}")["x"] == reason
 

@@ -8,7 +8,7 @@ that both agree on every fixture. Neither ever fetches a ``$ref`` over the netwo
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
@@ -33,10 +33,14 @@ _MAX_REPR = 60
 
 @dataclass(frozen=True)
 class Problem:
-    """One reason a record breaks the contract, at a JSON pointer inside the record."""
+    """One reason a record breaks the contract, at a JSON pointer inside the record.
+    ``keyword``: the JSON Schema keyword it breaks (``enum``, ``required``,
+    ``additionalProperties``, ...; ``nesting`` for a record too deep to explain), whichever
+    engine found it; the validate baseline matches problems by it, not by their wording."""
 
     pointer: str
     message: str
+    keyword: str = field(default="", compare=False)
 
 
 def pointer(parts: Iterator[str | int] | list[str | int] | tuple[str | int, ...]) -> str:
@@ -90,24 +94,27 @@ def _describe(error: ValidationError) -> Problem:
         missing = [n for n in value if isinstance(instance, dict) and n not in instance]
         named = [n for n in missing if error.message.startswith(repr(n))]
         name = (named or missing or ["?"])[0]
-        return Problem(pointer([*path, name]), REQUIRED)
+        return Problem(pointer([*path, name]), REQUIRED, "required")
     if keyword == "additionalProperties" and isinstance(instance, dict):
         allowed = set(schema.get("properties", {}))
         extras = sorted(k for k in instance if k not in allowed)
         name = extras[0] if extras else "?"
-        return Problem(pointer([*path, name]), CLOSED)
+        return Problem(pointer([*path, name]), CLOSED, "additionalProperties")
     if keyword == "dependentRequired" and isinstance(instance, dict):
         for trigger, needed in value.items():
             for name in needed:
                 if trigger in instance and name not in instance:
-                    return Problem(pointer([*path, name]), _required_when(trigger))
+                    return Problem(
+                        pointer([*path, name]), _required_when(trigger), "dependentRequired"
+                    )
     message = _keyword_message(str(keyword), value, instance)
     if message is not None:
-        return Problem(pointer(path), message)
+        return Problem(pointer(path), message, str(keyword))
     if keyword in ("oneOf", "anyOf") and error.context:
         # Explain with the branch that came closest (the deepest, most specific error).
         return _describe(min(error.context, key=_relevance))
-    return Problem(pointer(path), error.message if len(error.message) < 200 else str(keyword))
+    text = error.message if len(error.message) < 200 else str(keyword)
+    return Problem(pointer(path), text, str(keyword))
 
 
 def _relevance(error: ValidationError) -> tuple[int, int]:
@@ -179,7 +186,9 @@ def _too_deep(record: Any) -> Problem:
         levels, name = max(((_levels(v), n) for n, v in members), key=lambda m: m[0])
         where = [name]
     return Problem(
-        pointer(where), f"nested {levels} levels deep: too deep to explain the record's problems"
+        pointer(where),
+        f"nested {levels} levels deep: too deep to explain the record's problems",
+        "nesting",
     )
 
 
@@ -221,10 +230,14 @@ def _fast_problems(error: Any, schema: Any, record: Any) -> list[Problem] | None
             triggers = [t for t, needed in value.items() if kind.property in needed]
             present = [t for t in triggers if isinstance(instance, dict) and t in instance]
             if present:
-                return [Problem(pointer([*path, kind.property]), _required_when(present[0]))]
-        return [Problem(pointer([*path, kind.property]), REQUIRED)]
+                where = pointer([*path, kind.property])
+                return [Problem(where, _required_when(present[0]), "dependentRequired")]
+        return [Problem(pointer([*path, kind.property]), REQUIRED, "required")]
     if name == "AdditionalProperties":
-        return [Problem(pointer([*path, extra]), CLOSED) for extra in sorted(kind.unexpected)]
+        return [
+            Problem(pointer([*path, extra]), CLOSED, "additionalProperties")
+            for extra in sorted(kind.unexpected)
+        ]
     if name in ("OneOfNotValid", "AnyOf"):
         candidates = [e for branch in kind.context for e in branch]
         if not candidates:
@@ -236,7 +249,7 @@ def _fast_problems(error: Any, schema: Any, record: Any) -> list[Problem] | None
     if keyword is None:
         return None
     message = _keyword_message(keyword, keyword_value, instance)
-    return None if message is None else [Problem(pointer(path), message)]
+    return None if message is None else [Problem(pointer(path), message, keyword)]
 
 
 class RecordValidator:
@@ -317,7 +330,9 @@ class RecordValidator:
                 allowed = set(error.schema.get("properties", {}))
                 base = list(error.absolute_path)
                 found.update(
-                    Problem(pointer([*base, k]), CLOSED) for k in error.instance if k not in allowed
+                    Problem(pointer([*base, k]), CLOSED, "additionalProperties")
+                    for k in error.instance
+                    if k not in allowed
                 )
             else:
                 found.add(_describe(error))

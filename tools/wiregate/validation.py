@@ -7,28 +7,47 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wiregate.errors import UserError
 from wiregate.jsonl import RecordInput, open_records
-from wiregate.record_validator import ValidatorSet, guess_record_type, pointer
+from wiregate.record_validator import Problem, ValidatorSet, guess_record_type, pointer
+from wiregate.validation_baseline import (
+    AcceptedProblem,
+    ProblemKey,
+    ValidationBaseline,
+    problem_key,
+    prune_command,
+)
 
 __all__ = ["AUTO", "FileProblem", "ValidationReport", "validate_files"]
 
 AUTO = "auto"
+#: The rule of a record no record type fits (``--record auto``), for the baseline.
+RECORD_TYPE_RULE = "record-type"
 STDIN_TWICE = "two FILES cannot both be stdin"
 
 
 @dataclass(frozen=True)
 class FileProblem:
-    """A problem at ``path:line`` and a JSON pointer inside that line's record."""
+    """A problem at ``path:line`` and a JSON pointer inside that line's record. With a
+    baseline: its ``key`` (None for a broken line, which no entry accepts), the entry that
+    accepts it and whether that entry has expired."""
 
     path: str
     line: int
     pointer: str
     message: str
     record_type: str | None = None
+    key: ProblemKey | None = None
+    accepted: AcceptedProblem | None = None
+    expired: bool = False
+
+    @property
+    def waived(self) -> bool:
+        """Accepted by an entry that has not expired: it does not fail the run."""
+        return self.accepted is not None and not self.expired
 
 
 @dataclass
@@ -46,6 +65,17 @@ class ValidationReport:
     #: When set, problems are handed to it as they are found instead of being kept (streaming).
     on_problem: Callable[[FileProblem], None] | None = field(default=None, repr=False)
     problem_count: int = 0
+    #: The accepted problems the run is judged with (``--baseline``), and what it found of them:
+    #: records whose every problem is accepted, problems accepted and expired, the entries
+    #: that matched, the files read whole (by the baseline's name for them, with the path as
+    #: given) and the entries that matched nothing.
+    baseline: ValidationBaseline | None = field(default=None, repr=False)
+    accepted: int = 0
+    accepted_problems: int = 0
+    expired_problems: int = 0
+    matched: set[tuple[str, str]] = field(default_factory=set, repr=False)
+    judged: dict[str, str] = field(default_factory=dict, repr=False)
+    stale: tuple[AcceptedProblem, ...] = ()
 
     def add(self, problem: FileProblem) -> None:
         self.problem_count += 1
@@ -54,11 +84,50 @@ class ValidationReport:
         else:
             self.problems.append(problem)
 
+    def prune_command(self) -> str | None:
+        """The command that removes the stale entries, or None when there are none."""
+        if self.baseline is None or not self.stale:
+            return None
+        files = {entry.file for entry in self.stale}
+        given = [path for file, path in self.judged.items() if file in files]
+        return prune_command(self.baseline.path, self.record_option, given)
+
     @property
     def exit_code(self) -> int:
         if self.file_errors:
             return 2
         return 1 if self.invalid or self.broken_lines else 0
+
+
+def _judge(
+    report: ValidationReport,
+    path: str,
+    line: int,
+    record: Any,
+    prefix: tuple[str | int, ...],
+    record_type: str | None,
+    problem: Problem,
+) -> FileProblem:
+    """``problem`` of a record as reported: at its place in the file and, with a baseline,
+    with the entry that accepts it."""
+    inner = problem.pointer if problem.pointer != "/" else ""
+    full = (pointer(prefix) if prefix else "") + inner or "/"
+    found = FileProblem(path, line, full, problem.message, record_type)
+    baseline = report.baseline
+    if baseline is None:
+        return found
+    file = baseline.file_key(path)
+    key = problem_key(file, record_type, record, problem.pointer, problem.keyword)
+    entry = baseline.find(key)
+    if entry is None:
+        return replace(found, key=key)
+    report.matched.add(entry.key)
+    is_expired = entry.expired(baseline.on)
+    if is_expired:
+        report.expired_problems += 1
+    else:
+        report.accepted_problems += 1
+    return replace(found, key=key, accepted=entry, expired=is_expired)
 
 
 def _check_record(
@@ -70,27 +139,26 @@ def _check_record(
     prefix: tuple[str | int, ...] = (),
 ) -> None:
     report.records += 1
-    name = report.record_option
+    name: str | None = report.record_option
     if name == AUTO:
-        guessed = guess_record_type(record)
-        if guessed is None:
-            report.invalid += 1
-            what = "a JSON object" if isinstance(record, dict) else "not a JSON object"
-            report.add(
-                FileProblem(path, line, pointer(prefix), f"cannot tell the record type ({what})")
-            )
-            return
-        name = guessed
-        report.picked[name] += 1
-    problems = validators.get(name).problems(record)
+        name = guess_record_type(record)
+        if name is not None:
+            report.picked[name] += 1
+    if name is None:
+        what = "a JSON object" if isinstance(record, dict) else "not a JSON object"
+        problems = [Problem("/", f"cannot tell the record type ({what})", RECORD_TYPE_RULE)]
+    else:
+        problems = validators.get(name).problems(record)
     if not problems:
         report.valid += 1
         return
-    report.invalid += 1
-    for problem in problems:
-        inner = problem.pointer if problem.pointer != "/" else ""
-        full = (pointer(prefix) if prefix else "") + inner or "/"
-        report.add(FileProblem(path, line, full, problem.message, name))
+    judged = [_judge(report, path, line, record, prefix, name, p) for p in problems]
+    if report.baseline is not None and all(problem.waived for problem in judged):
+        report.accepted += 1
+    else:
+        report.invalid += 1
+    for problem in judged:
+        report.add(problem)
 
 
 def _validate_lines(
@@ -133,19 +201,23 @@ def validate_files(
     record: str,
     validators: ValidatorSet,
     on_problem: Callable[[FileProblem], None] | None = None,
+    baseline: ValidationBaseline | None = None,
 ) -> ValidationReport:
     """Validate every record of every file. A missing or unreadable file is a file error;
     stdin given twice or an unknown record type is a UserError before any file is read.
 
     With ``on_problem``, each problem is handed over as soon as it is found and not kept, so
-    memory does not grow with the number of problems."""
+    memory does not grow with the number of problems. With a ``baseline``, a record whose
+    every problem it accepts (an entry that has not expired) is counted as accepted, not
+    invalid, and its entries that match nothing are the report's ``stale``."""
     if paths.count("-") > 1:
         raise UserError(STDIN_TWICE)
     if record != AUTO:
         validators.get(record)  # unknown names fail before any file is read
-    report = ValidationReport(record_option=record, on_problem=on_problem)
+    report = ValidationReport(record_option=record, on_problem=on_problem, baseline=baseline)
     for path in paths:
         report.files.append(path)
+        errors = len(report.file_errors)
         # A file that cannot be read is a file error; the other files are still validated.
         try:
             with open_records(path) as source:
@@ -155,4 +227,8 @@ def validate_files(
                     _validate_lines(report, validators, source)
         except UserError as exc:
             report.file_errors.append(str(exc))
+        if baseline is not None and len(report.file_errors) == errors:
+            report.judged.setdefault(baseline.file_key(path), path)
+    if baseline is not None:
+        report.stale = baseline.stale(report.matched, report.judged)
     return report

@@ -297,26 +297,14 @@ def baseline_command(
     Exit 0 written (or nothing to change), 2 usage, configuration or load error (the file is
     then left as it was), 130 interrupted, 143 terminated.
     """
+    from wiregate.acceptance import update_options
     from wiregate.drift import run_drift
-    from wiregate.drift.baseline import (
-        load_baseline,
-        parse_date,
-        today,
-        update_baseline,
-        write_baseline,
-    )
+    from wiregate.drift.baseline import load_baseline, update_baseline, write_baseline
     from wiregate.drift.config import parse_repo_overrides
 
     contract = pass_contract(ctx)
     try:
-        if reason is None and not prune:
-            raise UserError("give --reason TEXT to accept the current findings, or --prune")
-        if expires is not None and reason is None:
-            raise UserError("--expires dates the entries --reason adds: give --reason too")
-        on = today()
-        until = parse_date(expires, "--expires") if expires is not None else None
-        if until is not None and until <= on:
-            raise UserError(f"--expires {until}: not after today ({on})")
+        on, until = update_options(reason, expires, prune, "findings")
         overrides = parse_repo_overrides(repos)
         baseline = load_baseline(contract, baseline_file)
         report = run_drift(

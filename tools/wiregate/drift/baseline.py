@@ -7,26 +7,35 @@ at those pointers in each normalised document; a whole schema object counts as a
 Line numbers and message wording are not part of it, so reformatting a copy or rewording a
 message keeps the match; a change of the values makes a new finding. The file is validated
 against ``contracts/drift-baseline.schema.json`` with the
-same machinery as ``mirrors.toml``.
+same machinery as ``mirrors.toml``; dates, writing and updating are
+``wiregate.acceptance``'s, shared with the validate baseline.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import date, time
+from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from contracts import Contract
-from wiregate.atomic import refusal, write_atomically
+from wiregate.acceptance import (
+    TODAY_VARIABLE,
+    Update,
+    dates_as_text,
+    expired,
+    has_words,
+    merge_entries,
+    parse_date,
+    today,
+    toml_string,
+    write_accepted,
+)
+from wiregate.configfile import load_config_toml
 from wiregate.diff import Change
 from wiregate.diff.fingerprint import DRIFT_SCHEME, change_fingerprints
-from wiregate.drift.config import load_config_toml
 from wiregate.errors import UserError
 from wiregate.files import not_a_regular_file
 
@@ -51,8 +60,6 @@ __all__ = [
 
 BASELINE_FILE = "drift-baseline.toml"
 BASELINE_SCHEMA_FILE = "drift-baseline.schema.json"
-#: The environment variable that sets "today" (YYYY-MM-DD) for expiry dates: tests, replays.
-TODAY_VARIABLE = "WIREGATE_TODAY"
 PRUNE_COMMAND = "wiregate drift baseline --prune"
 
 
@@ -78,7 +85,7 @@ class BaselineEntry:
     def expired(self, on: date) -> bool:
         """Whether the acceptance no longer holds ``on`` that day: it holds until the day
         before ``expires``."""
-        return self.expires is not None and on >= self.expires
+        return expired(self.expires, on)
 
     def sort_key(self) -> tuple[str, ...]:
         return (
@@ -106,31 +113,6 @@ class Baseline:
         return self._by_key.get((repository, copy, fingerprint))
 
 
-def has_words(text: str) -> bool:
-    """``text`` holds a letter, number, punctuation mark or symbol: not only spaces and
-    invisible characters (zero-width, bidi controls, no-break spaces)."""
-    return any(unicodedata.category(char)[0] in "LNPS" for char in text)
-
-
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
-
-def parse_date(value: str, what: str) -> date:
-    """A ``YYYY-MM-DD`` date; anything else is a one-line UserError naming ``what``."""
-    try:
-        if not _DATE.fullmatch(value):  # fromisoformat takes week dates too: 2027-W01-1
-            raise ValueError
-        return date.fromisoformat(value)
-    except ValueError:
-        raise UserError(f"{what}: {value!r} is not a date (YYYY-MM-DD)") from None
-
-
-def today(environ: Mapping[str, str] | None = None) -> date:
-    """Today, or the date in ``WIREGATE_TODAY`` when it is set."""
-    value = (os.environ if environ is None else environ).get(TODAY_VARIABLE)
-    return parse_date(value, TODAY_VARIABLE) if value else date.today()
-
-
 # --- fingerprints --------------------------------------------------------------------------
 
 
@@ -151,18 +133,6 @@ def finding_fingerprints(
 # --- the file ------------------------------------------------------------------------------
 
 
-def _as_text(data: Any, path: Path) -> Any:
-    """TOML dates (``expires = 2026-12-31``) as the text the schema checks; a date with a time
-    of day becomes text that fails it, naming the key."""
-    entries = data.get("accepted") if isinstance(data, dict) else None
-    for entry in entries if isinstance(entries, list) else ():
-        if isinstance(entry, dict):
-            for key, value in entry.items():
-                if isinstance(value, (date, time)):  # datetime is a date
-                    entry[key] = value.isoformat()
-    return data
-
-
 def load_baseline(
     contract: Contract, path: Path | None = None, *, must_exist: bool = False
 ) -> Baseline:
@@ -175,7 +145,7 @@ def load_baseline(
     path = path or contract.directory / BASELINE_FILE
     if not path.exists():
         return Baseline(path)
-    data = load_config_toml(path, BASELINE_SCHEMA_FILE, _as_text)
+    data = load_config_toml(path, BASELINE_SCHEMA_FILE, dates_as_text)
     entries: list[BaselineEntry] = []
     seen: dict[tuple[str, str, str], str] = {}
     for index, raw in enumerate(data.get("accepted", [])):
@@ -222,31 +192,6 @@ version = 1
 """
 
 
-_INVISIBLE = frozenset({"Cf", "Zl", "Zp"})
-
-
-def _toml_string(value: str) -> str:
-    out = ['"']
-    for char in value:
-        code = ord(char)
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif code < 0x20 or code == 0x7F or unicodedata.category(char) in _INVISIBLE:
-            # Control, format (bidi overrides, zero-width) and line-separator characters are
-            # written escaped, so a reviewed baseline file reads as what it holds.
-            out.append(f"\\u{code:04X}" if code <= 0xFFFF else f"\\U{code:08X}")
-        elif 0xD800 <= code <= 0xDFFF:  # TOML has no lone surrogates; the pointer is a label
-            out.append("\\uFFFD")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
-
-
 def render_baseline(entries: Iterable[BaselineEntry]) -> str:
     """The file's text: a header, then the entries in a stable order."""
     lines = [_HEADER.rstrip("\n")]
@@ -254,13 +199,13 @@ def render_baseline(entries: Iterable[BaselineEntry]) -> str:
         lines += [
             "",
             "[[accepted]]",
-            f"repository = {_toml_string(entry.repository)}",
-            f"copy = {_toml_string(entry.copy)}",
-            f"rule = {_toml_string(entry.rule)}",
-            f"canonical_pointer = {_toml_string(entry.canonical_pointer)}",
-            f"copy_pointer = {_toml_string(entry.copy_pointer)}",
-            f"fingerprint = {_toml_string(entry.fingerprint)}",
-            f"reason = {_toml_string(entry.reason)}",
+            f"repository = {toml_string(entry.repository)}",
+            f"copy = {toml_string(entry.copy)}",
+            f"rule = {toml_string(entry.rule)}",
+            f"canonical_pointer = {toml_string(entry.canonical_pointer)}",
+            f"copy_pointer = {toml_string(entry.copy_pointer)}",
+            f"fingerprint = {toml_string(entry.fingerprint)}",
+            f"reason = {toml_string(entry.reason)}",
         ]
         if entry.expires is not None:
             lines.append(f"expires = {entry.expires.isoformat()}")
@@ -272,36 +217,14 @@ def write_baseline(path: Path, entries: Iterable[BaselineEntry]) -> None:
     an interrupted run never sees half a file), keeping the permission bits of the file it
     replaces (a new one: ``0666`` less the umask); a symbolic link, a read-only file or
     anything but a regular file is a one-line UserError and is left untouched."""
-    why = refusal(path)
-    if why is not None:
-        raise UserError(f"{path}: cannot write: {why}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, render_baseline(entries).encode("utf-8"))
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    write_accepted(path, render_baseline(entries))
 
 
 # --- updating it ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class BaselineUpdate:
-    """What ``wiregate drift baseline`` does to the file."""
-
-    path: Path
-    entries: tuple[BaselineEntry, ...]  # the file's entries afterwards
-    added: tuple[BaselineEntry, ...] = field(default_factory=tuple)
-    pruned: tuple[BaselineEntry, ...] = field(default_factory=tuple)
-
-    @property
-    def kept(self) -> int:
-        """Entries that were there and stay."""
-        return len(self.entries) - len(self.added)
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.added or self.pruned)
+#: What ``wiregate drift baseline`` does to the file.
+BaselineUpdate = Update[BaselineEntry]
 
 
 def update_baseline(
@@ -317,32 +240,29 @@ def update_baseline(
     Entries already listed are kept as they are: their reason and date do not change."""
     if reason is not None and not has_words(reason):
         raise UserError("--reason: give the reason the findings are accepted (in words)")
-    existing = {entry.key for entry in baseline.entries}
-    added: dict[tuple[str, str, str], BaselineEntry] = {}
+    current = []
     if reason is not None:
         for result in report.results:
             for change, triage in result.findings:
                 if triage is None:
                     continue
-                key = (result.repository, result.copy_id, triage.fingerprint)
-                if key in existing or key in added:
-                    continue
-                added[key] = BaselineEntry(
-                    repository=result.repository,
-                    copy=result.copy_id,
-                    rule=change.id,
-                    canonical_pointer=change.old_pointer,
-                    copy_pointer=change.new_pointer,
-                    fingerprint=triage.fingerprint,
-                    reason=reason.strip(),
-                    expires=expires,
+                current.append(
+                    BaselineEntry(
+                        repository=result.repository,
+                        copy=result.copy_id,
+                        rule=change.id,
+                        canonical_pointer=change.old_pointer,
+                        copy_pointer=change.new_pointer,
+                        fingerprint=triage.fingerprint,
+                        reason=reason.strip(),
+                        expires=expires,
+                    )
                 )
-    stale = {entry.key for entry in report.stale} if prune else set()
-    kept = tuple(entry for entry in baseline.entries if entry.key not in stale)
-    pruned = tuple(entry for entry in baseline.entries if entry.key in stale)
-    return BaselineUpdate(
-        path=baseline.path,
-        entries=kept + tuple(added.values()),
-        added=tuple(sorted(added.values(), key=BaselineEntry.sort_key)),
-        pruned=pruned,
+    return merge_entries(
+        baseline.path,
+        baseline.entries,
+        current,
+        key=lambda entry: entry.key,
+        sort_key=BaselineEntry.sort_key,
+        stale={entry.key for entry in report.stale} if prune else (),
     )

@@ -6,29 +6,19 @@ naming the file and the key (``repository[1].copy[0].paths``).
 
 from __future__ import annotations
 
-import errno
-import json
 import os
 import re
-import sys
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any, TypedDict
 
-import jsonschema_rs
-
-from contracts import BUNDLED_DIR, SCHEMA_FILES, Contract
+from contracts import SCHEMA_FILES, Contract
 from wiregate import pointer as json_pointer
+from wiregate.configfile import load_config_toml
 from wiregate.errors import UserError
-from wiregate.files import DEFAULT_MAX_BYTES, NotReadable, read_regular
+from wiregate.files import DEFAULT_MAX_BYTES
 from wiregate.policy import DEFAULT_POLICY
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -203,78 +193,6 @@ def parse_repo_overrides(values: Sequence[str]) -> dict[str, Path | None]:
             raise UserError(f"--repo {value!r}: expected NAME=PATH or NAME")
         overrides[name] = Path(path) if sep else None
     return overrides
-
-
-@cache
-def _config_validator(schema_file: str) -> Any:
-    # The config schemas ship with the package, like the contract they describe. jsonschema-rs
-    # rather than jsonschema: it imports several times faster, and drift runs in hooks.
-    schema = json.loads((BUNDLED_DIR / schema_file).read_text(encoding="utf-8"))
-    return jsonschema_rs.validator_for(schema)
-
-
-def _key(path: Sequence[str | int]) -> str:
-    key = ""
-    for part in path:
-        key += f"[{part}]" if isinstance(part, int) else (f".{part}" if key else str(part))
-    return key or "(top level)"
-
-
-#: Bytes of a config file (mirrors.toml, drift-baseline.toml) read at most.
-CONFIG_MAX_BYTES = 50_000_000
-
-
-_MAX_CONFIG_DEPTH = 32  # the deepest key of either file is a few levels down
-
-
-def _deeper_than(data: Any, limit: int) -> bool:
-    pending: list[tuple[Any, int]] = [(data, 0)]
-    while pending:
-        value, depth = pending.pop()
-        if depth > limit:
-            return True
-        if isinstance(value, dict):
-            pending += [(v, depth + 1) for v in value.values()]
-        elif isinstance(value, list):
-            pending += [(v, depth + 1) for v in value]
-    return False
-
-
-def load_config_toml(
-    path: Path, schema_file: str, precheck: Callable[[Any, Path], Any] | None = None
-) -> Any:
-    """The TOML file at ``path``, validated against ``schema_file`` (shipped beside the
-    contract): every mistake is a one-line UserError naming the file and the key.
-
-    ``precheck(data, path)`` runs before the schema: it may raise a message of its own, or
-    return the data to validate instead (TOML dates as text, say)."""
-    if path.is_dir():  # opening a directory read-only succeeds: say what reading it says
-        raise UserError(f"{path}: cannot read: {os.strerror(errno.EISDIR)}")
-    try:
-        data = tomllib.loads(read_regular(path, CONFIG_MAX_BYTES).decode("utf-8"))
-    except NotReadable as exc:  # a FIFO would block a plain read, a device never end
-        if exc.errno == errno.ENOENT:
-            raise UserError(f"{path}: file not found") from None
-        if exc.errno is not None:
-            raise UserError(f"{path}: cannot read: {os.strerror(exc.errno)}") from None
-        raise UserError(f"{path}: {exc}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:  # arrays inside arrays, some hundreds deep
-        raise UserError(f"{path}: nested too deeply to read") from None
-    if _deeper_than(data, _MAX_CONFIG_DEPTH):  # dotted keys nest without recursion
-        raise UserError(f"{path}: nested over {_MAX_CONFIG_DEPTH} levels deep")
-    if precheck is not None:
-        checked = precheck(data, path)
-        data = data if checked is None else checked
-    validator = _config_validator(schema_file)
-    errors = sorted(validator.iter_errors(data), key=lambda e: str(e.instance_path))
-    if errors:
-        error = errors[0]
-        raise UserError(f"{path}: {_key(list(error.instance_path))}: {error.message}")
-    return data
 
 
 def load_mirrors(contract: Contract, path: Path | None = None) -> MirrorsConfig:
