@@ -141,14 +141,56 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "a property keyed by a symbol or another non-constant (no JSON name) at w.ts:1 "
             "([Symbol.iterator]: string)",
         ),
+        (
+            "export interface Wire { __proto__: string; a: string }\n",
+            "a property named __proto__ (an object literal sets the prototype instead) at w.ts:1 "
+            "(__proto__: string)",
+        ),
+        (
+            'export type Wire = Record<"__proto__" | "x", string>;\n',
+            "a property named __proto__ (an object literal sets the prototype instead) at w.ts:1 "
+            '(Record<"__proto__" | "x", string>)',
+        ),
+        (
+            "export interface Wire {\n  a: string;\n  gone: never;\n}\n",
+            "a required property of type never (no value has it) at w.ts:3 (gone: never)",
+        ),
+        (
+            "type Pair = { a: string; b: never };\nexport type Wire = { p: Pair | { c: string } };\n",
+            "a required property of type never (no value has it) at w.ts:1 (b: never)",
+        ),
+        (
+            "export type Wire = { on: (() => void) | string };\n",
+            "a property holding a function or data (JSON.stringify omits the function) at w.ts:1 "
+            "(on: (() => void) | string)",
+        ),
+        (
+            "interface Box<T> { v: T }\nexport type Wire = Box<(() => void) | number>;\n",
+            "a property holding a function or data (JSON.stringify omits the function) at w.ts:1 "
+            "(v: T)",
+        ),
     ],
-    ids=["key-remapping", "return-type", "set", "map", "symbol-key"],
+    ids=[
+        "key-remapping",
+        "return-type",
+        "set",
+        "map",
+        "symbol-key",
+        "proto-key",
+        "proto-key-mapped",
+        "required-never",
+        "required-never-in-union",
+        "function-or-data",
+        "function-or-data-argument",
+    ],
 )
 def test_a_shape_the_generator_cannot_write_exactly_is_refused(
     checkout: Path, source: str, error: str
 ) -> None:
     """Each was a wrong schema: all fields dropped, {"description": "Failed to correctly infer
-    type"}, an object with a required size, a property named __@iterator@12."""
+    type"}, an object with a required size, a property named __@iterator@12, __proto__
+    required but not a property, {"not": {}} for the whole type (a required never), a
+    function as {"$comment": "() => void"}."""
     (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
     write(checkout, {"w.ts": source})
     assert error_of(checkout, "w.ts", "Wire") == (
@@ -181,6 +223,87 @@ def test_constant_computed_keys_and_a_checkout_type_named_set_are_extracted(
         "named",
         "a",
         "s",
+    )
+
+
+def test_void_and_undefined_members_are_absent(checkout: Path) -> None:
+    """JSON.stringify omits a property whose value is undefined: `void` was {"type": "null"}
+    and required, `void | string` null or a string and required."""
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n  done: void;\n  maybe: void | string;\n"
+            "  gone?: undefined;\n  unset: undefined;\n  skipped?: never;\n  a: string;\n}\n"
+            'export type Mapped = Record<"x", void | string>;\n'
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "done": {"not": {}},
+            "maybe": {"type": "string"},
+            "gone": {"not": {}},
+            "unset": {"not": {}},
+            "a": {"type": "string"},
+        },
+        "a",
+    )
+    assert schema_of(checkout, "w.ts", "Mapped") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "properties": {"x": {"type": "string"}},
+        "additionalProperties": False,
+    }
+
+
+def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
+    """JSON.stringify omits a function value: a type literal's method was a property of its
+    return type, a function-typed member {"$comment": "() => void"}, both required."""
+    write(
+        checkout,
+        {
+            "w.ts": "type Handler = () => void;\n"
+            "interface Callable { (): void; n: number }\n"
+            "interface Box<T> { v: T; a: string }\n"
+            "export type Lit = { a: string; f(): string; g: () => void; h?: (x: number) => string };\n"
+            "export interface Iface { a: string; f(): string; h: Handler; c: Callable; k: new () => object }\n"
+            "export type Generic = Box<() => void>;\n"
+            'export type Mapped = { [K in "a" | "f"]: K extends "a" ? string : () => void };\n'
+        },
+    )
+    for name in ("Lit", "Iface", "Generic", "Mapped"):
+        assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
+
+
+def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
+    """A class's own fields, whatever TypeScript's visibility: `private` and `protected`
+    fields (parameter properties too) were dropped, an ES private `#secret` written, an arrow
+    function field a generator error."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export class Wire {\n"
+            '  #secret = "s";\n'
+            '  private kept: string = "k";\n'
+            "  protected rank = 1;\n"
+            "  static version = 2;\n"
+            "  handler = () => 1;\n"
+            "  constructor(public id: string, private note?: string, unused?: number) {}\n"
+            "  method(): string { return this.#secret; }\n"
+            '  get shown(): string { return "x"; }\n'
+            "}\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "kept": {"type": "string"},
+            "rank": {"type": "number"},
+            "id": {"type": "string"},
+            "note": {"type": "string"},
+        },
+        "kept",
+        "rank",
+        "id",
     )
 
 
