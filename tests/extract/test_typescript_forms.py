@@ -169,6 +169,26 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "a property holding a function or data (JSON.stringify omits the function) at w.ts:1 "
             "(v: T)",
         ),
+        (
+            "export class Wire {\n  at = 1;\n  toJSON() { return { at: String(this.at) }; }\n}\n",
+            "a toJSON() without one written return type (JSON.stringify writes what it returns) "
+            "at w.ts:3 (toJSON() { return { at: String(this.at) }; })",
+        ),
+        (
+            "export interface Wire { at: string; toJSON?(): string }\n",
+            "an optional toJSON() (JSON.stringify writes what it returns when there is one) "
+            "at w.ts:1 (toJSON?(): string)",
+        ),
+        (
+            "interface Base<T> { toJSON(): T }\nexport interface Wire extends Base<string> {}\n",
+            "a toJSON() inherited from a generic type (JSON.stringify writes what it returns) "
+            "at w.ts:1 (toJSON(): T)",
+        ),
+        (
+            "export interface Wire { at: string; toJSON(): Date }\n",
+            "a toJSON() returning a value with its own toJSON() (JSON.stringify calls one) "
+            "at w.ts:1 (toJSON(): Date)",
+        ),
     ],
     ids=[
         "key-remapping",
@@ -182,6 +202,10 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
         "required-never-in-union",
         "function-or-data",
         "function-or-data-argument",
+        "tojson-return-not-written",
+        "tojson-optional",
+        "tojson-generic-base",
+        "tojson-returns-tojson",
     ],
 )
 def test_a_shape_the_generator_cannot_write_exactly_is_refused(
@@ -190,7 +214,7 @@ def test_a_shape_the_generator_cannot_write_exactly_is_refused(
     """Each was a wrong schema: all fields dropped, {"description": "Failed to correctly infer
     type"}, an object with a required size, a property named __@iterator@12, __proto__
     required but not a property, {"not": {}} for the whole type (a required never), a
-    function as {"$comment": "() => void"}."""
+    function as {"$comment": "() => void"}, a toJSON type as its fields."""
     (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
     write(checkout, {"w.ts": source})
     assert error_of(checkout, "w.ts", "Wire") == (
@@ -305,6 +329,41 @@ def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
         "rank",
         "id",
     )
+
+
+def test_a_type_with_to_json_is_what_to_json_returns(checkout: Path) -> None:
+    """JSON.stringify writes what toJSON() returns: its fields were extracted instead."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Stamp {\n  at: Date;\n  toJSON(): {\n    at: number };\n}\n"
+            "class Base { at = 1; toJSON(): { at: string } { return { at: String(this.at) }; } }\n"
+            "export class Derived extends Base { more = 2 }\n"
+            "export type Text = { raw: number[]; toJSON: () => string };\n"
+            "export interface Wire { s: Stamp; d: Date; toJSON: string }\n"
+        },
+    )
+    at_number = closed({"at": {"type": "number"}}, "at")
+    assert schema_of(checkout, "w.ts", "Stamp") == at_number
+    assert schema_of(checkout, "w.ts", "Derived") == closed({"at": {"type": "string"}}, "at")
+    assert schema_of(checkout, "w.ts", "Text") == {"$schema": OBJECT, "type": "string"}
+    # A toJSON that is no function is data; Date's own toJSON is the date-time string.
+    wire = extract_types(checkout, "w.ts", ["Wire"])["Wire"]
+    assert isinstance(wire, Extracted)
+    del at_number["$schema"]
+    assert wire.schema == closed(
+        {
+            "s": at_number,
+            "d": {"type": "string", "format": "date-time"},
+            "toJSON": {"type": "string"},
+        },
+        "s",
+        "d",
+        "toJSON",
+    )
+    # Placed where toJSON's return type declares it.
+    assert wire.locate("#/properties/s/properties/at") == ("w.ts", 4, 5)
 
 
 def test_node_running_out_of_memory_says_so(

@@ -183,7 +183,43 @@ function jsonMembers(ts, tsj, checker, refusals) {
       return properties.map((p) => written(p.getName(), p.getType(), p.isRequired(), node)).filter(Boolean);
     };
   }
+  // JSON.stringify writes what a value's toJSON() returns, and calls it once: the value it
+  // returns is written as it is, whatever toJSON that one has.
+  const toJSON = (node) => {
+    const symbol = node.name && checker.getSymbolAtLocation(node.name);
+    const type = symbol ? checker.getDeclaredTypeOfSymbol(symbol) : checker.getTypeAtLocation(node);
+    const method = type && checker.getPropertyOfType(type, "toJSON");
+    if (!method) return null;
+    const declarations = method.declarations || [];
+    const [declaration] = declarations;
+    const value = declaration && checker.getTypeOfSymbolAtLocation(method, declaration);
+    if (value && !checker.getNonNullableType(value).getCallSignatures().length) return null; // data
+    const signature = declaration && (ts.isMethodSignature(declaration) || ts.isMethodDeclaration(declaration))
+      ? declaration
+      : declaration && declaration.type && ts.isFunctionTypeNode(declaration.type) ? declaration.type : null;
+    const writes = "JSON.stringify writes what it returns";
+    if (!signature || declarations.length > 1 || !signature.type) {
+      throw refusals.error(`a toJSON() without one written return type (${writes})`, declaration || node);
+    }
+    if (method.flags & ts.SymbolFlags.Optional) {
+      throw refusals.error(`an optional toJSON() (${writes} when there is one)`, declaration);
+    }
+    const owner = declaration.parent;
+    if (owner !== node && owner.typeParameters && owner.typeParameters.length) {
+      throw refusals.error(`a toJSON() inherited from a generic type (${writes})`, declaration);
+    }
+    if (checker.getPropertyOfType(checker.getTypeFromTypeNode(signature.type), "toJSON")) {
+      throw refusals.error("a toJSON() returning a value with its own toJSON() (JSON.stringify calls one)", declaration);
+    }
+    return signature.type;
+  };
   for (const parser of [tsj.TypeLiteralNodeParser, tsj.InterfaceAndClassNodeParser]) {
+    const { createType } = parser.prototype;
+    parser.prototype.createType = function (node, context, reference) {
+      const returned = toJSON(node);
+      if (returned) return this.childNodeParser.createType(returned, context, reference);
+      return createType.call(this, node, context, reference);
+    };
     parser.prototype.getProperties = getProperties;
   }
 }
@@ -368,6 +404,10 @@ function locate(ts, checker, symbol, schema, root) {
   const walk = (node, type, pointer, depth) => {
     if (!node || typeof node !== "object" || Array.isArray(node) || !type || depth > 64) return;
     type = nonNull(type);
+    // A type with a toJSON() was extracted as what it returns: walked as that too.
+    const toJSON = checker.getPropertyOfType(type, "toJSON");
+    const [signature] = toJSON ? typeOf(toJSON).getCallSignatures() : [];
+    if (signature) type = nonNull(checker.getReturnTypeOfSignature(signature));
     // A schema reached through a named type (an array's element, a union member) is placed
     // at that type's declaration: its keywords (required ...) are written there.
     const named = type.aliasSymbol || type.symbol;
