@@ -366,6 +366,28 @@ def test_a_type_with_to_json_is_what_to_json_returns(checkout: Path) -> None:
     assert wire.locate("#/properties/s/properties/at") == ("w.ts", 4, 5)
 
 
+def test_a_refused_type_leaves_the_next_types_of_the_run_as_they_are(checkout: Path) -> None:
+    """A refusal halfway through a recursive type left its reference unset in the generator's
+    caches: the next type of the same file using it was 'Reference type not set yet'."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "interface Tree { kids: Tree[]; tags: Set<string> }\n"
+            "export interface A { t: Tree }\nexport interface B { t: Tree; n: number }\n"
+            "export interface C { n: number }\n"
+        },
+    )
+    found = extract_types(checkout, "w.ts", ["A", "B", "C"])
+    refused = "cannot be extracted exactly: a Set (JSON.stringify writes it as {}) at w.ts:1"
+    assert [str(found[name]) for name in ("A", "B")] == [
+        f"{checkout}/w.ts: {name}: {refused} (Set<string>)" for name in ("A", "B")
+    ]
+    c = found["C"]
+    assert isinstance(c, Extracted)
+    assert c.schema == closed({"n": {"type": "number"}}, "n")
+
+
 def test_node_running_out_of_memory_says_so(
     checkout: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -80,16 +80,21 @@ function main() {
   const exported = new Map(
     (moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : []).map((s) => [s.name, s]),
   );
-  const generator = new tsj.SchemaGenerator(
-    program,
-    tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, refusals)),
-    tsj.createFormatter(config),
-    config,
-  );
+  const newGenerator = () =>
+    new tsj.SchemaGenerator(
+      program,
+      tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, refusals)),
+      tsj.createFormatter(config),
+      config,
+    );
+  let generator = newGenerator();
   // Null prototype: a type named __proto__ is a key like any other.
   const types = Object.create(null);
   for (const name of request.types) {
     types[name] = extract(ts, checker, generator, exported, name, root);
+    // A type that failed halfway leaves the generator's caches holding what it began (a
+    // recursive type's reference never set): the next type would fail on it.
+    if (types[name].error) generator = newGenerator();
   }
   const relative = (names) => [...names].map((name) => path.relative(root, name)).sort();
   reply({ types, files: relative(files), looked: relative(looked) });
