@@ -292,10 +292,18 @@ def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
             "export interface Iface { a: string; f(): string; h: Handler; c: Callable; k: new () => object }\n"
             "export type Generic = Box<() => void>;\n"
             'export type Mapped = { [K in "a" | "f"]: K extends "a" ? string : () => void };\n'
+            "export interface Hook { a: string; on: (() => void) | null }\n"
+            "interface Named<T> { a: string; on: T }\n"
+            "export type GenericHook = Named<(() => void) | null>;\n"
         },
     )
     for name in ("Lit", "Iface", "Generic", "Mapped"):
         assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
+    # A function or null: the null is written, the function omitted.
+    for name in ("Hook", "GenericHook"):
+        assert schema_of(checkout, "w.ts", name) == closed(
+            {"a": {"type": "string"}, "on": {"type": "null"}}, "a"
+        )
 
 
 def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:

@@ -120,12 +120,21 @@ function jsonMembers(ts, tsj, checker, refusals) {
     }
     return found.filter((member) => !tsj.isNodeHidden(member));
   };
-  // How many of a member's possible values (its type's union members) are functions.
-  const callable = (member) => {
-    const type = checker.getNonNullableType(checker.getTypeAtLocation(member));
-    const types = type.isUnion() ? type.types : [type];
-    const calls = types.filter((t) => t.getCallSignatures().length || t.getConstructSignatures().length);
-    return [calls.length, types.length];
+  // A member that may hold a function: JSON.stringify omits it, as it omits undefined, and
+  // writes a null. So one holding only functions (or undefined) is absent, one holding null
+  // too is an optional null, and one holding other data is refused.
+  const functionOr = (types, isFunction, isNull, place) => {
+    if (!types.some(isFunction)) return undefined;
+    const rest = types.filter((t) => !isFunction(t));
+    if (!rest.length) return null;
+    if (rest.every(isNull)) return new tsj.NullType();
+    throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", place);
+  };
+  const callable = (t) => t.getCallSignatures().length > 0 || t.getConstructSignatures().length > 0;
+  const checked = (member) => {
+    const type = checker.getTypeAtLocation(member);
+    const types = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & ts.TypeFlags.Undefined));
+    return functionOr(types, callable, (t) => t.flags & ts.TypeFlags.Null, member);
   };
   const absent = (type) => {
     const bare = tsj.derefType(type);
@@ -145,11 +154,13 @@ function jsonMembers(ts, tsj, checker, refusals) {
       throw refusals.error("a property named __proto__ (an object literal sets the prototype instead)", place);
     }
     type = absent(type);
-    if (isFunction(type)) return null;
     const bare = tsj.derefType(type);
-    if (bare instanceof tsj.UnionType && bare.getTypes().some(isFunction)) {
-      throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", place);
-    }
+    const types = (bare instanceof tsj.UnionType ? bare.getTypes() : [bare]).filter(
+      (t) => !(tsj.derefType(t) instanceof tsj.UndefinedType),
+    );
+    const isNull = (t) => tsj.derefType(t) instanceof tsj.NullType;
+    const held = functionOr(types, isFunction, isNull, place);
+    if (held !== undefined) return held && new tsj.ObjectProperty(name, held, false);
     if (bare instanceof tsj.NeverType) {
       // An optional never is absent. A required one leaves the type no value at all: a
       // schema matching nothing would read as every record broken, not as this member.
@@ -163,11 +174,11 @@ function jsonMembers(ts, tsj, checker, refusals) {
     for (const member of declared(node)) {
       // Seen by the checker first: a callable interface is an object to the generator, and
       // an untyped field's inferred function type a node it cannot parse.
-      const [calls, of] = callable(member);
-      if (calls && calls < of) {
-        throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", member);
+      const held = checked(member);
+      if (held !== undefined) {
+        if (held) properties.push(written(this.getPropertyName(member.name), held, false, member));
+        continue;
       }
-      if (calls) continue;
       let typeNode = member.type;
       if (!typeNode && member.initializer) {
         typeNode = checker.typeToTypeNode(checker.getTypeAtLocation(member), node, ts.NodeBuilderFlags.NoTruncation);
