@@ -172,6 +172,20 @@ def test_a_typescript_compile_error(governed: Path) -> None:
     )
 
 
+def test_a_shape_extracted_inexactly_is_one_line(governed: Path) -> None:
+    """A refused shape in a referenced type names the copy's file, its type, the construct
+    and where it is declared (a __proto__ key was required and no property)."""
+    typescript(governed)
+    (governed / "gov/src/helper.ts").write_text(
+        "export interface Helper {\n  name: string | null;\n  __proto__: string;\n}\n", "utf-8"
+    )
+    assert one_error(governed) == (
+        f"{governed}/gov/{TS_FILE}: Wire: cannot be extracted exactly: a property named "
+        "__proto__ (an object literal sets the prototype instead) at src/helper.ts:3 "
+        "(__proto__: string)"
+    )
+
+
 def test_typescript_time_out(governed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     typescript(governed)
     monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "0.05")

@@ -141,14 +141,80 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "a property keyed by a symbol or another non-constant (no JSON name) at w.ts:1 "
             "([Symbol.iterator]: string)",
         ),
+        (
+            "export interface Wire { __proto__: string; a: string }\n",
+            "a property named __proto__ (an object literal sets the prototype instead) at w.ts:1 "
+            "(__proto__: string)",
+        ),
+        (
+            'export type Wire = Record<"__proto__" | "x", string>;\n',
+            "a property named __proto__ (an object literal sets the prototype instead) at w.ts:1 "
+            '(Record<"__proto__" | "x", string>)',
+        ),
+        (
+            "export interface Wire {\n  a: string;\n  gone: never;\n}\n",
+            "a required property of type never (no value has it) at w.ts:3 (gone: never)",
+        ),
+        (
+            "type Pair = { a: string; b: never };\nexport type Wire = { p: Pair | { c: string } };\n",
+            "a required property of type never (no value has it) at w.ts:1 (b: never)",
+        ),
+        (
+            "export type Wire = { on: (() => void) | string };\n",
+            "a property holding a function or data (JSON.stringify omits the function) at w.ts:1 "
+            "(on: (() => void) | string)",
+        ),
+        (
+            "interface Box<T> { v: T }\nexport type Wire = Box<(() => void) | number>;\n",
+            "a property holding a function or data (JSON.stringify omits the function) at w.ts:1 "
+            "(v: T)",
+        ),
+        (
+            "export class Wire {\n  at = 1;\n  toJSON() { return { at: String(this.at) }; }\n}\n",
+            "a toJSON() without one written return type (JSON.stringify writes what it returns) "
+            "at w.ts:3 (toJSON() { return { at: String(this.at) }; })",
+        ),
+        (
+            "export interface Wire { at: string; toJSON?(): string }\n",
+            "an optional toJSON() (JSON.stringify writes what it returns when there is one) "
+            "at w.ts:1 (toJSON?(): string)",
+        ),
+        (
+            "interface Base<T> { toJSON(): T }\nexport interface Wire extends Base<string> {}\n",
+            "a toJSON() inherited from a generic type (JSON.stringify writes what it returns) "
+            "at w.ts:1 (toJSON(): T)",
+        ),
+        (
+            "export interface Wire { at: string; toJSON(): Date }\n",
+            "a toJSON() returning a value with its own toJSON() (JSON.stringify calls one) "
+            "at w.ts:1 (toJSON(): Date)",
+        ),
     ],
-    ids=["key-remapping", "return-type", "set", "map", "symbol-key"],
+    ids=[
+        "key-remapping",
+        "return-type",
+        "set",
+        "map",
+        "symbol-key",
+        "proto-key",
+        "proto-key-mapped",
+        "required-never",
+        "required-never-in-union",
+        "function-or-data",
+        "function-or-data-argument",
+        "tojson-return-not-written",
+        "tojson-optional",
+        "tojson-generic-base",
+        "tojson-returns-tojson",
+    ],
 )
 def test_a_shape_the_generator_cannot_write_exactly_is_refused(
     checkout: Path, source: str, error: str
 ) -> None:
     """Each was a wrong schema: all fields dropped, {"description": "Failed to correctly infer
-    type"}, an object with a required size, a property named __@iterator@12."""
+    type"}, an object with a required size, a property named __@iterator@12, __proto__
+    required but not a property, {"not": {}} for the whole type (a required never), a
+    function as {"$comment": "() => void"}, a toJSON type as its fields."""
     (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
     write(checkout, {"w.ts": source})
     assert error_of(checkout, "w.ts", "Wire") == (
@@ -182,6 +248,152 @@ def test_constant_computed_keys_and_a_checkout_type_named_set_are_extracted(
         "a",
         "s",
     )
+
+
+def test_void_and_undefined_members_are_absent(checkout: Path) -> None:
+    """JSON.stringify omits a property whose value is undefined: `void` was {"type": "null"}
+    and required, `void | string` null or a string and required."""
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n  done: void;\n  maybe: void | string;\n"
+            "  gone?: undefined;\n  unset: undefined;\n  skipped?: never;\n  a: string;\n}\n"
+            'export type Mapped = Record<"x", void | string>;\n'
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "done": {"not": {}},
+            "maybe": {"type": "string"},
+            "gone": {"not": {}},
+            "unset": {"not": {}},
+            "a": {"type": "string"},
+        },
+        "a",
+    )
+    assert schema_of(checkout, "w.ts", "Mapped") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "properties": {"x": {"type": "string"}},
+        "additionalProperties": False,
+    }
+
+
+def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
+    """JSON.stringify omits a function value: a type literal's method was a property of its
+    return type, a function-typed member {"$comment": "() => void"}, both required."""
+    write(
+        checkout,
+        {
+            "w.ts": "type Handler = () => void;\n"
+            "interface Callable { (): void; n: number }\n"
+            "interface Box<T> { v: T; a: string }\n"
+            "export type Lit = { a: string; f(): string; g: () => void; h?: (x: number) => string };\n"
+            "export interface Iface { a: string; f(): string; h: Handler; c: Callable; k: new () => object }\n"
+            "export type Generic = Box<() => void>;\n"
+            'export type Mapped = { [K in "a" | "f"]: K extends "a" ? string : () => void };\n'
+            "export interface Hook { a: string; on: (() => void) | null }\n"
+            "interface Named<T> { a: string; on: T }\n"
+            "export type GenericHook = Named<(() => void) | null>;\n"
+        },
+    )
+    for name in ("Lit", "Iface", "Generic", "Mapped"):
+        assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
+    # A function or null: the null is written, the function omitted.
+    for name in ("Hook", "GenericHook"):
+        assert schema_of(checkout, "w.ts", name) == closed(
+            {"a": {"type": "string"}, "on": {"type": "null"}}, "a"
+        )
+
+
+def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
+    """A class's own fields, whatever TypeScript's visibility: `private` and `protected`
+    fields (parameter properties too) were dropped, an ES private `#secret` written, an arrow
+    function field a generator error."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export class Wire {\n"
+            '  #secret = "s";\n'
+            '  private kept: string = "k";\n'
+            "  protected rank = 1;\n"
+            "  static version = 2;\n"
+            "  handler = () => 1;\n"
+            "  constructor(public id: string, private note?: string, unused?: number) {}\n"
+            "  method(): string { return this.#secret; }\n"
+            '  get shown(): string { return "x"; }\n'
+            "}\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "kept": {"type": "string"},
+            "rank": {"type": "number"},
+            "id": {"type": "string"},
+            "note": {"type": "string"},
+        },
+        "kept",
+        "rank",
+        "id",
+    )
+
+
+def test_a_type_with_to_json_is_what_to_json_returns(checkout: Path) -> None:
+    """JSON.stringify writes what toJSON() returns: its fields were extracted instead."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Stamp {\n  at: Date;\n  toJSON(): {\n    at: number };\n}\n"
+            "class Base { at = 1; toJSON(): { at: string } { return { at: String(this.at) }; } }\n"
+            "export class Derived extends Base { more = 2 }\n"
+            "export type Text = { raw: number[]; toJSON: () => string };\n"
+            "export interface Wire { s: Stamp; d: Date; toJSON: string }\n"
+        },
+    )
+    at_number = closed({"at": {"type": "number"}}, "at")
+    assert schema_of(checkout, "w.ts", "Stamp") == at_number
+    assert schema_of(checkout, "w.ts", "Derived") == closed({"at": {"type": "string"}}, "at")
+    assert schema_of(checkout, "w.ts", "Text") == {"$schema": OBJECT, "type": "string"}
+    # A toJSON that is no function is data; Date's own toJSON is the date-time string.
+    wire = extract_types(checkout, "w.ts", ["Wire"])["Wire"]
+    assert isinstance(wire, Extracted)
+    del at_number["$schema"]
+    assert wire.schema == closed(
+        {
+            "s": at_number,
+            "d": {"type": "string", "format": "date-time"},
+            "toJSON": {"type": "string"},
+        },
+        "s",
+        "d",
+        "toJSON",
+    )
+    # Placed where toJSON's return type declares it.
+    assert wire.locate("#/properties/s/properties/at") == ("w.ts", 4, 5)
+
+
+def test_a_refused_type_leaves_the_next_types_of_the_run_as_they_are(checkout: Path) -> None:
+    """A refusal halfway through a recursive type left its reference unset in the generator's
+    caches: the next type of the same file using it was 'Reference type not set yet'."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "interface Tree { kids: Tree[]; tags: Set<string> }\n"
+            "export interface A { t: Tree }\nexport interface B { t: Tree; n: number }\n"
+            "export interface C { n: number }\n"
+        },
+    )
+    found = extract_types(checkout, "w.ts", ["A", "B", "C"])
+    refused = "cannot be extracted exactly: a Set (JSON.stringify writes it as {}) at w.ts:1"
+    assert [str(found[name]) for name in ("A", "B")] == [
+        f"{checkout}/w.ts: {name}: {refused} (Set<string>)" for name in ("A", "B")
+    ]
+    c = found["C"]
+    assert isinstance(c, Extracted)
+    assert c.schema == closed({"n": {"type": "number"}}, "n")
 
 
 def test_node_running_out_of_memory_says_so(

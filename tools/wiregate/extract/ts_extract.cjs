@@ -72,25 +72,172 @@ function main() {
     }
   }
   const checker = program.getTypeChecker();
+  const refusals = new Refusals(root);
+  jsonMembers(ts, tsj, checker, refusals);
   mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
   const exported = new Map(
     (moduleSymbol ? checker.getExportsOfModule(moduleSymbol) : []).map((s) => [s.name, s]),
   );
-  const generator = new tsj.SchemaGenerator(
-    program,
-    tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, root)),
-    tsj.createFormatter(config),
-    config,
-  );
+  const newGenerator = () =>
+    new tsj.SchemaGenerator(
+      program,
+      tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, refusals)),
+      tsj.createFormatter(config),
+      config,
+    );
+  let generator = newGenerator();
   // Null prototype: a type named __proto__ is a key like any other.
   const types = Object.create(null);
   for (const name of request.types) {
     types[name] = extract(ts, checker, generator, exported, name, root);
+    // A type that failed halfway leaves the generator's caches holding what it began (a
+    // recursive type's reference never set): the next type would fail on it.
+    if (types[name].error) generator = newGenerator();
   }
   const relative = (names) => [...names].map((name) => path.relative(root, name)).sort();
   reply({ types, files: relative(files), looked: relative(looked) });
+}
+
+// The members of an interface, class or type literal as JSON.stringify writes a value of it:
+// its own enumerable data properties, each once. A class's `private` and `protected` fields
+// are such properties (TypeScript checks them, JavaScript has no notion of them), an ES
+// private `#field` is not; static members, methods and accessors live elsewhere than the
+// value (the class, its prototype). A member holding a function is omitted as JSON.stringify
+// omits it, and `void` is `undefined`: absent.
+function jsonMembers(ts, tsj, checker, refusals) {
+  const modified = (node, kind) => (ts.getModifiers(node) || []).some((m) => m.kind === kind);
+  const declared = (node) => {
+    const found = [];
+    for (const member of node.members) {
+      if (ts.isConstructorDeclaration(member)) {
+        found.push(...member.parameters.filter((p) => ts.isParameterPropertyDeclaration(p, member)));
+      } else if (ts.isPropertySignature(member) || ts.isPropertyDeclaration(member)) {
+        if (ts.isPrivateIdentifier(member.name) || modified(member, ts.SyntaxKind.StaticKeyword)) continue;
+        found.push(member);
+      }
+    }
+    return found.filter((member) => !tsj.isNodeHidden(member));
+  };
+  // A member that may hold a function: JSON.stringify omits it, as it omits undefined, and
+  // writes a null. So one holding only functions (or undefined) is absent, one holding null
+  // too is an optional null, and one holding other data is refused.
+  const functionOr = (types, isFunction, isNull, place) => {
+    if (!types.some(isFunction)) return undefined;
+    const rest = types.filter((t) => !isFunction(t));
+    if (!rest.length) return null;
+    if (rest.every(isNull)) return new tsj.NullType();
+    throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", place);
+  };
+  const callable = (t) => t.getCallSignatures().length > 0 || t.getConstructSignatures().length > 0;
+  const checked = (member) => {
+    const type = checker.getTypeAtLocation(member);
+    const types = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & ts.TypeFlags.Undefined));
+    return functionOr(types, callable, (t) => t.flags & ts.TypeFlags.Null, member);
+  };
+  const absent = (type) => {
+    const bare = tsj.derefType(type);
+    if (bare instanceof tsj.VoidType) return tsj.preserveAnnotation(type, new tsj.UndefinedType());
+    if (bare instanceof tsj.UnionType && bare.getTypes().some((t) => tsj.derefType(t) instanceof tsj.VoidType)) {
+      return tsj.preserveAnnotation(type, new tsj.UnionType(bare.getTypes().map(absent)));
+    }
+    return type;
+  };
+  const isFunction = (type) => tsj.derefType(type) instanceof tsj.FunctionType;
+  // One property as JSON.stringify writes it (null: it writes none), or refused at `place`.
+  const written = (name, type, required, place) => {
+    if (name === "__proto__") {
+      // JSON.parse makes `"__proto__"` an own property and JSON.stringify writes it back,
+      // but an object literal `{ __proto__: x }` sets the prototype instead and has no
+      // such key: whether the JSON holds it depends on how the value was built.
+      throw refusals.error("a property named __proto__ (an object literal sets the prototype instead)", place);
+    }
+    type = absent(type);
+    const bare = tsj.derefType(type);
+    const types = (bare instanceof tsj.UnionType ? bare.getTypes() : [bare]).filter(
+      (t) => !(tsj.derefType(t) instanceof tsj.UndefinedType),
+    );
+    const isNull = (t) => tsj.derefType(t) instanceof tsj.NullType;
+    const held = functionOr(types, isFunction, isNull, place);
+    if (held !== undefined) return held && new tsj.ObjectProperty(name, held, false);
+    if (bare instanceof tsj.NeverType) {
+      // An optional never is absent. A required one leaves the type no value at all: a
+      // schema matching nothing would read as every record broken, not as this member.
+      if (required) throw refusals.error("a required property of type never (no value has it)", place);
+      return null;
+    }
+    return new tsj.ObjectProperty(name, type, required);
+  };
+  const getProperties = function (node, context) {
+    const properties = [];
+    for (const member of declared(node)) {
+      // Seen by the checker first: a callable interface is an object to the generator, and
+      // an untyped field's inferred function type a node it cannot parse.
+      const held = checked(member);
+      if (held !== undefined) {
+        if (held) properties.push(written(this.getPropertyName(member.name), held, false, member));
+        continue;
+      }
+      let typeNode = member.type;
+      if (!typeNode && member.initializer) {
+        typeNode = checker.typeToTypeNode(checker.getTypeAtLocation(member), node, ts.NodeBuilderFlags.NoTruncation);
+      }
+      if (!typeNode) continue;
+      const type = this.childNodeParser.createType(typeNode, context);
+      const property = written(this.getPropertyName(member.name), type, !member.questionToken, member);
+      if (property) properties.push(property);
+    }
+    return properties;
+  };
+  // A mapped type's properties (Record<K, T>, Partial<T> ...) are the generator's, by the same rule.
+  const mapped = tsj.MappedTypeNodeParser.prototype;
+  for (const method of ["getProperties", "getValues"]) {
+    const original = mapped[method];
+    mapped[method] = function (node, ...rest) {
+      const properties = original.call(this, node, ...rest);
+      return properties.map((p) => written(p.getName(), p.getType(), p.isRequired(), node)).filter(Boolean);
+    };
+  }
+  // JSON.stringify writes what a value's toJSON() returns, and calls it once: the value it
+  // returns is written as it is, whatever toJSON that one has.
+  const toJSON = (node) => {
+    const symbol = node.name && checker.getSymbolAtLocation(node.name);
+    const type = symbol ? checker.getDeclaredTypeOfSymbol(symbol) : checker.getTypeAtLocation(node);
+    const method = type && checker.getPropertyOfType(type, "toJSON");
+    if (!method) return null;
+    const declarations = method.declarations || [];
+    const [declaration] = declarations;
+    const value = declaration && checker.getTypeOfSymbolAtLocation(method, declaration);
+    if (value && !checker.getNonNullableType(value).getCallSignatures().length) return null; // data
+    const signature = declaration && (ts.isMethodSignature(declaration) || ts.isMethodDeclaration(declaration))
+      ? declaration
+      : declaration && declaration.type && ts.isFunctionTypeNode(declaration.type) ? declaration.type : null;
+    const writes = "JSON.stringify writes what it returns";
+    if (!signature || declarations.length > 1 || !signature.type) {
+      throw refusals.error(`a toJSON() without one written return type (${writes})`, declaration || node);
+    }
+    if (method.flags & ts.SymbolFlags.Optional) {
+      throw refusals.error(`an optional toJSON() (${writes} when there is one)`, declaration);
+    }
+    const owner = declaration.parent;
+    if (owner !== node && owner.typeParameters && owner.typeParameters.length) {
+      throw refusals.error(`a toJSON() inherited from a generic type (${writes})`, declaration);
+    }
+    if (checker.getPropertyOfType(checker.getTypeFromTypeNode(signature.type), "toJSON")) {
+      throw refusals.error("a toJSON() returning a value with its own toJSON() (JSON.stringify calls one)", declaration);
+    }
+    return signature.type;
+  };
+  for (const parser of [tsj.TypeLiteralNodeParser, tsj.InterfaceAndClassNodeParser]) {
+    const { createType } = parser.prototype;
+    parser.prototype.createType = function (node, context, reference) {
+      const returned = toJSON(node);
+      if (returned) return this.childNodeParser.createType(returned, context, reference);
+      return createType.call(this, node, context, reference);
+    };
+    parser.prototype.getProperties = getProperties;
+  }
 }
 
 // An interface declared more than once (declaration merging, a `declare module` augmentation
@@ -109,9 +256,7 @@ function mergeDeclarations(ts, tsj, checker) {
   parser.getProperties = function (node, context) {
     const merged = new Map();
     for (const declaration of all(node)) {
-      const properties = getProperties.call(this, declaration, context);
-      if (properties === undefined) return undefined; // a required never: the type is never
-      for (const property of properties) {
+      for (const property of getProperties.call(this, declaration, context)) {
         if (!merged.has(property.getName())) merged.set(property.getName(), property);
       }
     }
@@ -159,32 +304,43 @@ function inexact(ts, program, checker, node, context) {
   return null;
 }
 
-function refuseInexact(ts, program, chain, root) {
-  const checker = program.getTypeChecker();
-  const inside = (node) => {
+// Builds the one-line refusal of a construct, placed in the checkout: a construct met in a
+// library (node_modules, lib.d.ts) is placed where the checkout's type being parsed uses it.
+class Refusals {
+  constructor(root) {
+    this.root = root;
+    this.seen = []; // the checkout's nodes being parsed, innermost last
+  }
+
+  inside(node) {
     const file = node.pos >= 0 && node.getSourceFile();
     const name = file && path.resolve(file.fileName);
-    return name && name.startsWith(root + path.sep) && !name.includes(`${path.sep}node_modules${path.sep}`) ? node : null;
-  };
-  const seen = []; // the checkout's nodes being parsed: where a construct in a library is used
+    const mine = name && name.startsWith(this.root + path.sep);
+    return mine && !name.includes(`${path.sep}node_modules${path.sep}`) ? node : null;
+  }
+
+  error(construct, place) {
+    const at = this.inside(place) || this.seen[this.seen.length - 1] || place;
+    const file = at.getSourceFile();
+    const { line } = file.getLineAndCharacterOfPosition(at.getStart(file));
+    const text = at.getText(file).replace(/\s+/g, " ").replace(/[;,]$/, "");
+    const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
+    return new Inexact(`${construct} at ${path.relative(this.root, file.fileName)}:${line + 1} (${shown})`);
+  }
+}
+
+function refuseInexact(ts, program, chain, refusals) {
+  const checker = program.getTypeChecker();
   const createType = chain.createType.bind(chain);
   chain.createType = (node, context, reference) => {
     const found = inexact(ts, program, checker, node, context);
-    if (found) {
-      const [construct, place] = found;
-      const at = inside(place) || seen[seen.length - 1] || place;
-      const file = at.getSourceFile();
-      const { line } = file.getLineAndCharacterOfPosition(at.getStart(file));
-      const text = at.getText(file).replace(/\s+/g, " ").replace(/[;,]$/, "");
-      const shown = text.length > 60 ? `${text.slice(0, 57)}...` : text;
-      throw new Inexact(`${construct} at ${path.relative(root, file.fileName)}:${line + 1} (${shown})`);
-    }
-    const mine = inside(node);
-    if (mine) seen.push(mine);
+    if (found) throw refusals.error(...found);
+    const mine = refusals.inside(node);
+    if (mine) refusals.seen.push(mine);
     try {
       return createType(node, context, reference);
     } finally {
-      if (mine) seen.pop();
+      if (mine) refusals.seen.pop();
     }
   };
 }
@@ -264,6 +420,10 @@ function locate(ts, checker, symbol, schema, root) {
   const walk = (node, type, pointer, depth) => {
     if (!node || typeof node !== "object" || Array.isArray(node) || !type || depth > 64) return;
     type = nonNull(type);
+    // A type with a toJSON() was extracted as what it returns: walked as that too.
+    const toJSON = checker.getPropertyOfType(type, "toJSON");
+    const [signature] = toJSON ? typeOf(toJSON).getCallSignatures() : [];
+    if (signature) type = nonNull(checker.getReturnTypeOfSignature(signature));
     // A schema reached through a named type (an array's element, a union member) is placed
     // at that type's declaration: its keywords (required ...) are written there.
     const named = type.aliasSymbol || type.symbol;
