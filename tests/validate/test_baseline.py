@@ -235,6 +235,45 @@ def test_a_changed_offending_value_is_new_and_its_old_entry_stale(repo: Path) ->
     )
 
 
+def test_a_run_with_another_record_option_says_why_nothing_matches(repo: Path) -> None:
+    """A baseline written with one --record and a hook run with another: every entry of the
+    file is stale, since a record's type is part of its fingerprint. The report says so, next
+    to the prune command that would throw the reasons away."""
+    accept()  # --record auto: the records were judged as RolloutBranchRecord
+    code, out, _ = run(
+        "validate", "--record", "DpoRecord", "--baseline", BASELINE, "fixtures/branches.jsonl"
+    )
+    assert code == 1
+    assert out.splitlines()[-3:] == [
+        "2 stale baseline entries: remove with wiregate validate baseline --prune --baseline "
+        f"{BASELINE} --record DpoRecord fixtures/branches.jsonl",
+        "note: 2 of them name RolloutBranchRecord, which this run judged no record of their "
+        "files as (--record DpoRecord): a record's type is part of its fingerprint; if the "
+        "baseline was written with another --record, run with that one (or write the "
+        "baseline again with this one) rather than pruning",
+        "3 records in 1 files, 0 valid, 3 invalid, 0 accepted, 0 broken lines; baseline: 0 "
+        "problems accepted, 0 expired, 2 stale entries",
+    ]
+    # The other way round: written with --record DpoRecord, run with auto.
+    (repo / BASELINE).unlink()
+    run(
+        "validate", "baseline", "--baseline", BASELINE, "--reason", REASON,
+        "--record", "DpoRecord", "fixtures/branches.jsonl",
+    )  # fmt: skip
+    code, out, _ = run("validate", "--baseline", BASELINE, "fixtures/branches.jsonl")
+    assert code == 1
+    assert out.splitlines()[-2].startswith(
+        "note: 12 of them name DpoRecord, which this run judged no record of their files as "
+        "(--record auto): "
+    )
+    # With the --record the baseline was written with, every problem is accepted.
+    code, out, _ = run(
+        "validate", "--record", "DpoRecord", "--baseline", BASELINE, "fixtures/branches.jsonl"
+    )
+    assert code == 0
+    assert "note:" not in out
+
+
 def test_stale_is_information_and_only_for_files_read(repo: Path) -> None:
     """Fixed violations are stale (exit 0); entries of a file not given are left alone (a
     pre-commit hook passes only the files a commit touches); a file that is gone makes its

@@ -76,6 +76,9 @@ class ValidationReport:
     matched: set[tuple[str, str]] = field(default_factory=set, repr=False)
     judged: dict[str, str] = field(default_factory=dict, repr=False)
     stale: tuple[AcceptedProblem, ...] = ()
+    #: With a baseline: the record types each file's records were judged as (None: no type
+    #: fits), by the path as given.
+    judged_as: dict[str, set[str | None]] = field(default_factory=dict, repr=False)
 
     def add(self, problem: FileProblem) -> None:
         self.problem_count += 1
@@ -91,6 +94,17 @@ class ValidationReport:
         files = {entry.file for entry in self.stale}
         given = [path for file, path in self.judged.items() if file in files]
         return prune_command(self.baseline.path, self.record_option, given)
+
+    def stale_of_other_types(self) -> tuple[AcceptedProblem, ...]:
+        """The stale entries of files read in this run whose record type this run judged no
+        record as: written with another ``--record`` than this run's (a record's type is part
+        of its fingerprint), so no run like this one can match them."""
+        return tuple(
+            entry
+            for entry in self.stale
+            if entry.file in self.judged
+            and entry.record_type not in self.judged_as.get(self.judged[entry.file], ())
+        )
 
     @property
     def exit_code(self) -> int:
@@ -144,6 +158,8 @@ def _check_record(
         name = guess_record_type(record)
         if name is not None:
             report.picked[name] += 1
+    if report.baseline is not None:
+        report.judged_as.setdefault(path, set()).add(name)
     if name is None:
         what = "a JSON object" if isinstance(record, dict) else "not a JSON object"
         problems = [Problem("/", f"cannot tell the record type ({what})", RECORD_TYPE_RULE)]

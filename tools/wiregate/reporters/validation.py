@@ -79,6 +79,15 @@ def _stale_lines(report: ValidationReport) -> list[str]:
     if command is not None:
         count = _count(len(report.stale), "stale baseline entry")
         lines.append(f"{count}: remove with {command}")
+    other = report.stale_of_other_types()
+    if other:
+        types = ", ".join(sorted({entry.record_type or "no record type" for entry in other}))
+        lines.append(
+            f"note: {len(other)} of them name {types}, which this run judged no record of "
+            f"their files as (--record {report.record_option}): a record's type is part of "
+            "its fingerprint; if the baseline was written with another --record, run with "
+            "that one (or write the baseline again with this one) rather than pruning"
+        )
     return lines
 
 
