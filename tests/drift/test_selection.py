@@ -159,3 +159,27 @@ def test_history_since_skips_an_unreadable_revision(
         shas[1],
         [shas[2]],
     )
+
+
+def test_a_checkout_given_as_a_subfolder_of_its_work_tree_says_so(
+    wiregate_root: Callable[[str], Path], contract: Contract, tmp_path: Path
+) -> None:
+    """``--repo producer=.`` run from a subfolder: the copies' paths are the root's, and the
+    line says which root to give."""
+    root = wiregate_root(MIRRORS)
+    checkout = _checkout_with_wire(contract, tmp_path)
+    init_repo(checkout)
+    result = _invoke(root, "drift", "--repo", f"producer={checkout / 'schemas'}", "--copy", "wire")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[1] == (
+        f"    {checkout / 'schemas'}: copy 'wire' not found (tried: {WIRE}, "
+        f"vendor/rollout-wire.schema.json); {checkout / 'schemas'} is inside the git work tree "
+        f"{checkout}, which has it: give its root"
+    )
+    # A folder inside a work tree that has no such copy either: no advice.
+    (checkout / WIRE).unlink()
+    bare = _invoke(root, "drift", "--repo", f"producer={checkout / 'schemas'}", "--copy", "wire")
+    assert bare.stdout.splitlines()[1] == (
+        f"    {checkout / 'schemas'}: copy 'wire' not found (tried: {WIRE}, "
+        "vendor/rollout-wire.schema.json)"
+    )

@@ -90,7 +90,14 @@ class WorkTree:
         return None
 
     def missing_message(self, copy_id: str, candidates: tuple[str, ...]) -> str:
-        return f"{self.checkout}: copy {copy_id!r} not found (tried: {', '.join(candidates)})"
+        said = f"{self.checkout}: copy {copy_id!r} not found (tried: {', '.join(candidates)})"
+        # `--repo NAME=.` from a subfolder: the copy is there, from the work tree's root.
+        top = _enclosing_work_tree(self.checkout)
+        if top is not None and any(os.path.lexists(top / path) for path in candidates):
+            said += (
+                f"; {self.checkout} is inside the git work tree {top}, which has it: give its root"
+            )
+        return said
 
     def close(self) -> None:
         pass
@@ -160,6 +167,17 @@ class CodeRoot:
         except UserError as exc:
             self._done[key] = exc
             raise
+
+
+def _enclosing_work_tree(folder: Path) -> Path | None:
+    """The git work tree ``folder`` is a subfolder of (not its root), or None."""
+    try:
+        folder = folder.resolve()
+    except OSError:
+        return None
+    if (folder / ".git").exists():
+        return None
+    return next((p for p in folder.parents if (p / ".git").exists()), None)
 
 
 _SYMLINK_MODE = "120000"
