@@ -407,3 +407,55 @@ def test_a_keyword_reached_through_a_ref_is_not_said_as_a_property_one_side_decl
             "key (property-added-to-closed-model): acme may write records the contract rejects"
         ),
     }
+
+
+def test_a_required_edit_of_a_shared_definition_names_each_property_once() -> None:
+    """The contract's two record types share one definition whose ``required`` the copy drops
+    (written out inline in each record type): the four findings are one entry, naming the two
+    properties once each, not once per record type."""
+    from wiregate.diff import diff
+    from wiregate.drift.findings import group_by_root
+
+    event = {
+        "type": "object",
+        "required": ["data", "event"],
+        "properties": {"data": {}, "event": {}},
+    }
+    inline = {"type": "object", "properties": {"data": {}, "event": {}}}
+
+    def record(kind: str, items: Any) -> dict[str, Any]:
+        properties = {"k": {"const": kind}, "s": {"type": "array", "items": items}}
+        return {"type": "object", "required": ["k"], "properties": properties}
+
+    members = [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]
+    shared = {"$ref": "#/$defs/Ev"}
+    contract = {
+        "$defs": {"Ev": event, "A": record("a", shared), "B": record("b", shared)},
+        "oneOf": members,
+    }
+    copy = {"$defs": {"A": record("a", inline), "B": record("b", inline)}, "oneOf": members}
+    findings = [
+        make_finding(
+            change,
+            breaking=not change.forward,
+            repository="acme",
+            role="producer",
+            schema="s",
+            canonical_at="#",
+            contract=contract,
+            copy=copy,
+            copy_file=None,
+            copy_index=None,
+            contract_file=None,
+            contract_index=None,
+            fingerprint="0" * 16,
+        )
+        for change in diff(contract, copy, mode="forward").changes
+        if change.id == "required-removed"
+    ]
+    (entry,) = group_by_root(findings)
+    assert (len(entry.findings), entry.record_types) == (4, ("A", "B"))
+    assert entry.message == (
+        "acme may omit data, event in `A.s[]`; the contract requires them (required-removed): "
+        "acme may write records the contract rejects"
+    )

@@ -98,7 +98,9 @@ class RootEntry:
         head = self.head
         same_rule = all(f.change.id == head.change.id for f in self.findings)
         if head.names_message is not None and same_rule:  # one edit of ``required``
-            return head.names_message([f.change.subject or "" for f in self.findings])
+            # Each name once: an edit of a shared definition is one finding per record type.
+            subjects = (f.change.subject for f in self.findings)
+            return head.names_message(list(dict.fromkeys(s for s in subjects if s is not None)))
         if all(f.message == head.message for f in self.findings):
             return head.message
         return head.root_message
