@@ -513,10 +513,10 @@ def lines(
     position, size = 0, len(data)
     while position < size:
         newline = data.find(b"\n", position)
-        if newline == position:  # empty lines: the run of them at once
-            end = after_empty_lines(data, position)
-            yield RawLine(chunk.offset + position, b"", 0, False, end - position)
-            position = end
+        run = after_empty_lines(data, position, newline) if newline >= 0 else None
+        if run is not None and run[1] > 1:  # empty lines: the run of them at once
+            yield RawLine(chunk.offset + position, b"", 0, False, run[1])
+            position = run[0]
             continue
         end = size if newline < 0 else newline
         length = end - position

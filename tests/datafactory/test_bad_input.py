@@ -391,6 +391,34 @@ def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Pat
     assert list(out.iterdir()) == []
 
 
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+def test_crlf_blank_lines_are_counted_in_seconds_too(tmp_path: Path, packed: bool) -> None:
+    """CRLF line ends (a Windows producer): a blank line is ``\r\n``, and a run of them is
+    counted at once as well, in a plain file (read in chunks) as in a gzip (streamed)."""
+    data = tmp_path / ("in.jsonl.gz" if packed else "in.jsonl")
+    body = b"\r\n" * BLANK_RUN + b"{\r\n" + b"\n\r\n\r\n" + GOOD
+    if packed:
+        with gzip.open(data, "wb", compresslevel=1) as stream:
+            stream.write(body)
+    else:
+        data.write_bytes(body)
+    out = tmp_path / "out"
+    out.mkdir()
+    outputs = [f"--output-{name}={out / name}.jsonl" for name in ("dpo", "ppo")]
+    command = [
+        sys.executable, "-m", "datafactory", "--allow-missing-g3", *outputs,
+        f"--rejects={out / 'rejects.jsonl'}", f"--manifest={out / 'manifest.json'}",
+    ]  # fmt: skip
+    done = subprocess.run([*command, f"--input={data}"], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    assert manifest["lines"] == {
+        "read": BLANK_RUN + 5, "accepted": 1, "rejected": 1, "blank": BLANK_RUN + 3,
+    }  # fmt: skip
+    (reject,) = read_jsonl(out / "rejects.jsonl")
+    assert (reject["line"], reject["reason"]) == (BLANK_RUN + 1, "invalid-json")
+
+
 def test_a_link_loop_or_a_link_to_nothing_says_so(tmp_path: Path, run_cli: RunCli) -> None:
     # both were "no such file", which the path plainly is
     loop, dangling = tmp_path / "loop.jsonl", tmp_path / "dangling.jsonl"

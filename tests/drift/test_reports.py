@@ -347,3 +347,115 @@ def test_a_dependency_one_side_has_names_its_property() -> None:
         'trace-pipeline has dependentRequired for a in `R` (requires ["b"] with it); the '
         "contract has none (dependent-required-added)"
     )
+
+
+def test_a_keyword_reached_through_a_ref_is_not_said_as_a_property_one_side_declares() -> None:
+    """The contract reaches the property's schema through a ``$ref`` (``#/$defs/Hash``), the
+    copy lays the record out inline: the engine's pointers end at the property on one side and
+    at the ``$ref``'s target on the other. The property is on both sides; what one side has
+    alone is the keyword, and a property only the copy declares is named at its place."""
+    from wiregate.diff import diff
+
+    contract = {
+        "$defs": {
+            "Hash": {"type": "string", "pattern": "^[0-9a-f]{16}$", "description": "A hash."},
+            "Prov": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"h": {"$ref": "#/$defs/Hash"}},
+            },
+            "R": {"type": "object", "properties": {"prov": {"$ref": "#/$defs/Prov"}}},
+        }
+    }
+    inline = {"h": {"type": "string"}, "extra": {"type": "string"}}
+    copy = {
+        "type": "object",
+        "properties": {
+            "prov": {"type": "object", "additionalProperties": False, "properties": inline}
+        },
+    }
+    said = {}
+    for change in diff(contract, copy, mode="forward", old_at="#/$defs/R").changes:
+        finding = make_finding(
+            change,
+            breaking=not change.forward,
+            repository="acme",
+            role="producer",
+            schema="s",
+            canonical_at="#/$defs/R",
+            contract=contract,
+            copy=copy,
+            copy_file=None,
+            copy_index=None,
+            contract_file=None,
+            contract_index=None,
+            fingerprint="0" * 16,
+        )
+        said[(change.id, change.old_pointer, change.new_pointer)] = finding.message
+    h, extra = "#/properties/prov/properties/h", "#/properties/prov/properties/extra"
+    assert said == {
+        ("pattern-removed", "#/$defs/Hash/pattern", h): (
+            'acme has no pattern at `R.prov.h`; the contract has pattern "^[0-9a-f]{16}$" '
+            "(pattern-removed): acme may write records the contract rejects"
+        ),
+        ("description-changed", "#/$defs/Hash/description", h): (
+            'acme has no description at `R.prov.h`; the contract has description "A hash." '
+            "(description-changed); not breaking: every record acme writes meets the contract"
+        ),
+        ("property-added-to-closed-model", "#/$defs/Prov", extra): (
+            "acme declares `R.prov.extra`; the contract does not, and allows no undeclared "
+            "key (property-added-to-closed-model): acme may write records the contract rejects"
+        ),
+    }
+
+
+def test_a_required_edit_of_a_shared_definition_names_each_property_once() -> None:
+    """The contract's two record types share one definition whose ``required`` the copy drops
+    (written out inline in each record type): the four findings are one entry, naming the two
+    properties once each, not once per record type."""
+    from wiregate.diff import diff
+    from wiregate.drift.findings import group_by_root
+
+    event = {
+        "type": "object",
+        "required": ["data", "event"],
+        "properties": {"data": {}, "event": {}},
+    }
+    inline = {"type": "object", "properties": {"data": {}, "event": {}}}
+
+    def record(kind: str, items: Any) -> dict[str, Any]:
+        properties = {"k": {"const": kind}, "s": {"type": "array", "items": items}}
+        return {"type": "object", "required": ["k"], "properties": properties}
+
+    members = [{"$ref": "#/$defs/A"}, {"$ref": "#/$defs/B"}]
+    shared = {"$ref": "#/$defs/Ev"}
+    contract = {
+        "$defs": {"Ev": event, "A": record("a", shared), "B": record("b", shared)},
+        "oneOf": members,
+    }
+    copy = {"$defs": {"A": record("a", inline), "B": record("b", inline)}, "oneOf": members}
+    findings = [
+        make_finding(
+            change,
+            breaking=not change.forward,
+            repository="acme",
+            role="producer",
+            schema="s",
+            canonical_at="#",
+            contract=contract,
+            copy=copy,
+            copy_file=None,
+            copy_index=None,
+            contract_file=None,
+            contract_index=None,
+            fingerprint="0" * 16,
+        )
+        for change in diff(contract, copy, mode="forward").changes
+        if change.id == "required-removed"
+    ]
+    (entry,) = group_by_root(findings)
+    assert (len(entry.findings), entry.record_types) == (4, ("A", "B"))
+    assert entry.message == (
+        "acme may omit data, event in `A.s[]`; the contract requires them (required-removed): "
+        "acme may write records the contract rejects"
+    )

@@ -234,3 +234,24 @@ def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Pat
     summary = report["summary"]
     assert (summary["records"], summary["valid"], summary["broken_lines"]) == (1, 1, 1)
     assert summary["blank_lines"] == BLANK_RUN + 3
+
+
+def test_a_gzip_of_fifty_million_crlf_blank_lines_is_counted_in_seconds(tmp_path: Path) -> None:
+    """The same with CRLF line ends (a Windows producer): a blank line is then ``\\r\\n``."""
+    path = tmp_path / "in.jsonl.gz"
+    with gzip.open(path, "wb", compresslevel=1) as packed:
+        record = json.dumps(dpo_record()).encode()
+        packed.write(b"\r\n" * BLANK_RUN + b"{\r\n" + b"\n\r\n\r\n" + record + b"\r\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "wiregate", "validate", "--format", "json", str(path)],
+        capture_output=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(p["line"], p["message"][:15]) for p in report["problems"]] == [
+        (BLANK_RUN + 1, "not valid JSON:")
+    ]
+    summary = report["summary"]
+    assert (summary["records"], summary["valid"], summary["broken_lines"]) == (1, 1, 1)
+    assert summary["blank_lines"] == BLANK_RUN + 3

@@ -78,15 +78,20 @@ class RawLine(NamedTuple):
     lines: int = 1  # lines it stands for: more than one only for a run of empty lines
 
 
-_NEWLINES = re.compile(rb"\n+")
+# Empty lines, with or without the carriage return of a CRLF line end.
+_EMPTY_LINES = re.compile(rb"(?:\r?\n)+")
 
 
-def after_empty_lines(data: bytes, position: int) -> int:
-    """Where the run of empty lines that starts at ``position`` (a line's start, holding a
-    newline) ends: found in one step, so a billion blank lines cost no Python step each."""
-    run = _NEWLINES.match(data, position)
-    assert run is not None, "called at a newline"
-    return run.end()
+def after_empty_lines(data: bytes, position: int, newline: int) -> tuple[int, int] | None:
+    """Where the run of empty lines (``\n`` or ``\r\n``) that starts at ``position`` (a line's
+    start, its newline at ``newline``) ends, and how many lines it holds; None when the line
+    there is not empty. Found in one step, so a billion blank lines cost no Python step each,
+    whichever line ends they have."""
+    if newline - position > 1 or (newline > position and data[position] != 0x0D):
+        return None
+    run = _EMPTY_LINES.match(data, position)
+    assert run is not None, "called at an empty line"
+    return run.end(), data.count(b"\n", position, run.end())
 
 
 def too_long(length: int, limit: int) -> str:
@@ -109,9 +114,10 @@ def read_lines(
             newline = data.find(b"\n", position)
             end = size if newline < 0 else newline + 1
             if not length and newline >= 0 and end - position - 1 <= max_line_bytes:
-                if newline == position:  # empty lines: the run of them at once
-                    end = after_empty_lines(data, position)
-                    yield RawLine(start, data[position:end], 0, False, end - position)
+                run = after_empty_lines(data, position, newline)
+                if run is not None and run[1] > 1:  # empty lines: the run of them at once
+                    end = run[0]
+                    yield RawLine(start, data[position:end], 0, False, run[1])
                 else:
                     yield RawLine(start, data[position:end], end - position - 1, False)
                 start += end - position

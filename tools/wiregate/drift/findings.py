@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import pairwise
 from typing import Any
 
 from wiregate.diff import Change
@@ -99,7 +98,9 @@ class RootEntry:
         head = self.head
         same_rule = all(f.change.id == head.change.id for f in self.findings)
         if head.names_message is not None and same_rule:  # one edit of ``required``
-            return head.names_message([f.change.subject or "" for f in self.findings])
+            # Each name once: an edit of a shared definition is one finding per record type.
+            subjects = (f.change.subject for f in self.findings)
+            return head.names_message(list(dict.fromkeys(s for s in subjects if s is not None)))
         if all(f.message == head.message for f in self.findings):
             return head.message
         return head.root_message
@@ -260,23 +261,33 @@ def _dependency_words(
     return None
 
 
-def _one_side(old_tokens: list[str], new_tokens: list[str]) -> tuple[str, list[str]] | None:
+_PROPERTY_KEYWORDS = ("properties", "patternProperties")
+
+
+def _one_side(
+    change: Change, old_tokens: list[str], new_tokens: list[str]
+) -> tuple[str, list[str]] | None:
     """("contract"|"copy", its tokens) when one pointer names a property or a keyword that the
     other does not: the other names the schema around it. Only the ends are compared: the two
-    documents may lay a record out differently (a ``$defs`` entry in one, inline in the other)."""
-    for only, tokens, other in (
-        ("contract", old_tokens, new_tokens),
-        ("copy", new_tokens, old_tokens),
+    documents may lay a record out differently (a ``$defs`` entry in one, inline in the other).
+
+    A property is one side's alone only for the rules that say so (a property added or
+    removed): a pointer of another rule may end at a property on one side and at the schema a
+    ``$ref`` there names on the other (``#/$defs/Hash/pattern`` beside ``.../properties/h``),
+    where the property is on both sides and the keyword is what one side has alone."""
+    for only, tokens, rules in (
+        ("contract", old_tokens, _UNDECLARED),
+        ("copy", new_tokens, _DECLARED),
     ):
-        if len(tokens) >= 2 and tokens[-2] in ("properties", "patternProperties"):
-            named = (tokens[-2], tokens[-1])
-            if named not in pairwise(other):  # not in the other at all
-                return only, tokens
+        if change.id in rules and len(tokens) >= 2 and tokens[-2] in _PROPERTY_KEYWORDS:
+            return only, tokens
     for only, tokens, other in (
         ("contract", old_tokens, new_tokens),
         ("copy", new_tokens, old_tokens),
     ):
         keyword = tokens[-1] if tokens else ""
+        if len(tokens) >= 2 and tokens[-2] in _INTO:
+            continue  # a property (or definition) called "title", say: no keyword
         # The other names the schema around the keyword, not a keyword of its own.
         if keyword in _VALUE_KEYWORDS and (not other or other[-1] not in _VALUE_KEYWORDS):
             return only, tokens
@@ -306,13 +317,15 @@ _DECLARED = {
 
 
 def _declared_where(change: Change, only: str, tokens: list[str], where: str) -> str:
-    """Where a property that one side alone declares would be: the field of the schema around
-    it on the other side (the message's subject may be that schema itself), then its name."""
-    other = change.new_pointer if only == "contract" else change.old_pointer
-    record_type = where.strip("`").split(".", 1)[0]
-    around = field_path(other)
+    """Where a property that one side alone declares would be. ``where`` is the field of the
+    deeper of the two pointers (``_subject``): the property itself when that is its own side's
+    (its record laid out inline there), else the schema around it on the other side, to which
+    its name is added."""
+    contract_deeper = len(field_path(change.old_pointer)) > len(field_path(change.new_pointer))
+    if contract_deeper == (only == "contract"):  # ``where`` is the property's own field
+        return where
     name = tokens[-1] if tokens[-2] == "properties" else f"<{tokens[-1]}>"
-    return f"`{record_type}.{around}.{name}`" if around else f"`{record_type}.{name}`"
+    return f"{where[:-1]}.{name}`"
 
 
 def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: Any) -> str | None:
@@ -323,7 +336,7 @@ def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: 
     dependency = _dependency_words(change, old_tokens, new_tokens, who, where, contract, copy)
     if dependency is not None:
         return dependency
-    side = _one_side(old_tokens, new_tokens)
+    side = _one_side(change, old_tokens, new_tokens)
     if side is None:
         return None
     only, tokens = side
