@@ -335,6 +335,19 @@ def test_broken_lines_cannot_be_accepted(repo: Path) -> None:
     assert out.splitlines()[2].startswith("fixtures/branches.jsonl:4: /: not valid JSON: ")
 
 
+def test_a_file_name_that_is_not_utf8_cannot_be_accepted(repo: Path) -> None:
+    """Its entry would hold U+FFFD for the byte and never match: refused, nothing written."""
+    name = os.fsdecode(b"fixtures/r\xff.jsonl")
+    os.rename(repo / "fixtures/branches.jsonl", name)
+    code, out, err = accept(name)
+    assert (code, out) == (2, "")
+    assert err == (
+        "wiregate: error: b'fixtures/r\\xff.jsonl': a file name that is not UTF-8 cannot be "
+        "named in the baseline (TOML holds text): rename the file\n"
+    )
+    assert not (repo / BASELINE).exists()
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -365,6 +365,11 @@ def update_validation_baseline(
     for problem in report.problems if reason is not None else ():
         key = problem.key
         if key is not None and reason is not None:
+            if not _is_utf8(key.file):  # its entry would name another file: it never matches
+                raise UserError(
+                    f"{key.file.encode('utf-8', 'surrogateescape')!r}: a file name that is not "
+                    "UTF-8 cannot be named in the baseline (TOML holds text): rename the file"
+                )
             current.append(
                 AcceptedProblem(
                     file=key.file,
@@ -385,3 +390,12 @@ def update_validation_baseline(
         sort_key=AcceptedProblem.sort_key,
         stale={entry.key for entry in report.stale} if prune else (),
     )
+
+
+def _is_utf8(name: str) -> bool:
+    """Whether a file name (bytes that are not UTF-8 are lone surrogates in it) is text."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
