@@ -101,6 +101,48 @@ def test_accepted_violations_pass_and_are_still_reported(repo: Path) -> None:
     assert (repo / BASELINE).read_text(encoding="utf-8").count("expires = 2027-01-01") == 2
 
 
+def test_a_moved_record_file_keeps_its_acceptances(repo: Path) -> None:
+    """``git mv`` of a record file: its problems are found under the new path, accepted by the
+    entries of the file that is gone, and `validate baseline` writes the new path with their
+    reasons and dates. A copy of the records beside a file still there is not accepted."""
+    accept()
+    os.makedirs("data")
+    os.rename("fixtures/branches.jsonl", "data/moved.jsonl")
+    code, out, err = run("validate", "--baseline", BASELINE, "data/moved.jsonl")
+    moved = f"{MARK[:-1]}; listed for fixtures/branches.jsonl, moved]"
+    assert (code, err) == (0, "")
+    assert out.splitlines() == [
+        f'data/moved.jsonl:1: /build_result/status: "success" {ENUM}{moved}',
+        f'data/moved.jsonl:2: /build_result/status: "failed" {ENUM}{moved}',
+        "2 accepted problems listed for a file that is gone (moved): record the new paths, "
+        "reasons and dates kept, with wiregate validate baseline --prune --baseline "
+        f"{BASELINE} data/moved.jsonl",
+        "3 records in 1 files, 1 valid, 0 invalid, 2 accepted, 0 broken lines "
+        "(auto picked: RolloutBranchRecord 3); baseline: 2 problems accepted, 0 expired, "
+        "0 stale entries",
+    ]
+    assert run("validate", "baseline", "--prune", "--baseline", BASELINE, "data/moved.jsonl") == (
+        0,
+        f"{BASELINE}: 2 added, 2 pruned, 0 kept\n",
+        "",
+    )
+    text = (repo / BASELINE).read_text(encoding="utf-8")
+    assert text.count('file = "data/moved.jsonl"') == 2
+    assert "fixtures/branches.jsonl" not in text.split("version = 1")[1]
+    assert text.count(f"reason = {json.dumps(REASON)}") == 2
+    assert text.count("expires = 2027-01-01") == 2
+    code, out, _ = run("validate", "--baseline", BASELINE, "data/moved.jsonl")
+    assert code == 0
+    assert (
+        out.splitlines()[0] == f'data/moved.jsonl:1: /build_result/status: "success" {ENUM}{MARK}'
+    )
+    # The same records in a second file, while the listed one is there: new problems.
+    shutil.copyfile("data/moved.jsonl", "data/copy.jsonl")
+    code, out, _ = run("validate", "--baseline", BASELINE, "data/copy.jsonl")
+    assert code == 1
+    assert out.splitlines()[0] == f'data/copy.jsonl:1: /build_result/status: "success" {ENUM}'
+
+
 def test_the_baseline_file_as_written(repo: Path) -> None:
     accept()
     text = (repo / BASELINE).read_text(encoding="utf-8")

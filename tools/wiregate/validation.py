@@ -79,6 +79,10 @@ class ValidationReport:
     #: With a baseline: the record types each file's records were judged as (None: no type
     #: fits), by the path as given.
     judged_as: dict[str, set[str | None]] = field(default_factory=dict, repr=False)
+    #: Problems accepted by an entry of a file that is gone (the file was moved), and the
+    #: files they were found in (the baseline's name -> the path as given).
+    moved_problems: int = 0
+    moved: dict[str, str] = field(default_factory=dict, repr=False)
 
     def add(self, problem: FileProblem) -> None:
         self.problem_count += 1
@@ -94,6 +98,13 @@ class ValidationReport:
         files = {entry.file for entry in self.stale}
         given = [path for file, path in self.judged.items() if file in files]
         return prune_command(self.baseline.path, self.record_option, given)
+
+    def record_moves_command(self) -> str | None:
+        """The command that writes the new paths of moved files' entries (their reasons and
+        dates kept), or None when no problem was accepted by such an entry."""
+        if self.baseline is None or not self.moved:
+            return None
+        return prune_command(self.baseline.path, self.record_option, list(self.moved.values()))
 
     def stale_of_other_types(self) -> tuple[AcceptedProblem, ...]:
         """The stale entries of files read in this run whose record type this run judged no
@@ -136,6 +147,9 @@ def _judge(
     if entry is None:
         return replace(found, key=key)
     report.matched.add(entry.key)
+    if entry.file != file:  # found under the path its file was moved to
+        report.moved_problems += 1
+        report.moved.setdefault(file, path)
     is_expired = entry.expired(baseline.on)
     if is_expired:
         report.expired_problems += 1

@@ -2,14 +2,16 @@
 accepted for now, each with a reason and optionally an expiry date, so a hook or a CI job
 fails only on what is new.
 
-A problem is matched by its **fingerprint** (:func:`problem_key`): a hash of the record file
-(relative to the baseline's directory), the record type it was judged as, a content hash of
+A problem is matched by its record file (relative to the baseline's directory) and its
+**fingerprint** (:func:`problem_key`): a hash of the record type it was judged as, a content hash of
 the record (its canonical JSON: keys sorted, no whitespace, ``1.0`` as ``1``), the JSON
 pointer of the problem inside the record, the keyword it breaks (``enum``, ``required``, ...)
 and the canonical JSON of the offending value (the value at the pointer; a missing property
 counts as absent). Line numbers, the record's place in its file and the message's wording are
 not in it: reformatting a file, reordering its keys, moving or reordering its records keep the
-match; any change of the record (its offending value included) makes its problems new.
+match; any change of the record (its offending value included) makes its problems new. An
+entry whose file is gone matches its fingerprint in any file: the file was moved, and
+``update_validation_baseline`` writes the new path, reason and date kept.
 The file is validated against ``contracts/validate-baseline.schema.json`` with the machinery
 of ``mirrors.toml`` and the drift baseline (``wiregate.configfile``, ``wiregate.acceptance``).
 """
@@ -21,7 +23,7 @@ import json
 import os
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property
 from pathlib import Path
@@ -63,7 +65,7 @@ __all__ = [
 
 BASELINE_SCHEMA_FILE = "validate-baseline.schema.json"
 #: Part of every fingerprint: bumped if what goes into one ever changes.
-SCHEME = "wiregate-validate-problem/1"
+SCHEME = "wiregate-validate-problem/2"
 PRUNE_COMMAND = "wiregate validate baseline --prune"
 _VALUE_CHARS = 60
 
@@ -126,8 +128,23 @@ class ValidationBaseline:
     def _by_key(self) -> dict[tuple[str, str], AcceptedProblem]:
         return {entry.key: entry for entry in self.entries}
 
+    @cached_property
+    def _moved_away(self) -> dict[str, AcceptedProblem]:
+        """Fingerprint -> the entry, of entries whose file is gone: the record file was moved
+        (or renamed), and its problems are found under the new path."""
+        return {
+            entry.fingerprint: entry
+            for entry in self.entries
+            if entry.file != "-" and not os.path.lexists(self.file_path(entry.file))
+        }
+
     def find(self, key: ProblemKey) -> AcceptedProblem | None:
-        return self._by_key.get((key.file, key.fingerprint))
+        """The entry that accepts the problem: the one of its file, else one whose file is gone
+        that names the same problem (the same record, pointer, rule and value): the file was
+        moved. Its ``file`` then differs from the key's."""
+        return self._by_key.get((key.file, key.fingerprint)) or self._moved_away.get(
+            key.fingerprint
+        )
 
     def file_key(self, path: str) -> str:
         """``path`` (as given on the command line) relative to the baseline's directory,
@@ -231,7 +248,6 @@ def problem_key(
     text = json.dumps(
         [
             SCHEME,
-            file,
             record_type or "",
             canonical_digest(record),
             pointer,
@@ -315,8 +331,8 @@ _HEADER = """\
 #
 # Each [[accepted]] entry: the record file (relative to this file's folder), the record type,
 # the JSON pointer inside the record, the JSON Schema keyword broken (rule), the offending
-# value (shortened, for reading), its fingerprint (what matches it: the file, a hash of the
-# record's content, the pointer, the rule and the value), why it is accepted (reason) and
+# value (shortened, for reading), its fingerprint (what matches it, with the file: a hash of
+# the record's content, the pointer, the rule and the value), why it is accepted (reason) and
 # optionally the date from which it fails again (expires). The command rewrites this file:
 # keep the "why" in each entry's reason, not in comments.
 version = 1
@@ -362,6 +378,12 @@ def update_validation_baseline(
     if reason is not None and not has_words(reason):
         raise UserError("--reason: give the reason the problems are accepted (in words)")
     current = []
+    moved: set[tuple[str, str]] = set()  # the old keys of entries whose file was moved
+    for problem in report.problems:
+        entry, key = problem.accepted, problem.key
+        if entry is not None and key is not None and entry.file != key.file:
+            current.append(replace(entry, file=key.file, where=""))  # its reason and date kept
+            moved.add(entry.key)
     for problem in report.problems if reason is not None else ():
         key = problem.key
         if key is not None and reason is not None:
@@ -388,7 +410,7 @@ def update_validation_baseline(
         current,
         key=lambda entry: entry.key,
         sort_key=AcceptedProblem.sort_key,
-        stale={entry.key for entry in report.stale} if prune else (),
+        stale=({entry.key for entry in report.stale} if prune else set()) | moved,
     )
 
 

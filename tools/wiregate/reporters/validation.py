@@ -53,10 +53,12 @@ def _mark(p: FileProblem) -> str:
     entry = p.accepted
     if entry is None:
         return ""
+    # Listed under a file that is gone: the record file was moved.
+    moved = f"; listed for {entry.file}, moved" if p.key and p.key.file != entry.file else ""
     if p.expired:
-        return f"  [acceptance expired {entry.expires}: {entry.reason}]"
+        return f"  [acceptance expired {entry.expires}: {entry.reason}{moved}]"
     until = f" until {entry.expires}" if entry.expires else ""
-    return f"  [accepted{until}: {entry.reason}]"
+    return f"  [accepted{until}: {entry.reason}{moved}]"
 
 
 def problem_line(p: FileProblem) -> str:
@@ -79,6 +81,13 @@ def _stale_lines(report: ValidationReport) -> list[str]:
     if command is not None:
         count = _count(len(report.stale), "stale baseline entry")
         lines.append(f"{count}: remove with {command}")
+    moves = report.record_moves_command()
+    if moves is not None:
+        count = _count(report.moved_problems, "accepted problem")
+        lines.append(
+            f"{count} listed for a file that is gone (moved): record the new paths, reasons and "
+            f"dates kept, with {moves}"
+        )
     other = report.stale_of_other_types()
     if other:
         types = ", ".join(sorted({entry.record_type or "no record type" for entry in other}))
@@ -164,10 +173,12 @@ class JsonStream:
                 accepted_problems=report.accepted_problems,
                 expired_problems=report.expired_problems,
                 stale_entries=len(report.stale),
+                moved_problems=report.moved_problems,
             )
             rest["baseline"] = str(report.baseline.path)
             rest["stale"] = [entry_to_json(entry) for entry in report.stale]
             rest["prune"] = report.prune_command()
+            rest["record_moves"] = report.record_moves_command()
         body = orjson.dumps(rest, option=orjson.OPT_INDENT_2).decode()[1:]  # after its "{"
         head = '{\n  "problems": [],' if not self.count else "\n  ],"
         return head + body + "\n"
