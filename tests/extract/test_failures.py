@@ -545,3 +545,53 @@ def test_an_installed_wiregate_uses_the_users_npm_tools(
         check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     assert drift(governed)[0::2] == (0, [])  # extracted and judged: no error line
+
+
+def _running(pid: int) -> bool:
+    """The process is there and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] != b"Z"
+
+
+MANY_SESSIONS = """\
+import os, time
+children = []
+for _ in range({count}):
+    child = os.fork()
+    if child == 0:
+        os.setsid()  # each out of the worker's process group
+        time.sleep(100)
+        os._exit(0)
+    children.append(child)
+with open({pids!r} + ".tmp", "w") as handle:
+    handle.write(" ".join(map(str, children)))
+os.rename({pids!r} + ".tmp", {pids!r})
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+def test_a_thousand_children_in_sessions_of_their_own_do_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path
+) -> None:
+    """The supervisor reaped one process per look through /proc, so ending 2,000 children
+    took it over 10 s (wiregate's wait for it, after which wiregate killed the group and the
+    supervisor with it, and a child not yet killed that had left the group ran on)."""
+    pids_file = tmp_path / "children"
+    module = MANY_SESSIONS.format(count=2000, pids=str(pids_file))
+    (governed / "gov/models/escape.py").write_text(module + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    took = time.monotonic() - started
+    children = [int(pid) for pid in pids_file.read_text().split()]
+    try:
+        left = [pid for pid in children if _running(pid)]
+        assert (code, left) == (1, []), stderr
+        assert took < 10
+    finally:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
