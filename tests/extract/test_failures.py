@@ -595,3 +595,43 @@ def test_a_thousand_children_in_sessions_of_their_own_do_not_outlive_the_extract
         for pid in children:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
+
+
+KILLS_ITS_SUPERVISOR = """\
+import os, time
+with open({pid!r} + ".tmp", "w") as handle:
+    handle.write(str(os.getpid()))
+os.rename({pid!r} + ".tmp", {pid!r})
+os.kill(os.getppid(), 9)  # the supervisor: the same user may
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+def test_a_worker_that_kills_its_supervisor_does_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path
+) -> None:
+    """The supervisor killed by the governed code (the same user) left the worker running, in
+    the process group wiregate no longer killed once the supervisor had ended."""
+    pid_file = tmp_path / "worker.pid"
+    module = KILLS_ITS_SUPERVISOR.format(pid=str(pid_file))
+    (governed / "gov/models/escape.py").write_text(module + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    took = time.monotonic() - started
+    pid = int(pid_file.read_text())
+    try:
+        gone = time.monotonic() + 2  # killed: its new parent (init) reaps it
+        while _running(pid) and time.monotonic() < gone:
+            time.sleep(0.05)
+        assert not _running(pid)
+        assert code == 2
+        assert stderr[0].endswith(
+            "gov: importing models.escape:Rec ended the interpreter (exit status -9) before a "
+            "schema was written"
+        )
+        assert took < 30
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)

@@ -157,9 +157,12 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
         if sys.platform == "linux":  # the supervisor ends what is below it, then itself
             with contextlib.suppress(subprocess.TimeoutExpired):
                 ended = process.wait(_END_GRACE) is not None
-        if not ended:  # no supervisor, or it did not end in time: the group goes
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+        # The group goes in any case: with no supervisor, one that did not end in time, or
+        # one the governed code killed itself (same user), the worker and what stayed in its
+        # group ran on.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if not ended:
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
