@@ -635,3 +635,35 @@ def test_a_worker_that_kills_its_supervisor_does_not_outlive_the_extraction(
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+FLOODS_THE_REPLY = """\
+import os, stat
+chunk = b"x" * (1 << 20)
+for fd in range(3, 64):  # the reply's pipe: wiregate's end is the only reader
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            while True:
+                os.write(fd, chunk)
+    except OSError:
+        pass
+"""
+
+
+def test_a_reply_without_end_is_not_held_in_memory(
+    governed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The governed code writing to the reply's pipe without a newline was read into memory
+    until the time limit: gigabytes."""
+    (governed / "gov/models/flood.py").write_text(FLOODS_THE_REPLY + MODEL, "utf-8")
+    python(governed, "models.flood:Rec")
+    monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "60")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    assert time.monotonic() - started < 30
+    assert code == 2
+    assert stderr[0].endswith(
+        "gov: importing models.flood:Rec wrote over 64 MiB where the schemas are written (the "
+        "governed code wrote to that pipe)"
+    )
+    assert len(stderr) == 1
