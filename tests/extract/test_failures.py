@@ -545,3 +545,125 @@ def test_an_installed_wiregate_uses_the_users_npm_tools(
         check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     assert drift(governed)[0::2] == (0, [])  # extracted and judged: no error line
+
+
+def _running(pid: int) -> bool:
+    """The process is there and not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return False
+    return stat.rpartition(b")")[2].split()[0] != b"Z"
+
+
+MANY_SESSIONS = """\
+import os, time
+children = []
+for _ in range({count}):
+    child = os.fork()
+    if child == 0:
+        os.setsid()  # each out of the worker's process group
+        time.sleep(100)
+        os._exit(0)
+    children.append(child)
+with open({pids!r} + ".tmp", "w") as handle:
+    handle.write(" ".join(map(str, children)))
+os.rename({pids!r} + ".tmp", {pids!r})
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+def test_a_thousand_children_in_sessions_of_their_own_do_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path
+) -> None:
+    """The supervisor reaped one process per look through /proc, so ending 2,000 children
+    took it over 10 s (wiregate's wait for it, after which wiregate killed the group and the
+    supervisor with it, and a child not yet killed that had left the group ran on)."""
+    pids_file = tmp_path / "children"
+    module = MANY_SESSIONS.format(count=2000, pids=str(pids_file))
+    (governed / "gov/models/escape.py").write_text(module + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    took = time.monotonic() - started
+    children = [int(pid) for pid in pids_file.read_text().split()]
+    try:
+        left = [pid for pid in children if _running(pid)]
+        assert (code, left) == (1, []), stderr
+        assert took < 10
+    finally:
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+KILLS_ITS_SUPERVISOR = """\
+import os, time
+with open({pid!r} + ".tmp", "w") as handle:
+    handle.write(str(os.getpid()))
+os.rename({pid!r} + ".tmp", {pid!r})
+os.kill(os.getppid(), 9)  # the supervisor: the same user may
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+def test_a_worker_that_kills_its_supervisor_does_not_outlive_the_extraction(
+    governed: Path, tmp_path: Path
+) -> None:
+    """The supervisor killed by the governed code (the same user) left the worker running, in
+    the process group wiregate no longer killed once the supervisor had ended."""
+    pid_file = tmp_path / "worker.pid"
+    module = KILLS_ITS_SUPERVISOR.format(pid=str(pid_file))
+    (governed / "gov/models/escape.py").write_text(module + MODEL, "utf-8")
+    python(governed, "models.escape:Rec")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    took = time.monotonic() - started
+    pid = int(pid_file.read_text())
+    try:
+        gone = time.monotonic() + 2  # killed: its new parent (init) reaps it
+        while _running(pid) and time.monotonic() < gone:
+            time.sleep(0.05)
+        assert not _running(pid)
+        assert code == 2
+        assert stderr[0].endswith(
+            "gov: importing models.escape:Rec ended the interpreter (exit status -9) before a "
+            "schema was written"
+        )
+        assert took < 30
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+FLOODS_THE_REPLY = """\
+import os, stat
+chunk = b"x" * (1 << 20)
+for fd in range(3, 64):  # the reply's pipe: wiregate's end is the only reader
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            while True:
+                os.write(fd, chunk)
+    except OSError:
+        pass
+"""
+
+
+def test_a_reply_without_end_is_not_held_in_memory(
+    governed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The governed code writing to the reply's pipe without a newline was read into memory
+    until the time limit: gigabytes."""
+    (governed / "gov/models/flood.py").write_text(FLOODS_THE_REPLY + MODEL, "utf-8")
+    python(governed, "models.flood:Rec")
+    monkeypatch.setenv("WIREGATE_EXTRACT_TIMEOUT", "60")
+    started = time.monotonic()
+    code, _, stderr = drift(governed)
+    assert time.monotonic() - started < 30
+    assert code == 2
+    assert stderr[0].endswith(
+        "gov: importing models.flood:Rec wrote over 64 MiB where the schemas are written (the "
+        "governed code wrote to that pipe)"
+    )
+    assert len(stderr) == 1

@@ -69,17 +69,22 @@ def main() -> None:
         for pid in found:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-        while True:  # reap: the worker, and each orphan adopted
+        # Reap the worker and each orphan adopted: with processes killed, wait for one to
+        # end, then take every other that has ended, and look again (killed parents leave
+        # orphans). Reaping one per look read /proc once per process: a thousand children
+        # took longer than wiregate waits, and those that had made a session of their own
+        # outlived the extraction.
+        wait = 0 if found else os.WNOHANG
+        while True:
             try:
-                pid, code = os.waitpid(-1, 0 if found else os.WNOHANG)
+                pid, code = os.waitpid(-1, wait)
             except ChildProcessError:
                 break
             if pid == 0:
                 break
             if pid == worker:
                 status = code
-            if found:
-                break  # one at a time, then look again: killed parents leave orphans
+            wait = os.WNOHANG
     if status is None:
         sys.exit(0)
     if os.WIFSIGNALED(status):  # ended by a signal: this process ends by it too

@@ -38,6 +38,9 @@ _WORKER = Path(__file__).with_name("_pyworker.py")
 _SUPERVISOR = Path(__file__).with_name("_pysupervisor.py")
 #: Seconds the supervisor gets to end what the governed code started once told to.
 _END_GRACE = 10.0
+#: The most bytes of a reply read: the governed code can write to the reply's pipe, and a
+#: write without end and no newline was held in memory until the time limit (gigabytes).
+MAX_REPLY_BYTES = 64 * 1024 * 1024
 #: The child interpreter's writable memory (RLIMIT_DATA: heap and private mappings, not the
 #: address space a library only reserves, as glibc's arenas do): a module that allocates
 #: without end gets a MemoryError there, as node stops at its heap limit, not the machine's.
@@ -91,6 +94,11 @@ def extract_models(
             f"{where}: importing {', '.join(missing)} timed out after {limit:g} s "
             "(WIREGATE_EXTRACT_TIMEOUT)"
         ) from None
+    except _ReplyTooLarge:
+        raise ExtractionError(
+            f"{where}: importing {', '.join(missing)} wrote over {MAX_REPLY_BYTES >> 20} MiB "
+            "where the schemas are written (the governed code wrote to that pipe)"
+        ) from None
     try:
         reply = json.loads(stdout)
         outcomes = reply["models"]
@@ -108,6 +116,10 @@ def extract_models(
         else:
             results[model] = stored(keys[model], root, files, outcome, reply.get("looked"))
     return results
+
+
+class _ReplyTooLarge(Exception):
+    """The reply's pipe carried over ``MAX_REPLY_BYTES`` with no newline."""
 
 
 def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, bytes]:
@@ -146,6 +158,8 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
                     reply += chunk
                     if b"\n" in chunk:
                         break  # the whole reply
+                    if len(reply) > MAX_REPLY_BYTES:
+                        raise _ReplyTooLarge
                 elif ended:
                     break  # the worker ended without a whole reply; all it wrote is read
                 else:
@@ -157,9 +171,12 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
         if sys.platform == "linux":  # the supervisor ends what is below it, then itself
             with contextlib.suppress(subprocess.TimeoutExpired):
                 ended = process.wait(_END_GRACE) is not None
-        if not ended:  # no supervisor, or it did not end in time: the group goes
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
+        # The group goes in any case: with no supervisor, one that did not end in time, or
+        # one the governed code killed itself (same user), the worker and what stayed in its
+        # group ran on.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if not ended:
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
