@@ -306,6 +306,28 @@ def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
         )
 
 
+def test_the_lib_function_type_is_a_function(checkout: Path) -> None:
+    """`Function` has no call signature: it was an object with required `prototype`, `length`,
+    `arguments`, `caller` and `name`, and a callable interface given as a type argument an
+    object of its other members."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Callable { (): void; n: number }\n"
+            "interface Box<T> { v: T; a: string }\n"
+            "export interface Wire { a: string; f: Function; g?: CallableFunction; "
+            "h: Function | null }\n"
+            "export type Boxed = Box<Function>;\n"
+            "export type BoxedCallable = Box<Callable>;\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {"a": {"type": "string"}, "h": {"type": "null"}}, "a"
+    )
+    for name in ("Boxed", "BoxedCallable"):
+        assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
+
+
 def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
     """A class's own fields, whatever TypeScript's visibility: `private` and `protected`
     fields (parameter properties too) were dropped, an ES private `#secret` written, an arrow

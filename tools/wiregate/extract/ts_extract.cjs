@@ -73,7 +73,7 @@ function main() {
   }
   const checker = program.getTypeChecker();
   const refusals = new Refusals(root);
-  jsonMembers(ts, tsj, checker, refusals);
+  jsonMembers(ts, tsj, program, checker, refusals);
   mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -83,7 +83,7 @@ function main() {
   const newGenerator = () =>
     new tsj.SchemaGenerator(
       program,
-      tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, refusals)),
+      tsj.createParser(program, config, (chain) => refuseInexact(ts, tsj, program, chain, refusals)),
       tsj.createFormatter(config),
       config,
     );
@@ -106,7 +106,7 @@ function main() {
 // private `#field` is not; static members, methods and accessors live elsewhere than the
 // value (the class, its prototype). A member holding a function is omitted as JSON.stringify
 // omits it, and `void` is `undefined`: absent.
-function jsonMembers(ts, tsj, checker, refusals) {
+function jsonMembers(ts, tsj, program, checker, refusals) {
   const modified = (node, kind) => (ts.getModifiers(node) || []).some((m) => m.kind === kind);
   const declared = (node) => {
     const found = [];
@@ -130,7 +130,7 @@ function jsonMembers(ts, tsj, checker, refusals) {
     if (rest.every(isNull)) return new tsj.NullType();
     throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", place);
   };
-  const callable = (t) => t.getCallSignatures().length > 0 || t.getConstructSignatures().length > 0;
+  const callable = (t) => isFunctionType(ts, program, checker, t);
   const checked = (member) => {
     const type = checker.getTypeAtLocation(member);
     const types = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & ts.TypeFlags.Undefined));
@@ -271,6 +271,34 @@ function mergeDeclarations(ts, tsj, checker) {
   };
 }
 
+const LIBRARY_FUNCTIONS = new Set(["Function", "CallableFunction", "NewableFunction"]);
+
+// Whether a value of the checker's `type` is a function, which JSON.stringify does not write:
+// one with a call or construct signature, or the lib's `Function` (which has neither). One
+// with a toJSON() is what its toJSON() returns (JSON.stringify calls it first).
+function isFunctionType(ts, program, checker, type) {
+  if (checker.getPropertyOfType(type, "toJSON")) return false;
+  if (type.getCallSignatures().length || type.getConstructSignatures().length) return true;
+  const symbol = type.getSymbol();
+  return Boolean(
+    symbol &&
+      LIBRARY_FUNCTIONS.has(symbol.name) &&
+      (symbol.declarations || []).some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile())),
+  );
+}
+
+// A reference to a function type the generator reads as an object (a callable interface, the
+// lib's `Function`, whose members it would write as required properties): read as a function,
+// so that each place writes what JSON.stringify writes of one.
+function asFunction(ts, tsj, program, checker, node) {
+  if (!ts.isTypeReferenceNode(node) && !ts.isTypeLiteralNode(node)) return null;
+  const type = checker.getTypeFromTypeNode(node);
+  if (!isFunctionType(ts, program, checker, type)) return null;
+  const [signature] = type.getCallSignatures();
+  const declaration = signature && signature.declaration;
+  return new tsj.FunctionType(declaration && declaration.parameters ? declaration : undefined);
+}
+
 class Inexact extends Error {}
 
 const COLLECTIONS = new Set(["Map", "Set", "WeakMap", "WeakSet", "ReadonlyMap", "ReadonlySet"]);
@@ -329,12 +357,14 @@ class Refusals {
   }
 }
 
-function refuseInexact(ts, program, chain, refusals) {
+function refuseInexact(ts, tsj, program, chain, refusals) {
   const checker = program.getTypeChecker();
   const createType = chain.createType.bind(chain);
   chain.createType = (node, context, reference) => {
     const found = inexact(ts, program, checker, node, context);
     if (found) throw refusals.error(...found);
+    const callable = asFunction(ts, tsj, program, checker, node);
+    if (callable) return callable;
     const mine = refusals.inside(node);
     if (mine) refusals.seen.push(mine);
     try {
