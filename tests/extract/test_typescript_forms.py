@@ -279,6 +279,68 @@ def test_void_and_undefined_members_are_absent(checkout: Path) -> None:
     }
 
 
+def test_undefined_and_function_elements_are_null(checkout: Path) -> None:
+    """JSON.stringify writes an array's undefined or function element as null: it was
+    {"not": {}} (no value), a function {"$comment": "() => void"}; an optional tuple element
+    may hold undefined (unless exactOptionalPropertyTypes), written as null too."""
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n  maybe: (string | undefined)[];\n"
+            "  pair: [string, undefined];\n  done: void[];\n"
+            "  calls: Array<string | (() => void) | Function>;\n"
+            "  makers: (new () => object)[];\n  tail: [number, ...(undefined | number)[]];\n"
+            "  opt: [string, number?];\n}\n"
+        },
+    )
+    null = {"type": "null"}
+    either = {"type": ["string", "null"]}
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "maybe": {"type": "array", "items": either},
+            "pair": {
+                "type": "array",
+                "minItems": 2,
+                "items": [{"type": "string"}, null],
+                "maxItems": 2,
+            },
+            "done": {"type": "array", "items": null},
+            "calls": {"type": "array", "items": either},
+            "makers": {"type": "array", "items": null},
+            "tail": {
+                "type": "array",
+                "minItems": 1,
+                "items": [{"type": "number"}],
+                "additionalItems": {"type": ["null", "number"]},
+            },
+            "opt": {
+                "type": "array",
+                "minItems": 1,
+                "items": [{"type": "string"}, {"type": ["number", "null"]}],
+                "maxItems": 2,
+            },
+        },
+        "maybe",
+        "pair",
+        "done",
+        "calls",
+        "makers",
+        "tail",
+        "opt",
+    )
+    (checkout / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "exactOptionalPropertyTypes": true}}', "utf-8"
+    )
+    write(checkout, {"x.ts": "export type Opt = [string, number?];\n"})
+    assert schema_of(checkout, "x.ts", "Opt") == {
+        "$schema": OBJECT,
+        "type": "array",
+        "minItems": 1,
+        "items": [{"type": "string"}, {"type": "number"}],
+        "maxItems": 2,
+    }
+
+
 def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
     """JSON.stringify omits a function value: a type literal's method was a property of its
     return type, a function-typed member {"$comment": "() => void"}, both required."""

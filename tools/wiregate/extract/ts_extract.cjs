@@ -73,7 +73,9 @@ function main() {
   }
   const checker = program.getTypeChecker();
   const refusals = new Refusals(root);
-  jsonMembers(ts, tsj, program, checker, refusals);
+  // Not among ts-json-schema-generator's exports: the type of a `new () => T`.
+  const typeModule = path.join(modules, "ts-json-schema-generator", "dist", "src", "Type", "ConstructorType.js");
+  jsonMembers(ts, tsj, require(typeModule).ConstructorType, program, checker, refusals);
   mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -106,7 +108,7 @@ function main() {
 // private `#field` is not; static members, methods and accessors live elsewhere than the
 // value (the class, its prototype). A member holding a function is omitted as JSON.stringify
 // omits it, and `void` is `undefined`: absent.
-function jsonMembers(ts, tsj, program, checker, refusals) {
+function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
   const modified = (node, kind) => (ts.getModifiers(node) || []).some((m) => m.kind === kind);
   const declared = (node) => {
     const found = [];
@@ -144,7 +146,10 @@ function jsonMembers(ts, tsj, program, checker, refusals) {
     }
     return type;
   };
-  const isFunction = (type) => tsj.derefType(type) instanceof tsj.FunctionType;
+  const isFunction = (type) => {
+    const bare = tsj.derefType(type);
+    return bare instanceof tsj.FunctionType || bare instanceof ConstructorType;
+  };
   // One property as JSON.stringify writes it (null: it writes none), or refused at `place`.
   const written = (name, type, required, place) => {
     if (name === "__proto__") {
@@ -197,6 +202,38 @@ function jsonMembers(ts, tsj, program, checker, refusals) {
     mapped[method] = function (node, ...rest) {
       const properties = original.call(this, node, ...rest);
       return properties.map((p) => written(p.getName(), p.getType(), p.isRequired(), node)).filter(Boolean);
+    };
+  }
+  // An array's or tuple's element JSON.stringify writes as null where the value is undefined
+  // (`void`) or a function. An optional tuple element may hold undefined too, unless
+  // exactOptionalPropertyTypes says it may not.
+  const element = (type) => {
+    const bare = tsj.derefType(type);
+    if (bare instanceof tsj.UndefinedType || bare instanceof tsj.VoidType || isFunction(bare)) {
+      return tsj.preserveAnnotation(type, new tsj.NullType());
+    }
+    if (!(bare instanceof tsj.UnionType)) return type;
+    const members = bare.getTypes().map(element);
+    if (members.every((member, i) => member === bare.getTypes()[i])) return type;
+    return tsj.preserveAnnotation(type, new tsj.UnionType(members));
+  };
+  const exact = program.getCompilerOptions().exactOptionalPropertyTypes;
+  const slot = (type) => {
+    if (type instanceof tsj.RestType) return type; // an array: its elements are read below
+    if (!(type instanceof tsj.OptionalType)) return element(type);
+    const held = exact ? type.getType() : new tsj.UnionType([type.getType(), new tsj.UndefinedType()]);
+    return new tsj.OptionalType(element(held));
+  };
+  for (const method of ["getDefinition", "getChildren"]) {
+    const arrays = tsj.ArrayTypeFormatter.prototype;
+    const array = arrays[method];
+    arrays[method] = function (type) {
+      return array.call(this, new tsj.ArrayType(element(type.getItem())));
+    };
+    const tuples = tsj.TupleTypeFormatter.prototype;
+    const tuple = tuples[method];
+    tuples[method] = function (type) {
+      return tuple.call(this, new tsj.TupleType(type.getTypes().map((t) => t && slot(t))));
     };
   }
   // JSON.stringify writes what a value's toJSON() returns, and calls it once: the value it
