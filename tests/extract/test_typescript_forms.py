@@ -341,6 +341,48 @@ def test_undefined_and_function_elements_are_null(checkout: Path) -> None:
     }
 
 
+def test_an_index_signature_holding_undefined_or_a_function_holds_no_key(
+    checkout: Path,
+) -> None:
+    """JSON.stringify writes no key holding undefined or a function: Record<string, void> had
+    {"type": "null"} values, a function value {"$comment": "() => void"}, and `string |
+    undefined` values anyOf [string, {"not": {}}]."""
+    write(
+        checkout,
+        {
+            "w.ts": "export type Gone = Record<string, void>;\n"
+            "export interface Unset { [key: string]: undefined }\n"
+            "export type Calls = { [key: string]: () => void };\n"
+            "export type Maybe = Record<string, string | undefined>;\n"
+            "export interface Hooks { a: string; [key: string]: Function | null | string }\n"
+            "export type Unhooked = { [key: string]: (() => void) | null };\n"
+        },
+    )
+    for name in ("Gone", "Unset", "Calls"):
+        assert schema_of(checkout, "w.ts", name) == {
+            "$schema": OBJECT,
+            "type": "object",
+            "additionalProperties": False,
+        }
+    assert schema_of(checkout, "w.ts", "Maybe") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+    }
+    # A function or null: the null is written, the function omitted, as for a member; a
+    # function or data is refused as for a member.
+    assert schema_of(checkout, "w.ts", "Unhooked") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "additionalProperties": {"type": "null"},
+    }
+    assert error_of(checkout, "w.ts", "Hooks") == (
+        f"{checkout}/w.ts: Hooks: cannot be extracted exactly: a property holding a function "
+        "or data (JSON.stringify omits the function) at w.ts:5 "
+        "([key: string]: Function | null | string)"
+    )
+
+
 def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
     """JSON.stringify omits a function value: a type literal's method was a property of its
     return type, a function-typed member {"$comment": "() => void"}, both required."""

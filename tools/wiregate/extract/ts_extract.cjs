@@ -174,6 +174,21 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
     }
     return new tsj.ObjectProperty(name, type, required);
   };
+  // An index signature's value (`[k: string]: T`, Record<string, T>) as JSON.stringify writes
+  // it: it writes no key holding undefined or a function, by the rule of a property. What is
+  // left is the value; nothing left, no key at all.
+  const valueOf = (type, place) => {
+    type = absent(type);
+    const bare = tsj.derefType(type);
+    const all = bare instanceof tsj.UnionType ? bare.getTypes() : [bare];
+    const types = all.filter((t) => !(tsj.derefType(t) instanceof tsj.UndefinedType));
+    const held = functionOr(types, isFunction, (t) => tsj.derefType(t) instanceof tsj.NullType, place);
+    if (held !== undefined) return held || false;
+    if (!types.length) return false;
+    if (types.length === all.length) return type;
+    return tsj.preserveAnnotation(type, types.length === 1 ? types[0] : new tsj.UnionType(types));
+  };
+  const indexed = (additional, place) => (additional instanceof tsj.BaseType ? valueOf(additional, place) : additional);
   const getProperties = function (node, context) {
     const properties = [];
     for (const member of declared(node)) {
@@ -236,6 +251,18 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
       return tuple.call(this, new tsj.TupleType(type.getTypes().map((t) => t && slot(t))));
     };
   }
+  // Record<string, T> and the like: an object whose keys all hold a T.
+  const { createType: createMapped } = mapped;
+  mapped.createType = function (node, context) {
+    const type = createMapped.call(this, node, context);
+    const object = tsj.derefAnnotatedType(type);
+    if (!(object instanceof tsj.ObjectType)) return type;
+    const additional = indexed(object.getAdditionalProperties(), node);
+    if (additional === object.getAdditionalProperties()) return type;
+    const [id, bases, properties] = [object.getId(), object.getBaseTypes(), object.getProperties()];
+    const rebuilt = new tsj.ObjectType(id, bases, properties, additional, object.getNonPrimitive());
+    return tsj.preserveAnnotation(type, rebuilt);
+  };
   // JSON.stringify writes what a value's toJSON() returns, and calls it once: the value it
   // returns is written as it is, whatever toJSON that one has.
   const toJSON = (node) => {
@@ -274,6 +301,11 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
       return createType.call(this, node, context, reference);
     };
     parser.prototype.getProperties = getProperties;
+    const { getAdditionalProperties } = parser.prototype;
+    parser.prototype.getAdditionalProperties = function (node, context) {
+      const signature = node.members.find(ts.isIndexSignatureDeclaration);
+      return indexed(getAdditionalProperties.call(this, node, context), signature || node);
+    };
   }
 }
 
