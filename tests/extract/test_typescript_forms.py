@@ -170,6 +170,11 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "(v: T)",
         ),
         (
+            "export interface Wire {\n  a: string;\n  set b(value: number);\n}\n",
+            "a set accessor without a get accessor (a data property is written, a setter alone "
+            "not) at w.ts:3 (set b(value: number))",
+        ),
+        (
             "export class Wire {\n  at = 1;\n  toJSON() { return { at: String(this.at) }; }\n}\n",
             "a toJSON() without one written return type (JSON.stringify writes what it returns) "
             "at w.ts:3 (toJSON() { return { at: String(this.at) }; })",
@@ -202,6 +207,7 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
         "required-never-in-union",
         "function-or-data",
         "function-or-data-argument",
+        "setter-alone",
         "tojson-return-not-written",
         "tojson-optional",
         "tojson-generic-base",
@@ -463,6 +469,38 @@ def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
         "rank",
         "id",
     )
+
+
+def test_an_accessor_of_an_interface_or_type_literal_is_a_property(checkout: Path) -> None:
+    """An object literal's getter is its own key, written with what it returns, and a value of
+    `{ get x(): T }` may be a data property: they were dropped. A class's getter and an
+    `accessor` field live on the prototype: not written (the `accessor` field was)."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n"
+            "  /** @minLength 1 */\n"
+            "  get id(): string;\n"
+            "  set id(value: string);\n"
+            "  get rank(): number | undefined;\n"
+            "  get hook(): () => void;\n"
+            "}\n"
+            "export type Lit = { get id(): string; n: number };\n"
+            "export class Kept {\n"
+            '  get id(): string { return "x"; }\n'
+            "  accessor hidden = 1;\n"
+            "  n = 2;\n"
+            "}\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {"id": {"type": "string", "minLength": 1}, "rank": {"type": "number"}}, "id"
+    )
+    assert schema_of(checkout, "w.ts", "Lit") == closed(
+        {"id": {"type": "string"}, "n": {"type": "number"}}, "id", "n"
+    )
+    assert schema_of(checkout, "w.ts", "Kept") == closed({"n": {"type": "number"}}, "n")
 
 
 def test_a_type_with_to_json_is_what_to_json_returns(checkout: Path) -> None:

@@ -117,7 +117,19 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
         found.push(...member.parameters.filter((p) => ts.isParameterPropertyDeclaration(p, member)));
       } else if (ts.isPropertySignature(member) || ts.isPropertyDeclaration(member)) {
         if (ts.isPrivateIdentifier(member.name) || modified(member, ts.SyntaxKind.StaticKeyword)) continue;
+        // `accessor x = 1`: a getter and setter on the prototype, the value in a private field.
+        if (modified(member, ts.SyntaxKind.AccessorKeyword)) continue;
         found.push(member);
+      } else if (!ts.isClassLike(node) && ts.isGetAccessorDeclaration(member)) {
+        // An interface's or type literal's `get x(): T` is a property read as a T: a data
+        // property, or an object literal's getter, its own key too. (A class's is on the
+        // prototype.)
+        found.push(member);
+      } else if (!ts.isClassLike(node) && ts.isSetAccessorDeclaration(member)) {
+        const symbol = checker.getSymbolAtLocation(member.name);
+        if (!((symbol && symbol.declarations) || []).some(ts.isGetAccessorDeclaration)) {
+          throw refusals.error("a set accessor without a get accessor (a data property is written, a setter alone not)", member);
+        }
       }
     }
     return found.filter((member) => !tsj.isNodeHidden(member));
@@ -200,7 +212,7 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
         continue;
       }
       let typeNode = member.type;
-      if (!typeNode && member.initializer) {
+      if (!typeNode && (member.initializer || ts.isGetAccessorDeclaration(member))) {
         typeNode = checker.typeToTypeNode(checker.getTypeAtLocation(member), node, ts.NodeBuilderFlags.NoTruncation);
       }
       if (!typeNode) continue;
@@ -209,6 +221,13 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
       if (property) properties.push(property);
     }
     return properties;
+  };
+  // A getter's JSDoc (@minLength ...) says what its property holds, as a property's does.
+  const annotated = tsj.AnnotatedNodeParser.prototype;
+  const { getAnnotatedNode } = annotated;
+  annotated.getAnnotatedNode = function (node) {
+    const parent = node.parent;
+    return parent && ts.isGetAccessorDeclaration(parent) && parent.type === node ? parent : getAnnotatedNode.call(this, node);
   };
   // A mapped type's properties (Record<K, T>, Partial<T> ...) are the generator's, by the same rule.
   const mapped = tsj.MappedTypeNodeParser.prototype;
