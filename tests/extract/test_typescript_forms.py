@@ -170,6 +170,12 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "(v: T)",
         ),
         (
+            "type Either = { a?: string } | { a?: string; b: number };\n"
+            "export type Wire = Required<Either>;\n",
+            "a mapped type's -? over a type whose optional properties are not known at w.ts:2 "
+            "(Required<Either>)",
+        ),
+        (
             "export interface Wire {\n  a: string;\n  set b(value: number);\n}\n",
             "a set accessor without a get accessor (a data property is written, a setter alone "
             "not) at w.ts:3 (set b(value: number))",
@@ -207,6 +213,7 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
         "required-never-in-union",
         "function-or-data",
         "function-or-data-argument",
+        "required-of-union",
         "setter-alone",
         "tojson-return-not-written",
         "tojson-optional",
@@ -386,6 +393,47 @@ def test_an_index_signature_holding_undefined_or_a_function_holds_no_key(
         f"{checkout}/w.ts: Hooks: cannot be extracted exactly: a property holding a function "
         "or data (JSON.stringify omits the function) at w.ts:5 "
         "([key: string]: Function | null | string)"
+    )
+
+
+def test_a_mapped_type_is_optional_as_typescript_reads_it(checkout: Path) -> None:
+    """`-?` was read as `?` (Required<T> had no required property), and a mapped type over
+    `keyof T` whose template is not T[K] lost the optionality of T's properties."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Base { a?: string; b: number; c: string | undefined }\n"
+            "interface Wide extends Base { d?: number | null }\n"
+            "export type Strict = { [K in keyof Wide]-?: Wide[K] };\n"
+            "export type Req = Required<Wide>;\n"
+            "export type Both = Required<{ x?: number } & { y?: string }>;\n"
+            "export type Named = { [K in keyof Base]: boolean };\n"
+            'enum Key { A = "a", B = "b" }\n'
+            "export type Keyed = { [K in Key]-?: number };\n"
+        },
+    )
+    # c keeps its undefined (it was not optional): absent, as JSON.stringify writes it.
+    wide = closed(
+        {
+            "d": {"type": ["number", "null"]},
+            "a": {"type": "string"},
+            "b": {"type": "number"},
+            "c": {"type": "string"},
+        },
+        "d",
+        "a",
+        "b",
+    )
+    for name in ("Strict", "Req"):
+        assert schema_of(checkout, "w.ts", name) == wide
+    assert schema_of(checkout, "w.ts", "Both") == closed(
+        {"x": {"type": "number"}, "y": {"type": "string"}}, "x", "y"
+    )
+    assert schema_of(checkout, "w.ts", "Named") == closed(
+        {"a": {"type": "boolean"}, "b": {"type": "boolean"}, "c": {"type": "boolean"}}, "b", "c"
+    )
+    assert schema_of(checkout, "w.ts", "Keyed") == closed(
+        {"a": {"type": "number"}, "b": {"type": "number"}}, "a", "b"
     )
 
 

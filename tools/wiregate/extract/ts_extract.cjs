@@ -229,8 +229,71 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
     const parent = node.parent;
     return parent && ts.isGetAccessorDeclaration(parent) && parent.type === node ? parent : getAnnotatedNode.call(this, node);
   };
-  // A mapped type's properties (Record<K, T>, Partial<T> ...) are the generator's, by the same rule.
+  // A mapped type's properties (Record<K, T>, Partial<T> ...), optional as TypeScript reads
+  // them: `?` and `+?` make each optional, `-?` required (the generator read any modifier as
+  // `?`), none keeps the optionality of the property of the type whose keys they are.
   const mapped = tsj.MappedTypeNodeParser.prototype;
+  // The type whose keys a mapped type's are (`keyof T`, or a K extends keyof T as Pick's),
+  // which TypeScript takes its properties' optionality from; null when it has none.
+  const modifiersOf = (parser, node, context) => {
+    let keys = node.typeParameter.constraint;
+    if (keys && ts.isTypeReferenceNode(keys)) {
+      const symbol = checker.getSymbolAtLocation(keys.typeName);
+      const [declaration] = (symbol && symbol.flags & ts.SymbolFlags.TypeParameter && symbol.declarations) || [];
+      if (declaration && declaration.constraint) keys = declaration.constraint;
+    }
+    if (!keys || !ts.isTypeOperatorNode(keys) || keys.operator !== ts.SyntaxKind.KeyOfKeyword) return null;
+    return parser.childNodeParser.createType(keys.type, context);
+  };
+  // Whether `name` is an optional property of `type`; undefined when that cannot be told.
+  const optionalIn = (type, name) => {
+    type = tsj.derefType(type);
+    if (type instanceof tsj.ObjectType) {
+      const own = type.getProperties().find((p) => p.getName() === name);
+      if (own) return !own.isRequired();
+      for (const base of type.getBaseTypes()) {
+        const found = optionalIn(base, name);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (type instanceof tsj.IntersectionType) {
+      // Optional in an intersection when optional in every member declaring it.
+      const found = type.getTypes().map((t) => optionalIn(t, name)).filter((t) => t !== undefined);
+      return found.length ? found.every(Boolean) : undefined;
+    }
+    return undefined;
+  };
+  const modifier = (node) => node.questionToken && node.questionToken.kind;
+  mapped.getProperties = function (node, keyListType, context) {
+    const source = modifiersOf(this, node, context);
+    return tsj
+      .uniqueTypeArray(keyListType.getFlattenedTypes(tsj.derefType))
+      .filter((key) => key instanceof tsj.LiteralType)
+      .map((key) => [key, this.mapKey(node, key, context)])
+      .filter(([, name]) => name instanceof tsj.LiteralType)
+      .map(([key, mappedKey]) => {
+        const name = mappedKey.getValue().toString();
+        const type = this.childNodeParser.createType(node.type, this.createSubContext(node, key, context));
+        const bare = tsj.derefAnnotatedType(type);
+        const { newType, numRemoved } = bare instanceof tsj.UnionType ? tsj.removeUndefined(bare) : { newType: bare, numRemoved: 0 };
+        const defined = tsj.preserveAnnotation(type, newType);
+        const optional = source ? optionalIn(source, name) : false;
+        if (modifier(node) !== ts.SyntaxKind.MinusToken) {
+          return new tsj.ObjectProperty(name, defined, !modifier(node) && !numRemoved && !optional);
+        }
+        // `-?` drops the undefined of an optional source property; another's stays (absent).
+        if (optional === undefined && numRemoved) {
+          throw refusals.error("a mapped type's -? over a type whose optional properties are not known", node);
+        }
+        return new tsj.ObjectProperty(name, optional ? defined : type, true);
+      });
+  };
+  const { getValues } = mapped;
+  mapped.getValues = function (node, ...rest) {
+    const required = modifier(node) !== ts.SyntaxKind.QuestionToken && modifier(node) !== ts.SyntaxKind.PlusToken;
+    return getValues.call(this, node, ...rest).map((p) => new tsj.ObjectProperty(p.getName(), p.getType(), required));
+  };
   for (const method of ["getProperties", "getValues"]) {
     const original = mapped[method];
     mapped[method] = function (node, ...rest) {
