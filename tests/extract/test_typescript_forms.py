@@ -170,6 +170,17 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
             "(v: T)",
         ),
         (
+            "type Either = { a?: string } | { a?: string; b: number };\n"
+            "export type Wire = Required<Either>;\n",
+            "a mapped type's -? over a type whose optional properties are not known at w.ts:2 "
+            "(Required<Either>)",
+        ),
+        (
+            "export interface Wire {\n  a: string;\n  set b(value: number);\n}\n",
+            "a set accessor without a get accessor (a data property is written, a setter alone "
+            "not) at w.ts:3 (set b(value: number))",
+        ),
+        (
             "export class Wire {\n  at = 1;\n  toJSON() { return { at: String(this.at) }; }\n}\n",
             "a toJSON() without one written return type (JSON.stringify writes what it returns) "
             "at w.ts:3 (toJSON() { return { at: String(this.at) }; })",
@@ -202,6 +213,8 @@ def test_a_renamed_re_export_and_a_default_export_are_the_declared_types(checkou
         "required-never-in-union",
         "function-or-data",
         "function-or-data-argument",
+        "required-of-union",
+        "setter-alone",
         "tojson-return-not-written",
         "tojson-optional",
         "tojson-generic-base",
@@ -279,6 +292,151 @@ def test_void_and_undefined_members_are_absent(checkout: Path) -> None:
     }
 
 
+def test_undefined_and_function_elements_are_null(checkout: Path) -> None:
+    """JSON.stringify writes an array's undefined or function element as null: it was
+    {"not": {}} (no value), a function {"$comment": "() => void"}; an optional tuple element
+    may hold undefined (unless exactOptionalPropertyTypes), written as null too."""
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n  maybe: (string | undefined)[];\n"
+            "  pair: [string, undefined];\n  done: void[];\n"
+            "  calls: Array<string | (() => void) | Function>;\n"
+            "  makers: (new () => object)[];\n  tail: [number, ...(undefined | number)[]];\n"
+            "  opt: [string, number?];\n}\n"
+        },
+    )
+    null = {"type": "null"}
+    either = {"type": ["string", "null"]}
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {
+            "maybe": {"type": "array", "items": either},
+            "pair": {
+                "type": "array",
+                "minItems": 2,
+                "items": [{"type": "string"}, null],
+                "maxItems": 2,
+            },
+            "done": {"type": "array", "items": null},
+            "calls": {"type": "array", "items": either},
+            "makers": {"type": "array", "items": null},
+            "tail": {
+                "type": "array",
+                "minItems": 1,
+                "items": [{"type": "number"}],
+                "additionalItems": {"type": ["null", "number"]},
+            },
+            "opt": {
+                "type": "array",
+                "minItems": 1,
+                "items": [{"type": "string"}, {"type": ["number", "null"]}],
+                "maxItems": 2,
+            },
+        },
+        "maybe",
+        "pair",
+        "done",
+        "calls",
+        "makers",
+        "tail",
+        "opt",
+    )
+    (checkout / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "exactOptionalPropertyTypes": true}}', "utf-8"
+    )
+    write(checkout, {"x.ts": "export type Opt = [string, number?];\n"})
+    assert schema_of(checkout, "x.ts", "Opt") == {
+        "$schema": OBJECT,
+        "type": "array",
+        "minItems": 1,
+        "items": [{"type": "string"}, {"type": "number"}],
+        "maxItems": 2,
+    }
+
+
+def test_an_index_signature_holding_undefined_or_a_function_holds_no_key(
+    checkout: Path,
+) -> None:
+    """JSON.stringify writes no key holding undefined or a function: Record<string, void> had
+    {"type": "null"} values, a function value {"$comment": "() => void"}, and `string |
+    undefined` values anyOf [string, {"not": {}}]."""
+    write(
+        checkout,
+        {
+            "w.ts": "export type Gone = Record<string, void>;\n"
+            "export interface Unset { [key: string]: undefined }\n"
+            "export type Calls = { [key: string]: () => void };\n"
+            "export type Maybe = Record<string, string | undefined>;\n"
+            "export interface Hooks { a: string; [key: string]: Function | null | string }\n"
+            "export type Unhooked = { [key: string]: (() => void) | null };\n"
+        },
+    )
+    for name in ("Gone", "Unset", "Calls"):
+        assert schema_of(checkout, "w.ts", name) == {
+            "$schema": OBJECT,
+            "type": "object",
+            "additionalProperties": False,
+        }
+    assert schema_of(checkout, "w.ts", "Maybe") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "additionalProperties": {"type": "string"},
+    }
+    # A function or null: the null is written, the function omitted, as for a member; a
+    # function or data is refused as for a member.
+    assert schema_of(checkout, "w.ts", "Unhooked") == {
+        "$schema": OBJECT,
+        "type": "object",
+        "additionalProperties": {"type": "null"},
+    }
+    assert error_of(checkout, "w.ts", "Hooks") == (
+        f"{checkout}/w.ts: Hooks: cannot be extracted exactly: a property holding a function "
+        "or data (JSON.stringify omits the function) at w.ts:5 "
+        "([key: string]: Function | null | string)"
+    )
+
+
+def test_a_mapped_type_is_optional_as_typescript_reads_it(checkout: Path) -> None:
+    """`-?` was read as `?` (Required<T> had no required property), and a mapped type over
+    `keyof T` whose template is not T[K] lost the optionality of T's properties."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Base { a?: string; b: number; c: string | undefined }\n"
+            "interface Wide extends Base { d?: number | null }\n"
+            "export type Strict = { [K in keyof Wide]-?: Wide[K] };\n"
+            "export type Req = Required<Wide>;\n"
+            "export type Both = Required<{ x?: number } & { y?: string }>;\n"
+            "export type Named = { [K in keyof Base]: boolean };\n"
+            'enum Key { A = "a", B = "b" }\n'
+            "export type Keyed = { [K in Key]-?: number };\n"
+        },
+    )
+    # c keeps its undefined (it was not optional): absent, as JSON.stringify writes it.
+    wide = closed(
+        {
+            "d": {"type": ["number", "null"]},
+            "a": {"type": "string"},
+            "b": {"type": "number"},
+            "c": {"type": "string"},
+        },
+        "d",
+        "a",
+        "b",
+    )
+    for name in ("Strict", "Req"):
+        assert schema_of(checkout, "w.ts", name) == wide
+    assert schema_of(checkout, "w.ts", "Both") == closed(
+        {"x": {"type": "number"}, "y": {"type": "string"}}, "x", "y"
+    )
+    assert schema_of(checkout, "w.ts", "Named") == closed(
+        {"a": {"type": "boolean"}, "b": {"type": "boolean"}, "c": {"type": "boolean"}}, "b", "c"
+    )
+    assert schema_of(checkout, "w.ts", "Keyed") == closed(
+        {"a": {"type": "number"}, "b": {"type": "number"}}, "a", "b"
+    )
+
+
 def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
     """JSON.stringify omits a function value: a type literal's method was a property of its
     return type, a function-typed member {"$comment": "() => void"}, both required."""
@@ -304,6 +462,28 @@ def test_methods_and_function_members_are_not_data(checkout: Path) -> None:
         assert schema_of(checkout, "w.ts", name) == closed(
             {"a": {"type": "string"}, "on": {"type": "null"}}, "a"
         )
+
+
+def test_the_lib_function_type_is_a_function(checkout: Path) -> None:
+    """`Function` has no call signature: it was an object with required `prototype`, `length`,
+    `arguments`, `caller` and `name`, and a callable interface given as a type argument an
+    object of its other members."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Callable { (): void; n: number }\n"
+            "interface Box<T> { v: T; a: string }\n"
+            "export interface Wire { a: string; f: Function; g?: CallableFunction; "
+            "h: Function | null }\n"
+            "export type Boxed = Box<Function>;\n"
+            "export type BoxedCallable = Box<Callable>;\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {"a": {"type": "string"}, "h": {"type": "null"}}, "a"
+    )
+    for name in ("Boxed", "BoxedCallable"):
+        assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
 
 
 def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
@@ -337,6 +517,38 @@ def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
         "rank",
         "id",
     )
+
+
+def test_an_accessor_of_an_interface_or_type_literal_is_a_property(checkout: Path) -> None:
+    """An object literal's getter is its own key, written with what it returns, and a value of
+    `{ get x(): T }` may be a data property: they were dropped. A class's getter and an
+    `accessor` field live on the prototype: not written (the `accessor` field was)."""
+    (checkout / "tsconfig.json").write_text('{"compilerOptions": {"target": "ES2022"}}', "utf-8")
+    write(
+        checkout,
+        {
+            "w.ts": "export interface Wire {\n"
+            "  /** @minLength 1 */\n"
+            "  get id(): string;\n"
+            "  set id(value: string);\n"
+            "  get rank(): number | undefined;\n"
+            "  get hook(): () => void;\n"
+            "}\n"
+            "export type Lit = { get id(): string; n: number };\n"
+            "export class Kept {\n"
+            '  get id(): string { return "x"; }\n'
+            "  accessor hidden = 1;\n"
+            "  n = 2;\n"
+            "}\n"
+        },
+    )
+    assert schema_of(checkout, "w.ts", "Wire") == closed(
+        {"id": {"type": "string", "minLength": 1}, "rank": {"type": "number"}}, "id"
+    )
+    assert schema_of(checkout, "w.ts", "Lit") == closed(
+        {"id": {"type": "string"}, "n": {"type": "number"}}, "id", "n"
+    )
+    assert schema_of(checkout, "w.ts", "Kept") == closed({"n": {"type": "number"}}, "n")
 
 
 def test_a_type_with_to_json_is_what_to_json_returns(checkout: Path) -> None:

@@ -73,7 +73,9 @@ function main() {
   }
   const checker = program.getTypeChecker();
   const refusals = new Refusals(root);
-  jsonMembers(ts, tsj, checker, refusals);
+  // Not among ts-json-schema-generator's exports: the type of a `new () => T`.
+  const typeModule = path.join(modules, "ts-json-schema-generator", "dist", "src", "Type", "ConstructorType.js");
+  jsonMembers(ts, tsj, require(typeModule).ConstructorType, program, checker, refusals);
   mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -83,7 +85,7 @@ function main() {
   const newGenerator = () =>
     new tsj.SchemaGenerator(
       program,
-      tsj.createParser(program, config, (chain) => refuseInexact(ts, program, chain, refusals)),
+      tsj.createParser(program, config, (chain) => refuseInexact(ts, tsj, program, chain, refusals)),
       tsj.createFormatter(config),
       config,
     );
@@ -106,7 +108,7 @@ function main() {
 // private `#field` is not; static members, methods and accessors live elsewhere than the
 // value (the class, its prototype). A member holding a function is omitted as JSON.stringify
 // omits it, and `void` is `undefined`: absent.
-function jsonMembers(ts, tsj, checker, refusals) {
+function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
   const modified = (node, kind) => (ts.getModifiers(node) || []).some((m) => m.kind === kind);
   const declared = (node) => {
     const found = [];
@@ -115,7 +117,19 @@ function jsonMembers(ts, tsj, checker, refusals) {
         found.push(...member.parameters.filter((p) => ts.isParameterPropertyDeclaration(p, member)));
       } else if (ts.isPropertySignature(member) || ts.isPropertyDeclaration(member)) {
         if (ts.isPrivateIdentifier(member.name) || modified(member, ts.SyntaxKind.StaticKeyword)) continue;
+        // `accessor x = 1`: a getter and setter on the prototype, the value in a private field.
+        if (modified(member, ts.SyntaxKind.AccessorKeyword)) continue;
         found.push(member);
+      } else if (!ts.isClassLike(node) && ts.isGetAccessorDeclaration(member)) {
+        // An interface's or type literal's `get x(): T` is a property read as a T: a data
+        // property, or an object literal's getter, its own key too. (A class's is on the
+        // prototype.)
+        found.push(member);
+      } else if (!ts.isClassLike(node) && ts.isSetAccessorDeclaration(member)) {
+        const symbol = checker.getSymbolAtLocation(member.name);
+        if (!((symbol && symbol.declarations) || []).some(ts.isGetAccessorDeclaration)) {
+          throw refusals.error("a set accessor without a get accessor (a data property is written, a setter alone not)", member);
+        }
       }
     }
     return found.filter((member) => !tsj.isNodeHidden(member));
@@ -130,7 +144,7 @@ function jsonMembers(ts, tsj, checker, refusals) {
     if (rest.every(isNull)) return new tsj.NullType();
     throw refusals.error("a property holding a function or data (JSON.stringify omits the function)", place);
   };
-  const callable = (t) => t.getCallSignatures().length > 0 || t.getConstructSignatures().length > 0;
+  const callable = (t) => isFunctionType(ts, program, checker, t);
   const checked = (member) => {
     const type = checker.getTypeAtLocation(member);
     const types = (type.isUnion() ? type.types : [type]).filter((t) => !(t.flags & ts.TypeFlags.Undefined));
@@ -144,7 +158,10 @@ function jsonMembers(ts, tsj, checker, refusals) {
     }
     return type;
   };
-  const isFunction = (type) => tsj.derefType(type) instanceof tsj.FunctionType;
+  const isFunction = (type) => {
+    const bare = tsj.derefType(type);
+    return bare instanceof tsj.FunctionType || bare instanceof ConstructorType;
+  };
   // One property as JSON.stringify writes it (null: it writes none), or refused at `place`.
   const written = (name, type, required, place) => {
     if (name === "__proto__") {
@@ -169,6 +186,21 @@ function jsonMembers(ts, tsj, checker, refusals) {
     }
     return new tsj.ObjectProperty(name, type, required);
   };
+  // An index signature's value (`[k: string]: T`, Record<string, T>) as JSON.stringify writes
+  // it: it writes no key holding undefined or a function, by the rule of a property. What is
+  // left is the value; nothing left, no key at all.
+  const valueOf = (type, place) => {
+    type = absent(type);
+    const bare = tsj.derefType(type);
+    const all = bare instanceof tsj.UnionType ? bare.getTypes() : [bare];
+    const types = all.filter((t) => !(tsj.derefType(t) instanceof tsj.UndefinedType));
+    const held = functionOr(types, isFunction, (t) => tsj.derefType(t) instanceof tsj.NullType, place);
+    if (held !== undefined) return held || false;
+    if (!types.length) return false;
+    if (types.length === all.length) return type;
+    return tsj.preserveAnnotation(type, types.length === 1 ? types[0] : new tsj.UnionType(types));
+  };
+  const indexed = (additional, place) => (additional instanceof tsj.BaseType ? valueOf(additional, place) : additional);
   const getProperties = function (node, context) {
     const properties = [];
     for (const member of declared(node)) {
@@ -180,7 +212,7 @@ function jsonMembers(ts, tsj, checker, refusals) {
         continue;
       }
       let typeNode = member.type;
-      if (!typeNode && member.initializer) {
+      if (!typeNode && (member.initializer || ts.isGetAccessorDeclaration(member))) {
         typeNode = checker.typeToTypeNode(checker.getTypeAtLocation(member), node, ts.NodeBuilderFlags.NoTruncation);
       }
       if (!typeNode) continue;
@@ -190,8 +222,78 @@ function jsonMembers(ts, tsj, checker, refusals) {
     }
     return properties;
   };
-  // A mapped type's properties (Record<K, T>, Partial<T> ...) are the generator's, by the same rule.
+  // A getter's JSDoc (@minLength ...) says what its property holds, as a property's does.
+  const annotated = tsj.AnnotatedNodeParser.prototype;
+  const { getAnnotatedNode } = annotated;
+  annotated.getAnnotatedNode = function (node) {
+    const parent = node.parent;
+    return parent && ts.isGetAccessorDeclaration(parent) && parent.type === node ? parent : getAnnotatedNode.call(this, node);
+  };
+  // A mapped type's properties (Record<K, T>, Partial<T> ...), optional as TypeScript reads
+  // them: `?` and `+?` make each optional, `-?` required (the generator read any modifier as
+  // `?`), none keeps the optionality of the property of the type whose keys they are.
   const mapped = tsj.MappedTypeNodeParser.prototype;
+  // The type whose keys a mapped type's are (`keyof T`, or a K extends keyof T as Pick's),
+  // which TypeScript takes its properties' optionality from; null when it has none.
+  const modifiersOf = (parser, node, context) => {
+    let keys = node.typeParameter.constraint;
+    if (keys && ts.isTypeReferenceNode(keys)) {
+      const symbol = checker.getSymbolAtLocation(keys.typeName);
+      const [declaration] = (symbol && symbol.flags & ts.SymbolFlags.TypeParameter && symbol.declarations) || [];
+      if (declaration && declaration.constraint) keys = declaration.constraint;
+    }
+    if (!keys || !ts.isTypeOperatorNode(keys) || keys.operator !== ts.SyntaxKind.KeyOfKeyword) return null;
+    return parser.childNodeParser.createType(keys.type, context);
+  };
+  // Whether `name` is an optional property of `type`; undefined when that cannot be told.
+  const optionalIn = (type, name) => {
+    type = tsj.derefType(type);
+    if (type instanceof tsj.ObjectType) {
+      const own = type.getProperties().find((p) => p.getName() === name);
+      if (own) return !own.isRequired();
+      for (const base of type.getBaseTypes()) {
+        const found = optionalIn(base, name);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    }
+    if (type instanceof tsj.IntersectionType) {
+      // Optional in an intersection when optional in every member declaring it.
+      const found = type.getTypes().map((t) => optionalIn(t, name)).filter((t) => t !== undefined);
+      return found.length ? found.every(Boolean) : undefined;
+    }
+    return undefined;
+  };
+  const modifier = (node) => node.questionToken && node.questionToken.kind;
+  mapped.getProperties = function (node, keyListType, context) {
+    const source = modifiersOf(this, node, context);
+    return tsj
+      .uniqueTypeArray(keyListType.getFlattenedTypes(tsj.derefType))
+      .filter((key) => key instanceof tsj.LiteralType)
+      .map((key) => [key, this.mapKey(node, key, context)])
+      .filter(([, name]) => name instanceof tsj.LiteralType)
+      .map(([key, mappedKey]) => {
+        const name = mappedKey.getValue().toString();
+        const type = this.childNodeParser.createType(node.type, this.createSubContext(node, key, context));
+        const bare = tsj.derefAnnotatedType(type);
+        const { newType, numRemoved } = bare instanceof tsj.UnionType ? tsj.removeUndefined(bare) : { newType: bare, numRemoved: 0 };
+        const defined = tsj.preserveAnnotation(type, newType);
+        const optional = source ? optionalIn(source, name) : false;
+        if (modifier(node) !== ts.SyntaxKind.MinusToken) {
+          return new tsj.ObjectProperty(name, defined, !modifier(node) && !numRemoved && !optional);
+        }
+        // `-?` drops the undefined of an optional source property; another's stays (absent).
+        if (optional === undefined && numRemoved) {
+          throw refusals.error("a mapped type's -? over a type whose optional properties are not known", node);
+        }
+        return new tsj.ObjectProperty(name, optional ? defined : type, true);
+      });
+  };
+  const { getValues } = mapped;
+  mapped.getValues = function (node, ...rest) {
+    const required = modifier(node) !== ts.SyntaxKind.QuestionToken && modifier(node) !== ts.SyntaxKind.PlusToken;
+    return getValues.call(this, node, ...rest).map((p) => new tsj.ObjectProperty(p.getName(), p.getType(), required));
+  };
   for (const method of ["getProperties", "getValues"]) {
     const original = mapped[method];
     mapped[method] = function (node, ...rest) {
@@ -199,6 +301,50 @@ function jsonMembers(ts, tsj, checker, refusals) {
       return properties.map((p) => written(p.getName(), p.getType(), p.isRequired(), node)).filter(Boolean);
     };
   }
+  // An array's or tuple's element JSON.stringify writes as null where the value is undefined
+  // (`void`) or a function. An optional tuple element may hold undefined too, unless
+  // exactOptionalPropertyTypes says it may not.
+  const element = (type) => {
+    const bare = tsj.derefType(type);
+    if (bare instanceof tsj.UndefinedType || bare instanceof tsj.VoidType || isFunction(bare)) {
+      return tsj.preserveAnnotation(type, new tsj.NullType());
+    }
+    if (!(bare instanceof tsj.UnionType)) return type;
+    const members = bare.getTypes().map(element);
+    if (members.every((member, i) => member === bare.getTypes()[i])) return type;
+    return tsj.preserveAnnotation(type, new tsj.UnionType(members));
+  };
+  const exact = program.getCompilerOptions().exactOptionalPropertyTypes;
+  const slot = (type) => {
+    if (type instanceof tsj.RestType) return type; // an array: its elements are read below
+    if (!(type instanceof tsj.OptionalType)) return element(type);
+    const held = exact ? type.getType() : new tsj.UnionType([type.getType(), new tsj.UndefinedType()]);
+    return new tsj.OptionalType(element(held));
+  };
+  for (const method of ["getDefinition", "getChildren"]) {
+    const arrays = tsj.ArrayTypeFormatter.prototype;
+    const array = arrays[method];
+    arrays[method] = function (type) {
+      return array.call(this, new tsj.ArrayType(element(type.getItem())));
+    };
+    const tuples = tsj.TupleTypeFormatter.prototype;
+    const tuple = tuples[method];
+    tuples[method] = function (type) {
+      return tuple.call(this, new tsj.TupleType(type.getTypes().map((t) => t && slot(t))));
+    };
+  }
+  // Record<string, T> and the like: an object whose keys all hold a T.
+  const { createType: createMapped } = mapped;
+  mapped.createType = function (node, context) {
+    const type = createMapped.call(this, node, context);
+    const object = tsj.derefAnnotatedType(type);
+    if (!(object instanceof tsj.ObjectType)) return type;
+    const additional = indexed(object.getAdditionalProperties(), node);
+    if (additional === object.getAdditionalProperties()) return type;
+    const [id, bases, properties] = [object.getId(), object.getBaseTypes(), object.getProperties()];
+    const rebuilt = new tsj.ObjectType(id, bases, properties, additional, object.getNonPrimitive());
+    return tsj.preserveAnnotation(type, rebuilt);
+  };
   // JSON.stringify writes what a value's toJSON() returns, and calls it once: the value it
   // returns is written as it is, whatever toJSON that one has.
   const toJSON = (node) => {
@@ -237,6 +383,11 @@ function jsonMembers(ts, tsj, checker, refusals) {
       return createType.call(this, node, context, reference);
     };
     parser.prototype.getProperties = getProperties;
+    const { getAdditionalProperties } = parser.prototype;
+    parser.prototype.getAdditionalProperties = function (node, context) {
+      const signature = node.members.find(ts.isIndexSignatureDeclaration);
+      return indexed(getAdditionalProperties.call(this, node, context), signature || node);
+    };
   }
 }
 
@@ -269,6 +420,34 @@ function mergeDeclarations(ts, tsj, checker) {
     const indexed = all(node).find((d) => d.members.some(ts.isIndexSignatureDeclaration));
     return getAdditionalProperties.call(this, indexed || node, context);
   };
+}
+
+const LIBRARY_FUNCTIONS = new Set(["Function", "CallableFunction", "NewableFunction"]);
+
+// Whether a value of the checker's `type` is a function, which JSON.stringify does not write:
+// one with a call or construct signature, or the lib's `Function` (which has neither). One
+// with a toJSON() is what its toJSON() returns (JSON.stringify calls it first).
+function isFunctionType(ts, program, checker, type) {
+  if (checker.getPropertyOfType(type, "toJSON")) return false;
+  if (type.getCallSignatures().length || type.getConstructSignatures().length) return true;
+  const symbol = type.getSymbol();
+  return Boolean(
+    symbol &&
+      LIBRARY_FUNCTIONS.has(symbol.name) &&
+      (symbol.declarations || []).some((d) => program.isSourceFileDefaultLibrary(d.getSourceFile())),
+  );
+}
+
+// A reference to a function type the generator reads as an object (a callable interface, the
+// lib's `Function`, whose members it would write as required properties): read as a function,
+// so that each place writes what JSON.stringify writes of one.
+function asFunction(ts, tsj, program, checker, node) {
+  if (!ts.isTypeReferenceNode(node) && !ts.isTypeLiteralNode(node)) return null;
+  const type = checker.getTypeFromTypeNode(node);
+  if (!isFunctionType(ts, program, checker, type)) return null;
+  const [signature] = type.getCallSignatures();
+  const declaration = signature && signature.declaration;
+  return new tsj.FunctionType(declaration && declaration.parameters ? declaration : undefined);
 }
 
 class Inexact extends Error {}
@@ -329,12 +508,14 @@ class Refusals {
   }
 }
 
-function refuseInexact(ts, program, chain, refusals) {
+function refuseInexact(ts, tsj, program, chain, refusals) {
   const checker = program.getTypeChecker();
   const createType = chain.createType.bind(chain);
   chain.createType = (node, context, reference) => {
     const found = inexact(ts, program, checker, node, context);
     if (found) throw refusals.error(...found);
+    const callable = asFunction(ts, tsj, program, checker, node);
+    if (callable) return callable;
     const mine = refusals.inside(node);
     if (mine) refusals.seen.push(mine);
     try {
