@@ -486,6 +486,28 @@ def test_the_lib_function_type_is_a_function(checkout: Path) -> None:
         assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
 
 
+def test_a_callable_interface_s_members_are_still_its_members(checkout: Path) -> None:
+    """A callable interface or the lib's `Function` is a function where a value of it is
+    written, not everywhere: `Callable["n"]` and `Pick<Callable, "n">` failed ("Invalid index
+    "n" in type "function"") and `keyof Callable` was any value ({})."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Callable { (): void; n: number }\n"
+            'export type N = { n: Callable["n"] };\n'
+            "export type Keys = { k: keyof Callable };\n"
+            'export type Picked = Pick<Callable, "n">;\n'
+            'export type Length = { n: Function["length"] };\n'
+        },
+    )
+    number = closed({"n": {"type": "number"}}, "n")
+    for name in ("N", "Picked", "Length"):
+        assert schema_of(checkout, "w.ts", name) == number
+    assert schema_of(checkout, "w.ts", "Keys") == closed(
+        {"k": {"type": "string", "const": "n"}}, "k"
+    )
+
+
 def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:
     """A class's own fields, whatever TypeScript's visibility: `private` and `protected`
     fields (parameter properties too) were dropped, an ES private `#secret` written, an arrow
