@@ -317,11 +317,21 @@ function jsonMembers(ts, tsj, ConstructorType, callables, program, checker, refu
     if (members.every((member, i) => member === bare.getTypes()[i])) return type;
     return tsj.preserveAnnotation(type, new tsj.UnionType(members));
   };
+  // `[a: string, b?: number]`: a named element's `?` makes it optional as `number?` does
+  // (the generator read the element as required).
+  const tuples = tsj.TupleNodeParser.prototype;
+  const { createType: createTuple } = tuples;
+  tuples.createType = function (node, context) {
+    const types = createTuple.call(this, node, context).getTypes();
+    const optional = (item, i) => ts.isNamedTupleMember(item) && item.questionToken && types[i];
+    return new tsj.TupleType(types.map((t, i) => (optional(node.elements[i], i) ? new tsj.OptionalType(t) : t)));
+  };
   const exact = program.getCompilerOptions().exactOptionalPropertyTypes;
   const slot = (type) => {
     if (type instanceof tsj.RestType) return type; // an array: its elements are read below
     if (!(type instanceof tsj.OptionalType)) return element(type);
-    const held = exact ? type.getType() : new tsj.UnionType([type.getType(), new tsj.UndefinedType()]);
+    const inner = type.getType(); // a named element's title kept outside the union
+    const held = exact ? inner : tsj.preserveAnnotation(inner, new tsj.UnionType([tsj.derefAnnotatedType(inner), new tsj.UndefinedType()]));
     return new tsj.OptionalType(element(held));
   };
   for (const method of ["getDefinition", "getChildren"]) {
