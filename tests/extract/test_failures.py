@@ -667,3 +667,27 @@ def test_a_reply_without_end_is_not_held_in_memory(
         "governed code wrote to that pipe)"
     )
     assert len(stderr) == 1
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the supervisor is Linux's")
+def test_the_process_group_is_killed_before_its_leader_is_reaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The group was killed after the supervisor that leads it had been reaped: its pid, the
+    group's id, free for another process by then (another group of the user's killed)."""
+    from wiregate.extract import python as extract_python
+
+    held: list[bool] = []
+    killpg = os.killpg
+
+    def recording(pgid: int, number: int) -> None:
+        held.append(Path(f"/proc/{pgid}").exists())  # running, or a zombie not yet reaped
+        killpg(pgid, number)
+
+    monkeypatch.setattr(os, "killpg", recording)
+    supervisor = Path(extract_python.__file__).with_name("_pysupervisor.py")
+    worker = [sys.executable, "-c", "print('{}')"]
+    command = [sys.executable, "-I", "-c", supervisor.read_text(encoding="utf-8"), *worker]
+    # The worker may be killed once its reply is read: the exit status is either.
+    assert extract_python._run_isolated(command, str(tmp_path), 30)[1] == b"{}"
+    assert held == [True]

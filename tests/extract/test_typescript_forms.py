@@ -354,6 +354,33 @@ def test_undefined_and_function_elements_are_null(checkout: Path) -> None:
     }
 
 
+def test_a_named_tuple_element_with_a_question_mark_is_optional(checkout: Path) -> None:
+    """`[id: string, rank?: number]` was read as two required elements (minItems 2), so the
+    value `["a"]` failed, and its rank could not be null (JSON.stringify writes an undefined
+    element as null)."""
+    write(checkout, {"w.ts": "export type Pair = [id: string, rank?: number];\n"})
+    pair: dict[str, object] = {
+        "$schema": OBJECT,
+        "type": "array",
+        "minItems": 1,
+        "items": [
+            {"type": "string", "title": "id"},
+            {"type": ["number", "null"], "title": "rank"},
+        ],
+        "maxItems": 2,
+    }
+    assert schema_of(checkout, "w.ts", "Pair") == pair
+    (checkout / "tsconfig.json").write_text(
+        '{"compilerOptions": {"strict": true, "exactOptionalPropertyTypes": true}}', "utf-8"
+    )
+    write(checkout, {"x.ts": "export type Pair = [id: string, rank?: number];\n"})
+    exact = {
+        **pair,
+        "items": [{"type": "string", "title": "id"}, {"type": "number", "title": "rank"}],
+    }
+    assert schema_of(checkout, "x.ts", "Pair") == exact
+
+
 def test_an_index_signature_holding_undefined_or_a_function_holds_no_key(
     checkout: Path,
 ) -> None:
@@ -484,6 +511,28 @@ def test_the_lib_function_type_is_a_function(checkout: Path) -> None:
     )
     for name in ("Boxed", "BoxedCallable"):
         assert schema_of(checkout, "w.ts", name) == closed({"a": {"type": "string"}}, "a")
+
+
+def test_a_callable_interface_s_members_are_still_its_members(checkout: Path) -> None:
+    """A callable interface or the lib's `Function` is a function where a value of it is
+    written, not everywhere: `Callable["n"]` and `Pick<Callable, "n">` failed ("Invalid index
+    "n" in type "function"") and `keyof Callable` was any value ({})."""
+    write(
+        checkout,
+        {
+            "w.ts": "interface Callable { (): void; n: number }\n"
+            'export type N = { n: Callable["n"] };\n'
+            "export type Keys = { k: keyof Callable };\n"
+            'export type Picked = Pick<Callable, "n">;\n'
+            'export type Length = { n: Function["length"] };\n'
+        },
+    )
+    number = closed({"n": {"type": "number"}}, "n")
+    for name in ("N", "Picked", "Length"):
+        assert schema_of(checkout, "w.ts", name) == number
+    assert schema_of(checkout, "w.ts", "Keys") == closed(
+        {"k": {"type": "string", "const": "n"}}, "k"
+    )
 
 
 def test_a_class_is_the_fields_json_stringify_writes(checkout: Path) -> None:

@@ -143,6 +143,23 @@ def test_a_moved_record_file_keeps_its_acceptances(repo: Path) -> None:
     assert out.splitlines()[0] == f'data/copy.jsonl:1: /build_result/status: "success" {ENUM}'
 
 
+def test_records_on_stdin_are_not_a_moved_file(repo: Path) -> None:
+    """The records of a file that is gone, piped on stdin: new problems. They were accepted
+    as the file moved to `-`, and the command shown rewrote its entries as stdin's."""
+    accept()
+    text = Path("fixtures/branches.jsonl").read_text(encoding="utf-8")
+    os.remove("fixtures/branches.jsonl")
+    result = CliRunner(env={"WIREGATE_TODAY": TODAY}).invoke(
+        main, ["validate", "--baseline", BASELINE, "-"], input=text
+    )
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[:2] == [
+        f'-:1: /build_result/status: "success" {ENUM}',
+        f'-:2: /build_result/status: "failed" {ENUM}',
+    ]
+    assert "moved" not in result.stdout
+
+
 def test_the_baseline_file_as_written(repo: Path) -> None:
     accept()
     text = (repo / BASELINE).read_text(encoding="utf-8")

@@ -141,10 +141,12 @@ class ValidationBaseline:
     def find(self, key: ProblemKey) -> AcceptedProblem | None:
         """The entry that accepts the problem: the one of its file, else one whose file is gone
         that names the same problem (the same record, pointer, rule and value): the file was
-        moved. Its ``file`` then differs from the key's."""
-        return self._by_key.get((key.file, key.fingerprint)) or self._moved_away.get(
-            key.fingerprint
-        )
+        moved. Its ``file`` then differs from the key's. Standard input is no file a file was
+        moved to: its problems are accepted by its own entries only."""
+        found = self._by_key.get((key.file, key.fingerprint))
+        if found is None and key.file != "-":
+            found = self._moved_away.get(key.fingerprint)
+        return found
 
     def file_key(self, path: str) -> str:
         """``path`` (as given on the command line) relative to the baseline's directory,

@@ -122,6 +122,18 @@ class _ReplyTooLarge(Exception):
     """The reply's pipe carried over ``MAX_REPLY_BYTES`` with no newline."""
 
 
+def _ended(process: subprocess.Popen[bytes]) -> bool:
+    """Whether ``process`` has ended, leaving it unreaped where the system can: until it is
+    reaped its pid, the id of its process group, is not reused."""
+    if process.returncode is not None or not hasattr(os, "waitid"):
+        return process.poll() is not None
+    try:
+        found = os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:  # reaped by someone else meanwhile
+        return process.poll() is not None
+    return found is not None
+
+
 def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, bytes]:
     """Run the worker in a process group of its own and end it when it is done, times out
     or we are interrupted: a process the governed code started in the background never
@@ -163,21 +175,21 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
                 elif ended:
                     break  # the worker ended without a whole reply; all it wrote is read
                 else:
-                    ended = process.poll() is not None
+                    ended = _ended(process)
     finally:
         if process.stdin is not None:
             process.stdin.close()
-        ended = False
         if sys.platform == "linux":  # the supervisor ends what is below it, then itself
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                ended = process.wait(_END_GRACE) is not None
+            grace = time.monotonic() + _END_GRACE
+            while not _ended(process) and time.monotonic() < grace:
+                time.sleep(0.01)
         # The group goes in any case: with no supervisor, one that did not end in time, or
         # one the governed code killed itself (same user), the worker and what stayed in its
-        # group ran on.
+        # group ran on. Killed before the process is reaped: its pid, the group's id, cannot
+        # be another process's until then, so the signal reaches no one else's group.
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        if not ended:
-            process.wait()
+        process.wait()
         if process.stdout is not None:
             process.stdout.close()
     return process.returncode, bytes(reply.partition(b"\n")[0])

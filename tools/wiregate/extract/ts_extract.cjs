@@ -75,7 +75,10 @@ function main() {
   const refusals = new Refusals(root);
   // Not among ts-json-schema-generator's exports: the type of a `new () => T`.
   const typeModule = path.join(modules, "ts-json-schema-generator", "dist", "src", "Type", "ConstructorType.js");
-  jsonMembers(ts, tsj, require(typeModule).ConstructorType, program, checker, refusals);
+  // The generator's types of references to a function type it reads as an object (a callable
+  // interface, the lib's `Function`): a value of one is a function.
+  const callables = new WeakSet();
+  jsonMembers(ts, tsj, require(typeModule).ConstructorType, callables, program, checker, refusals);
   mergeDeclarations(ts, tsj, checker);
   const source = program.getSourceFile(path.resolve(request.root, request.path));
   const moduleSymbol = source && checker.getSymbolAtLocation(source);
@@ -85,7 +88,7 @@ function main() {
   const newGenerator = () =>
     new tsj.SchemaGenerator(
       program,
-      tsj.createParser(program, config, (chain) => refuseInexact(ts, tsj, program, chain, refusals)),
+      tsj.createParser(program, config, (chain) => refuseInexact(ts, tsj, program, chain, refusals, callables)),
       tsj.createFormatter(config),
       config,
     );
@@ -108,7 +111,7 @@ function main() {
 // private `#field` is not; static members, methods and accessors live elsewhere than the
 // value (the class, its prototype). A member holding a function is omitted as JSON.stringify
 // omits it, and `void` is `undefined`: absent.
-function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
+function jsonMembers(ts, tsj, ConstructorType, callables, program, checker, refusals) {
   const modified = (node, kind) => (ts.getModifiers(node) || []).some((m) => m.kind === kind);
   const declared = (node) => {
     const found = [];
@@ -160,7 +163,7 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
   };
   const isFunction = (type) => {
     const bare = tsj.derefType(type);
-    return bare instanceof tsj.FunctionType || bare instanceof ConstructorType;
+    return bare instanceof tsj.FunctionType || bare instanceof ConstructorType || callables.has(bare);
   };
   // One property as JSON.stringify writes it (null: it writes none), or refused at `place`.
   const written = (name, type, required, place) => {
@@ -314,11 +317,21 @@ function jsonMembers(ts, tsj, ConstructorType, program, checker, refusals) {
     if (members.every((member, i) => member === bare.getTypes()[i])) return type;
     return tsj.preserveAnnotation(type, new tsj.UnionType(members));
   };
+  // `[a: string, b?: number]`: a named element's `?` makes it optional as `number?` does
+  // (the generator read the element as required).
+  const tuples = tsj.TupleNodeParser.prototype;
+  const { createType: createTuple } = tuples;
+  tuples.createType = function (node, context) {
+    const types = createTuple.call(this, node, context).getTypes();
+    const optional = (item, i) => ts.isNamedTupleMember(item) && item.questionToken && types[i];
+    return new tsj.TupleType(types.map((t, i) => (optional(node.elements[i], i) ? new tsj.OptionalType(t) : t)));
+  };
   const exact = program.getCompilerOptions().exactOptionalPropertyTypes;
   const slot = (type) => {
     if (type instanceof tsj.RestType) return type; // an array: its elements are read below
     if (!(type instanceof tsj.OptionalType)) return element(type);
-    const held = exact ? type.getType() : new tsj.UnionType([type.getType(), new tsj.UndefinedType()]);
+    const inner = type.getType(); // a named element's title kept outside the union
+    const held = exact ? inner : tsj.preserveAnnotation(inner, new tsj.UnionType([tsj.derefAnnotatedType(inner), new tsj.UndefinedType()]));
     return new tsj.OptionalType(element(held));
   };
   for (const method of ["getDefinition", "getChildren"]) {
@@ -438,16 +451,14 @@ function isFunctionType(ts, program, checker, type) {
   );
 }
 
-// A reference to a function type the generator reads as an object (a callable interface, the
-// lib's `Function`, whose members it would write as required properties): read as a function,
-// so that each place writes what JSON.stringify writes of one.
-function asFunction(ts, tsj, program, checker, node) {
-  if (!ts.isTypeReferenceNode(node) && !ts.isTypeLiteralNode(node)) return null;
-  const type = checker.getTypeFromTypeNode(node);
-  if (!isFunctionType(ts, program, checker, type)) return null;
-  const [signature] = type.getCallSignatures();
-  const declaration = signature && signature.declaration;
-  return new tsj.FunctionType(declaration && declaration.parameters ? declaration : undefined);
+// Whether `node` is a reference to (or literal of) a function type the generator reads as an
+// object (a callable interface, the lib's `Function`, whose members it would write as
+// required properties). Its type stays the object the generator makes of it, so that
+// `Callable["n"]`, `keyof Callable` and `Pick<Callable, "n">` read its members; where a value
+// of it is written (a property, an element, an index signature's value), it is a function.
+function isFunctionReference(ts, program, checker, node) {
+  if (!ts.isTypeReferenceNode(node) && !ts.isTypeLiteralNode(node)) return false;
+  return isFunctionType(ts, program, checker, checker.getTypeFromTypeNode(node));
 }
 
 class Inexact extends Error {}
@@ -508,18 +519,18 @@ class Refusals {
   }
 }
 
-function refuseInexact(ts, tsj, program, chain, refusals) {
+function refuseInexact(ts, tsj, program, chain, refusals, callables) {
   const checker = program.getTypeChecker();
   const createType = chain.createType.bind(chain);
   chain.createType = (node, context, reference) => {
     const found = inexact(ts, program, checker, node, context);
     if (found) throw refusals.error(...found);
-    const callable = asFunction(ts, tsj, program, checker, node);
-    if (callable) return callable;
     const mine = refusals.inside(node);
     if (mine) refusals.seen.push(mine);
     try {
-      return createType(node, context, reference);
+      const type = createType(node, context, reference);
+      if (type && isFunctionReference(ts, program, checker, node)) callables.add(tsj.derefType(type));
+      return type;
     } finally {
       if (mine) refusals.seen.pop();
     }
