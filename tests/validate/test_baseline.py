@@ -160,6 +160,38 @@ def test_records_on_stdin_are_not_a_moved_file(repo: Path) -> None:
     assert "moved" not in result.stdout
 
 
+def test_two_moved_files_with_the_same_problem_keep_their_own_reasons(repo: Path) -> None:
+    """The same record accepted in two files, for two reasons, both files then moved: each
+    keeps its own by file name; moved under other names, which reason holds is not known, and
+    the problem is new."""
+    write(repo / "fixtures/other.jsonl", branch(0, "success"))
+    accept()
+    run(
+        "validate", "baseline", "--baseline", BASELINE, "--reason", "other fixture",
+        "fixtures/other.jsonl",
+    )  # fmt: skip
+    os.makedirs("data")
+    os.rename("fixtures/branches.jsonl", "data/branches.jsonl")
+    os.rename("fixtures/other.jsonl", "data/other.jsonl")
+    code, out, _ = run(
+        "validate", "--baseline", BASELINE, "data/branches.jsonl", "data/other.jsonl"
+    )
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == (
+        f'data/branches.jsonl:1: /build_result/status: "success" {ENUM}'
+        f"{MARK[:-1]}; listed for fixtures/branches.jsonl, moved]"
+    )
+    assert lines[2] == (
+        f'data/other.jsonl:1: /build_result/status: "success" {ENUM}'
+        "  [accepted: other fixture; listed for fixtures/other.jsonl, moved]"
+    )
+    os.rename("data/other.jsonl", "data/renamed.jsonl")
+    code, out, _ = run("validate", "--baseline", BASELINE, "data/renamed.jsonl")
+    assert code == 1
+    assert out.splitlines()[0] == f'data/renamed.jsonl:1: /build_result/status: "success" {ENUM}'
+
+
 def test_the_baseline_file_as_written(repo: Path) -> None:
     accept()
     text = (repo / BASELINE).read_text(encoding="utf-8")

@@ -129,24 +129,30 @@ class ValidationBaseline:
         return {entry.key: entry for entry in self.entries}
 
     @cached_property
-    def _moved_away(self) -> dict[str, AcceptedProblem]:
-        """Fingerprint -> the entry, of entries whose file is gone: the record file was moved
+    def _moved_away(self) -> dict[str, list[AcceptedProblem]]:
+        """Fingerprint -> the entries, of entries whose file is gone: the record file was moved
         (or renamed), and its problems are found under the new path."""
-        return {
-            entry.fingerprint: entry
-            for entry in self.entries
-            if entry.file != "-" and not os.path.lexists(self.file_path(entry.file))
-        }
+        gone: dict[str, list[AcceptedProblem]] = {}
+        for entry in self.entries:
+            if entry.file != "-" and not os.path.lexists(self.file_path(entry.file)):
+                gone.setdefault(entry.fingerprint, []).append(entry)
+        return gone
 
     def find(self, key: ProblemKey) -> AcceptedProblem | None:
         """The entry that accepts the problem: the one of its file, else one whose file is gone
         that names the same problem (the same record, pointer, rule and value): the file was
-        moved. Its ``file`` then differs from the key's. Standard input is no file a file was
-        moved to: its problems are accepted by its own entries only."""
+        moved. Its ``file`` then differs from the key's. When the same problem was accepted in
+        several files now gone, the one of the same file name is taken, and if that does not
+        tell them apart, none (which reason holds is not known). Standard input is no file a
+        file was moved to: its problems are accepted by its own entries only."""
         found = self._by_key.get((key.file, key.fingerprint))
-        if found is None and key.file != "-":
-            found = self._moved_away.get(key.fingerprint)
-        return found
+        if found is not None or key.file == "-":
+            return found
+        candidates = self._moved_away.get(key.fingerprint, [])
+        if len(candidates) > 1:
+            name = key.file.rsplit("/", 1)[-1]
+            candidates = [e for e in candidates if e.file.rsplit("/", 1)[-1] == name]
+        return candidates[0] if len(candidates) == 1 else None
 
     def file_key(self, path: str) -> str:
         """``path`` (as given on the command line) relative to the baseline's directory,
