@@ -357,6 +357,15 @@ def test_inputs_without_a_record_are_an_input_error(
 BLANK_RUN = 50_000_000
 
 
+def _blank_run_export(out: Path) -> list[str]:
+    """The exporter's command writing every output into ``out``; ``--input`` to be added."""
+    outputs = [f"--output-{name}={out / name}.jsonl" for name in ("dpo", "ppo")]
+    return [
+        sys.executable, "-m", "datafactory", "--allow-missing-g3", *outputs,
+        f"--rejects={out / 'rejects.jsonl'}", f"--manifest={out / 'manifest.json'}",
+    ]  # fmt: skip
+
+
 def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Path) -> None:
     data = tmp_path / "in.jsonl.gz"
     with gzip.open(data, "wb", compresslevel=1) as packed:
@@ -366,11 +375,7 @@ def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Pat
         packed.write(b"\n" * BLANK_RUN)
     out = tmp_path / "out"
     out.mkdir()
-    outputs = [f"--output-{name}={out / name}.jsonl" for name in ("dpo", "ppo")]
-    command = [
-        sys.executable, "-m", "datafactory", "--allow-missing-g3", *outputs,
-        f"--rejects={out / 'rejects.jsonl'}", f"--manifest={out / 'manifest.json'}",
-    ]  # fmt: skip
+    command = _blank_run_export(out)
     done = subprocess.run([*command, f"--input={data}"], capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     manifest = orjson.loads((out / "manifest.json").read_bytes())
@@ -404,11 +409,7 @@ def test_crlf_blank_lines_are_counted_in_seconds_too(tmp_path: Path, packed: boo
         data.write_bytes(body)
     out = tmp_path / "out"
     out.mkdir()
-    outputs = [f"--output-{name}={out / name}.jsonl" for name in ("dpo", "ppo")]
-    command = [
-        sys.executable, "-m", "datafactory", "--allow-missing-g3", *outputs,
-        f"--rejects={out / 'rejects.jsonl'}", f"--manifest={out / 'manifest.json'}",
-    ]  # fmt: skip
+    command = _blank_run_export(out)
     done = subprocess.run([*command, f"--input={data}"], capture_output=True, timeout=60)
     assert done.returncode == 0, done.stderr
     manifest = orjson.loads((out / "manifest.json").read_bytes())
