@@ -19,7 +19,7 @@ from tests.sarif_schema import check_sarif
 from wiregate.cli import main
 from wiregate.diff import Change
 from wiregate.drift import run_drift
-from wiregate.drift.findings import field_path, make_finding
+from wiregate.drift.findings import DriftFinding, field_path, make_finding
 from wiregate.drift.result import DriftReport
 from wiregate.pointer import split
 from wiregate.positions import PositionIndex
@@ -349,6 +349,25 @@ def test_a_dependency_one_side_has_names_its_property() -> None:
     )
 
 
+def _acme_finding(change: Change, contract: Any, copy: Any, canonical_at: str) -> DriftFinding:
+    """The finding of a producer "acme" whose copy ``copy`` stands for ``canonical_at``."""
+    return make_finding(
+        change,
+        breaking=not change.forward,
+        repository="acme",
+        role="producer",
+        schema="s",
+        canonical_at=canonical_at,
+        contract=contract,
+        copy=copy,
+        copy_file=None,
+        copy_index=None,
+        contract_file=None,
+        contract_index=None,
+        fingerprint="0" * 16,
+    )
+
+
 def test_a_keyword_reached_through_a_ref_is_not_said_as_a_property_one_side_declares() -> None:
     """The contract reaches the property's schema through a ``$ref`` (``#/$defs/Hash``), the
     copy lays the record out inline: the engine's pointers end at the property on one side and
@@ -376,21 +395,7 @@ def test_a_keyword_reached_through_a_ref_is_not_said_as_a_property_one_side_decl
     }
     said = {}
     for change in diff(contract, copy, mode="forward", old_at="#/$defs/R").changes:
-        finding = make_finding(
-            change,
-            breaking=not change.forward,
-            repository="acme",
-            role="producer",
-            schema="s",
-            canonical_at="#/$defs/R",
-            contract=contract,
-            copy=copy,
-            copy_file=None,
-            copy_index=None,
-            contract_file=None,
-            contract_index=None,
-            fingerprint="0" * 16,
-        )
+        finding = _acme_finding(change, contract, copy, "#/$defs/R")
         said[(change.id, change.old_pointer, change.new_pointer)] = finding.message
     h, extra = "#/properties/prov/properties/h", "#/properties/prov/properties/extra"
     assert said == {
@@ -435,21 +440,7 @@ def test_a_required_edit_of_a_shared_definition_names_each_property_once() -> No
     }
     copy = {"$defs": {"A": record("a", inline), "B": record("b", inline)}, "oneOf": members}
     findings = [
-        make_finding(
-            change,
-            breaking=not change.forward,
-            repository="acme",
-            role="producer",
-            schema="s",
-            canonical_at="#",
-            contract=contract,
-            copy=copy,
-            copy_file=None,
-            copy_index=None,
-            contract_file=None,
-            contract_index=None,
-            fingerprint="0" * 16,
-        )
+        _acme_finding(change, contract, copy, "#")
         for change in diff(contract, copy, mode="forward").changes
         if change.id == "required-removed"
     ]
