@@ -28,6 +28,7 @@ from wiregate.errors import UserError
 __all__ = [
     "TODAY_VARIABLE",
     "Update",
+    "check_reason",
     "dates_as_text",
     "expired",
     "has_words",
@@ -88,9 +89,14 @@ def update_options(
     until = parse_date(expires, "--expires") if expires is not None else None
     if until is not None and until <= on:
         raise UserError(f"--expires {until}: not after today ({on})")
+    check_reason(reason, what)
+    return on, until
+
+
+def check_reason(reason: str | None, what: str) -> None:
+    """A ``--reason`` given must hold a word: else a one-line UserError."""
     if reason is not None and not has_words(reason):
         raise UserError(f"--reason: give the reason the {what} are accepted (in words)")
-    return on, until
 
 
 # --- the file ------------------------------------------------------------------------------

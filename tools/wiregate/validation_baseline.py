@@ -33,6 +33,7 @@ import orjson
 
 from wiregate.acceptance import (
     Update,
+    check_reason,
     dates_as_text,
     expired,
     has_words,
@@ -134,7 +135,7 @@ class ValidationBaseline:
         (or renamed), and its problems are found under the new path."""
         gone: dict[str, list[AcceptedProblem]] = {}
         for entry in self.entries:
-            if entry.file != "-" and not os.path.lexists(self.file_path(entry.file)):
+            if self.gone(entry.file):
                 gone.setdefault(entry.fingerprint, []).append(entry)
         return gone
 
@@ -166,10 +167,14 @@ class ValidationBaseline:
         """The path of a file the baseline names, as the command line would give it."""
         return file if file == "-" else os.path.normpath(self.path.parent / file)
 
+    def gone(self, file: str) -> bool:
+        """Whether a file the baseline names no longer exists (standard input never is)."""
+        return file != "-" and not os.path.lexists(self.file_path(file))
+
     def files_present(self) -> list[str]:
         """The files the entries name that exist (standard input excepted), in order."""
         files = dict.fromkeys(entry.file for entry in self.entries if entry.file != "-")
-        return [self.file_path(f) for f in files if os.path.lexists(self.file_path(f))]
+        return [self.file_path(f) for f in files if not self.gone(f)]
 
     def stale(
         self, matched: Iterable[tuple[str, str]], judged: Iterable[str]
@@ -177,14 +182,10 @@ class ValidationBaseline:
         """Entries that match no problem of a file read whole in this run (``judged``), or
         name a file that does not exist; entries of other files are left alone."""
         found, read = set(matched), set(judged)
-
-        def gone(file: str) -> bool:
-            return file != "-" and not os.path.lexists(self.file_path(file))
-
         return tuple(
             entry
             for entry in self.entries
-            if entry.key not in found and (entry.file in read or gone(entry.file))
+            if entry.key not in found and (entry.file in read or self.gone(entry.file))
         )
 
 
@@ -383,35 +384,34 @@ def update_validation_baseline(
     """Accept every problem of ``report`` (which kept its problems) that the baseline does not
     list yet, when a ``reason`` is given, and with ``prune`` drop the entries the report found
     stale. Entries already listed are kept as they are."""
-    if reason is not None and not has_words(reason):
-        raise UserError("--reason: give the reason the problems are accepted (in words)")
-    current = []
+    check_reason(reason, "problems")
+    # The entries of a moved file first, under the new path (their reason and date kept), then
+    # with a reason the problems no entry lists: the first of a key wins.
+    current: list[AcceptedProblem] = []
     moved: set[tuple[str, str]] = set()  # the old keys of entries whose file was moved
     for problem in report.problems:
         entry, key = problem.accepted, problem.key
         if entry is not None and key is not None and entry.file != key.file:
-            current.append(replace(entry, file=key.file, where=""))  # its reason and date kept
+            current.append(replace(entry, file=key.file, where=""))
             moved.add(entry.key)
-    for problem in report.problems if reason is not None else ():
-        key = problem.key
-        if key is not None and reason is not None:
-            if not _is_utf8(key.file):  # its entry would name another file: it never matches
-                raise UserError(
-                    f"{key.file.encode('utf-8', 'surrogateescape')!r}: a file name that is not "
-                    "UTF-8 cannot be named in the baseline (TOML holds text): rename the file"
-                )
-            current.append(
-                AcceptedProblem(
-                    file=key.file,
-                    record_type=key.record_type,
-                    pointer=key.pointer,
-                    rule=key.rule,
-                    value=key.value,
-                    fingerprint=key.fingerprint,
-                    reason=reason.strip(),
-                    expires=expires,
-                )
+    for key in (p.key for p in report.problems if p.key is not None and reason is not None):
+        if not _is_utf8(key.file):  # its entry would name another file: it never matches
+            raise UserError(
+                f"{key.file.encode('utf-8', 'surrogateescape')!r}: a file name that is not "
+                "UTF-8 cannot be named in the baseline (TOML holds text): rename the file"
             )
+        current.append(
+            AcceptedProblem(
+                file=key.file,
+                record_type=key.record_type,
+                pointer=key.pointer,
+                rule=key.rule,
+                value=key.value,
+                fingerprint=key.fingerprint,
+                reason=str(reason).strip(),
+                expires=expires,
+            )
+        )
     return merge_entries(
         baseline.path,
         baseline.entries,

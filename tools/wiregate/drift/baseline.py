@@ -24,6 +24,7 @@ from contracts import Contract
 from wiregate.acceptance import (
     TODAY_VARIABLE,
     Update,
+    check_reason,
     dates_as_text,
     expired,
     has_words,
@@ -238,8 +239,7 @@ def update_baseline(
     """Accept every finding of ``report`` that the baseline does not list yet (when a
     ``reason`` is given) and, with ``prune``, drop the entries the report found stale.
     Entries already listed are kept as they are: their reason and date do not change."""
-    if reason is not None and not has_words(reason):
-        raise UserError("--reason: give the reason the findings are accepted (in words)")
+    check_reason(reason, "findings")
     current = []
     if reason is not None:
         for result in report.results:
