@@ -15,6 +15,8 @@ from functools import partial
 from typing import Any
 
 from wiregate.diff import Change
+from wiregate.diff.rules import arrays, composition, properties, required
+from wiregate.diff.rules import types as type_rules
 from wiregate.exactjson import dumps
 from wiregate.pointer import PointerError, follow_through_refs, split
 from wiregate.positions import PositionIndex
@@ -141,15 +143,15 @@ def field_path(pointer: str) -> str:
     return path
 
 
-def _subject(old_pointer: str, new_pointer: str, default: str) -> tuple[str, str]:
-    """(record type, field) a change is about, read from whichever of its pointers names the
+def _subject(change: Change, default: str) -> tuple[str, str]:
+    """(record type, field) the change is about, read from whichever of its pointers names the
     deeper field (a removed key is only in the contract, an added one only in the copy): the
     record type is that pointer's ``$defs`` entry, else ``default`` (the record type the copy
     is compared with)."""
-    old_field, new_field = field_path(old_pointer), field_path(new_pointer)
-    pointer, field = new_pointer, new_field
+    old_field, new_field = field_path(change.old_pointer), field_path(change.new_pointer)
+    pointer, field = change.new_pointer, new_field
     if len(old_field) > len(new_field):
-        pointer, field = old_pointer, old_field
+        pointer, field = change.old_pointer, old_field
     tokens = split(pointer)
     if len(tokens) >= 2 and tokens[0] in ("$defs", "definitions"):
         return tokens[1], field
@@ -187,7 +189,7 @@ def _keyword_words(change: Change, contract: Any, copy: Any) -> tuple[str, str, 
     return keyword, _shown(keyword, old_value), _shown(keyword, new_value)
 
 
-REQUIRED_ADDED, REQUIRED_REMOVED = "required-added", "required-removed"
+REQUIRED_ADDED, REQUIRED_REMOVED = required.REQUIRED_ADDED, required.REQUIRED_REMOVED
 
 
 def _required_words(
@@ -305,14 +307,18 @@ _VALUE_KEYWORDS = {
 
 # What a property declared by one side only means, by the model around it on the other side.
 _UNDECLARED = {
-    "property-removed-from-open-model": ", so any value may be there",
-    "property-removed-from-closed-model": " and allows no undeclared key",
-    "property-removed-from-partially-open-model": ", so its other schemas decide what is there",
+    properties.PROPERTY_REMOVED_FROM_OPEN_MODEL: ", so any value may be there",
+    properties.PROPERTY_REMOVED_FROM_CLOSED_MODEL: " and allows no undeclared key",
+    properties.PROPERTY_REMOVED_FROM_PARTIALLY_OPEN_MODEL: (
+        ", so its other schemas decide what is there"
+    ),
 }
 _DECLARED = {
-    "property-added-to-open-model": ", where any value may be",
-    "property-added-to-closed-model": ", and allows no undeclared key",
-    "property-added-to-partially-open-model": ", where its other schemas decide what is there",
+    properties.PROPERTY_ADDED_TO_OPEN_MODEL: ", where any value may be",
+    properties.PROPERTY_ADDED_TO_CLOSED_MODEL: ", and allows no undeclared key",
+    properties.PROPERTY_ADDED_TO_PARTIALLY_OPEN_MODEL: (
+        ", where its other schemas decide what is there"
+    ),
 }
 
 
@@ -363,20 +369,26 @@ def _one_sided_words(change: Change, who: str, where: str, contract: Any, copy: 
 # Rules whose change the pointers alone do not show (``null`` through a Pydantic ``anyOf``,
 # ``additionalProperties`` on one side only, a schema's whole subschema), in the drift's terms.
 _RULE_WORDS = {
-    "nullable-added": "{who} allows null at {where}; the contract does not",
-    "nullable-removed": "{who} does not allow null at {where}; the contract does",
-    "additional-properties-opened": (
+    type_rules.NULLABLE_ADDED: "{who} allows null at {where}; the contract does not",
+    type_rules.NULLABLE_REMOVED: "{who} does not allow null at {where}; the contract does",
+    properties.ADDITIONAL_PROPERTIES_OPENED: (
         "{who} allows undeclared keys at {where}; the contract does not"
     ),
-    "additional-properties-closed": "{who} allows no undeclared key at {where}; the contract does",
-    "items-added": "{who} checks the items at {where}; the contract does not",
-    "items-removed": "{who} does not check the items at {where}; the contract does",
-    "items-widened": "{who}'s items at {where} accept every item the contract's do, and more",
-    "items-narrowed": "{who}'s items at {where} accept only some of the items the contract's do",
-    "any-of-added": "{who} has an anyOf at {where}; the contract has none",
-    "any-of-removed": "{who} has no anyOf at {where}; the contract has one",
-    "property-names-added": "{who} constrains the property names at {where}; the contract does not",
-    "property-names-removed": (
+    properties.ADDITIONAL_PROPERTIES_CLOSED: (
+        "{who} allows no undeclared key at {where}; the contract does"
+    ),
+    arrays.ITEMS_ADDED: "{who} checks the items at {where}; the contract does not",
+    arrays.ITEMS_REMOVED: "{who} does not check the items at {where}; the contract does",
+    arrays.ITEMS_WIDENED: "{who}'s items at {where} accept every item the contract's do, and more",
+    arrays.ITEMS_NARROWED: (
+        "{who}'s items at {where} accept only some of the items the contract's do"
+    ),
+    composition.ANY_OF_ADDED: "{who} has an anyOf at {where}; the contract has none",
+    composition.ANY_OF_REMOVED: "{who} has no anyOf at {where}; the contract has one",
+    properties.PROPERTY_NAMES_ADDED: (
+        "{who} constrains the property names at {where}; the contract does not"
+    ),
+    properties.PROPERTY_NAMES_REMOVED: (
         "{who} does not constrain the property names at {where}; the contract does"
     ),
 }
@@ -404,8 +416,7 @@ def _message(
     ``names``: a ``required`` change's, when several are said together.
     A producer's break is what it writes (forward), a consumer's what it rejects (backward);
     a mirror's whichever direction fails."""
-    record_type, field = subject
-    where = f"`{record_type}.{field}`" if field else f"`{record_type}`"
+    where = _where(subject)
     writes = _writes(change, role)
     words = _keyword_words(change, contract, copy)
     if change.id in (REQUIRED_ADDED, REQUIRED_REMOVED):
@@ -446,6 +457,12 @@ def _verdict(said: str, change: Change, breaking: bool, role: str, who: str) -> 
     return f"{said}{rule}: the contract allows records {who} rejects"
 
 
+def _where(subject: tuple[str, str]) -> str:
+    """A (record type, field) as a message names it: ```R.a[].b```, or ```R``` for the record."""
+    record_type, field = subject
+    return f"`{record_type}.{field}`" if field else f"`{record_type}`"
+
+
 def _writes(change: Change, role: str) -> bool:
     """Whether the copy's side of the change is what it writes (else what it reads)."""
     return role == "producer" or (role == "mirror" and not change.forward)
@@ -473,10 +490,9 @@ def make_finding(
     places are declared in the source, in the file that declares each type)."""
     record = split(canonical_at)
     default = record[1] if len(record) >= 2 and record[0] in ("$defs", "definitions") else schema
-    subject = _subject(change.old_pointer, change.new_pointer, default)
+    subject = _subject(change, default)
     # An entry whose consequences differ is said of where the head's change is, no more.
-    where = f"`{subject[0]}.{subject[1]}`" if subject[1] else f"`{subject[0]}`"
-    root_said = f"{repository}'s copy differs from the contract at {where}"
+    root_said = f"{repository}'s copy differs from the contract at {_where(subject)}"
     copy_location = contract_location = None
     if copy_locate is not None:
         copy_location = copy_locate(change)
