@@ -9,6 +9,7 @@ import click
 
 from contracts import ContractError
 from wiregate.cli import fail, main, pass_contract
+from wiregate.cli.acceptance_options import acceptance_options
 from wiregate.cli.choices import LazyChoice
 from wiregate.errors import UserError
 
@@ -247,23 +248,7 @@ def history_command(
 
 
 @drift_command.command("baseline")
-@click.option(
-    "--reason",
-    default=None,
-    metavar="TEXT",
-    help="Why the current findings are accepted: written to each new entry.",
-)
-@click.option(
-    "--expires",
-    default=None,
-    metavar="YYYY-MM-DD",
-    help="From this day on the new entries accept nothing: their findings fail again.",
-)
-@click.option(
-    "--prune",
-    is_flag=True,
-    help="Remove the entries that match no finding any more (alone, or with --reason).",
-)
+@acceptance_options("findings")
 @click.option(
     "--repo",
     "repos",

@@ -13,6 +13,7 @@ import click
 
 from contracts import ContractError
 from wiregate.cli import fail, main, pass_contract
+from wiregate.cli.acceptance_options import acceptance_options
 from wiregate.commandline.usage import OneLineCommand
 from wiregate.errors import UserError
 
@@ -141,23 +142,7 @@ def validate_command(
 
 @click.command("baseline", cls=OneLineCommand)
 @click.argument("files", nargs=-1)
-@click.option(
-    "--reason",
-    default=None,
-    metavar="TEXT",
-    help="Why the current problems are accepted: written to each new entry.",
-)
-@click.option(
-    "--expires",
-    default=None,
-    metavar="YYYY-MM-DD",
-    help="From this day on the new entries accept nothing: their problems fail again.",
-)
-@click.option(
-    "--prune",
-    is_flag=True,
-    help="Remove the entries that match no problem any more (alone, or with --reason).",
-)
+@acceptance_options("problems")
 @click.option(
     "--baseline",
     "baseline_file",
