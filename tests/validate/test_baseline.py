@@ -192,6 +192,20 @@ def test_two_moved_files_with_the_same_problem_keep_their_own_reasons(repo: Path
     assert out.splitlines()[0] == f'data/renamed.jsonl:1: /build_result/status: "success" {ENUM}'
 
 
+def test_prune_without_files_reads_only_regular_files_the_baseline_names(repo: Path) -> None:
+    """An entry naming a FIFO (a hostile or careless edit of the file): `--prune` without
+    FILEs reads the regular files only, instead of waiting for a writer that never comes."""
+    accept()
+    os.mkfifo(repo / "fixtures/pipe.jsonl")
+    with (repo / BASELINE).open("a", encoding="utf-8") as baseline:
+        baseline.write(
+            '\n[[accepted]]\nfile = "fixtures/pipe.jsonl"\npointer = "/"\nrule = "enum"\n'
+            'value = "1"\nfingerprint = "0000000000000000"\nreason = "a pipe"\n'
+        )
+    code, out, err = run("validate", "baseline", "--prune", "--baseline", BASELINE)
+    assert (code, out, err) == (0, f"{BASELINE}: 0 added, 0 pruned, 3 kept\n", "")
+
+
 def test_the_baseline_file_as_written(repo: Path) -> None:
     accept()
     text = (repo / BASELINE).read_text(encoding="utf-8")

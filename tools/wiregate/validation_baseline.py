@@ -172,9 +172,10 @@ class ValidationBaseline:
         return file != "-" and not os.path.lexists(self.file_path(file))
 
     def files_present(self) -> list[str]:
-        """The files the entries name that exist (standard input excepted), in order."""
+        """The regular files the entries name that exist, in order: what is read when no
+        file is given (a FIFO an entry names would wait for a writer, a device never end)."""
         files = dict.fromkeys(entry.file for entry in self.entries if entry.file != "-")
-        return [self.file_path(f) for f in files if not self.gone(f)]
+        return [path for path in map(self.file_path, files) if os.path.isfile(path)]
 
     def stale(
         self, matched: Iterable[tuple[str, str]], judged: Iterable[str]

@@ -165,7 +165,7 @@ def baseline_command(
     """Accept the current problems of record FILEs: add an entry, with --reason, for every
     problem the baseline does not list yet (entries already there keep their reason and
     date). With --prune, remove the entries that match no problem of FILEs, or name a file
-    that is gone; without FILEs, --prune reads every file the baseline names.
+    that is gone; without FILEs, --prune reads every regular file the baseline names.
 
     Give the --record the validate run uses. The file is rewritten atomically, entries in a
     stable order under a regenerated header; broken lines cannot be accepted. Exit 0 written
