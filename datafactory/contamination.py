@@ -391,7 +391,7 @@ def read_eval_items(
     repeats = _RepeatedKeys((field_name,) if field_name else EVAL_TEXT_FIELDS)
     number = 0
     for _, raw, length, over, count in file_lines(path, max_line_bytes, digest):
-        number += count  # a run of empty lines is one step
+        number += count  # a run of blank lines is one step
         if over:  # bounded, as inputs are
             limit = too_long(length, max_line_bytes)
             raise UserError(f"{path}:{number}: eval item too long: {limit}")

@@ -42,7 +42,7 @@ from wiregate.jsonl import (
     LINE_HEAD_BYTES,
     READ_ERRORS,
     RawLine,
-    after_empty_lines,
+    after_blank_lines,
     open_binary,
     read_lines,
 )
@@ -502,7 +502,7 @@ def lines(
     """Every line of a chunk: its offset in the source, its bytes without the newline (and
     without a byte-order mark that opens the input), its length (the mark counted, the
     newline not), whether it is over ``max_line_bytes`` (then only its head is there), how
-    many lines it stands for (a run of empty lines is one, ``b""``, found in one step)."""
+    many lines it stands for (a run of blank lines is one, ``b""``, found in one step)."""
     if chunk.long_line:
         yield RawLine(chunk.offset, chunk.data or b"", chunk.long_line, True)
         return
@@ -513,8 +513,8 @@ def lines(
     position, size = 0, len(data)
     while position < size:
         newline = data.find(b"\n", position)
-        run = after_empty_lines(data, position, newline) if newline >= 0 else None
-        if run is not None and run[1] > 1:  # empty lines: the run of them at once
+        run = after_blank_lines(data, position, max_line_bytes) if newline >= 0 else None
+        if run is not None and run[1] > 1:  # blank lines: the run of them at once
             yield RawLine(chunk.offset + position, b"", 0, False, run[1])
             position = run[0]
             continue

@@ -201,7 +201,7 @@ def load_chunk(worker: Worker, chunk: Chunk) -> ChunkResult:
     source = ctx.sources[chunk.source_index]
     for _, line, length, over, count in lines(chunk, source, ctx.max_line_bytes):
         number += count
-        if count > 1:  # a run of empty lines, counted at once
+        if count > 1:  # a run of blank lines, counted at once
             acc.blank += count
             continue
         try:

@@ -396,12 +396,19 @@ def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(tmp_path: Pat
     assert list(out.iterdir()) == []
 
 
-@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
-def test_crlf_blank_lines_are_counted_in_seconds_too(tmp_path: Path, packed: bool) -> None:
+@pytest.mark.parametrize(
+    ("packed", "end"),
+    [(False, b"\r\n"), (True, b"\r\n"), (False, b" \t\n"), (True, b" \t\n")],
+    ids=["plain", "gzip", "spaces-plain", "spaces-gzip"],
+)
+def test_crlf_blank_lines_are_counted_in_seconds_too(
+    tmp_path: Path, packed: bool, end: bytes
+) -> None:
     """CRLF line ends (a Windows producer): a blank line is ``\r\n``, and a run of them is
-    counted at once as well, in a plain file (read in chunks) as in a gzip (streamed)."""
+    counted at once as well, in a plain file (read in chunks) as in a gzip (streamed); so is a
+    run of lines of spaces and tabs."""
     data = tmp_path / ("in.jsonl.gz" if packed else "in.jsonl")
-    body = b"\r\n" * BLANK_RUN + b"{\r\n" + b"\n\r\n\r\n" + GOOD
+    body = end * BLANK_RUN + b"{" + end + b"\n\r\n\r\n" + GOOD
     if packed:
         with gzip.open(data, "wb", compresslevel=1) as stream:
             stream.write(body)

@@ -219,12 +219,15 @@ BLANK_RUN = 50_000_000
 
 
 @pytest.mark.parametrize(
-    ("end", "blank_tail"), [(b"\n", b"\n" * 3), (b"\r\n", b"\n\r\n\r\n")], ids=["lf", "crlf"]
+    ("end", "blank_tail"),
+    [(b"\n", b"\n" * 3), (b"\r\n", b"\n\r\n\r\n"), (b" \t\n", b" \n\t\n\n")],
+    ids=["lf", "crlf", "spaces"],
 )
 def test_a_gzip_of_fifty_million_blank_lines_is_counted_in_seconds(
     tmp_path: Path, end: bytes, blank_tail: bytes
 ) -> None:
-    """Also with CRLF line ends (a Windows producer): a blank line is then ``\\r\\n``."""
+    """Also with CRLF line ends (a Windows producer: a blank line is then ``\\r\\n``) and with
+    lines of spaces and tabs, blank as much (they took a Python step each: 85 times longer)."""
     path = tmp_path / "in.jsonl.gz"
     with gzip.open(path, "wb", compresslevel=1) as packed:
         record = json.dumps(dpo_record()).encode()

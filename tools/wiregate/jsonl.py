@@ -9,7 +9,7 @@ Memory is bounded whatever the input: lines are read in blocks (``read_lines``),
 longer than the limit is never held whole, only its first ``LINE_HEAD_BYTES`` and its length;
 a one-document input is read up to ``MAX_DOCUMENT_BYTES``; a device (``/dev/zero``) is
 refused. ``datafactory`` reads its inputs and eval items with the same ``read_lines``.
-Time is bounded too: a run of empty lines is found with one regular-expression match and
+Time is bounded too: a run of blank lines is found with one regular-expression match and
 handed on as one ``RawLine`` (``lines`` of them), not a Python step a line.
 """
 
@@ -43,7 +43,7 @@ __all__ = [
     "Line",
     "RawLine",
     "RecordInput",
-    "after_empty_lines",
+    "after_blank_lines",
     "is_json_document",
     "open_binary",
     "open_records",
@@ -69,28 +69,36 @@ BLOCK_BYTES = 1024 * 1024
 
 class RawLine(NamedTuple):
     """One line as read: whole (with its newline, if it had one), or only its head; or a run
-    of empty lines (``lines`` of them, ``length`` 0, ``data`` only their newlines)."""
+    of blank lines (``lines`` of them, ``length`` 0, ``data`` only their bytes)."""
 
     offset: int  # of its first byte in the stream
     data: bytes  # the line, or its first LINE_HEAD_BYTES when over the limit
     length: int  # bytes in the line, its newline not counted
     over: bool  # longer than the limit: ``data`` is only its head
-    lines: int = 1  # lines it stands for: more than one only for a run of empty lines
+    lines: int = 1  # lines it stands for: more than one only for a run of blank lines
 
 
 # Empty lines, with or without the carriage return of a CRLF line end.
-_EMPTY_LINES = re.compile(rb"(?:\r?\n)+")
+# What ``bytes.strip`` empties: the bytes of a blank line.
+_BLANK_BYTES = frozenset(b" \t\r\x0b\x0c\n")
+_BLANK_RUNS: dict[int, re.Pattern[bytes]] = {}  # max_line_bytes -> a run of blank lines
 
 
-def after_empty_lines(data: bytes, position: int, newline: int) -> tuple[int, int] | None:
-    """Where the run of empty lines (``\n`` or ``\r\n``) that starts at ``position`` (a line's
-    start, its newline at ``newline``) ends, and how many lines it holds; None when the line
-    there is not empty. Found in one step, so a billion blank lines cost no Python step each,
-    whichever line ends they have."""
-    if newline - position > 1 or (newline > position and data[position] != 0x0D):
+def after_blank_lines(data: bytes, position: int, max_line_bytes: int) -> tuple[int, int] | None:
+    """Where the run of blank lines (empty, or only spaces, tabs and carriage returns: what
+    ``bytes.strip`` empties; each within ``max_line_bytes``) that starts at ``position`` (a
+    line's start) ends in ``data``, and how many lines it holds; None when the line there is
+    not blank. Found in one step, so a billion blank lines cost no Python step each, whichever
+    line ends or spaces they have; a blank line over the limit ends the run (it is too long)."""
+    if data[position] not in _BLANK_BYTES:  # a record's line: one look
         return None
-    run = _EMPTY_LINES.match(data, position)
-    assert run is not None, "called at an empty line"
+    pattern = _BLANK_RUNS.get(max_line_bytes)
+    if pattern is None:  # no backtracking: the newline is not among the repeated bytes
+        pattern = re.compile(rb"(?:[ \t\r\x0b\x0c]{0,%d}\n)+" % max_line_bytes)
+        _BLANK_RUNS[max_line_bytes] = pattern
+    run = pattern.match(data, position)
+    if run is None:
+        return None
     return run.end(), data.count(b"\n", position, run.end())
 
 
@@ -114,8 +122,8 @@ def read_lines(
             newline = data.find(b"\n", position)
             end = size if newline < 0 else newline + 1
             if not length and newline >= 0 and end - position - 1 <= max_line_bytes:
-                run = after_empty_lines(data, position, newline)
-                if run is not None and run[1] > 1:  # empty lines: the run of them at once
+                run = after_blank_lines(data, position, max_line_bytes)
+                if run is not None and run[1] > 1:  # blank lines: the run of them at once
                     end = run[0]
                     yield RawLine(start, data[position:end], 0, False, run[1])
                 else:
@@ -148,7 +156,7 @@ def _line(start: int, pieces: list[bytes], head: bytes, length: int) -> RawLine:
 @dataclass(frozen=True)
 class Line:
     """One line of input: either a parsed value or the reason it could not be parsed; or a
-    run of ``lines`` empty lines from ``number`` on (nothing parsed)."""
+    run of ``lines`` blank lines from ``number`` on (nothing parsed)."""
 
     number: int
     raw: bytes
