@@ -115,7 +115,7 @@ class CodeRoot:
         self.tree = tree
         # Each materialisation once, and its error again: a later extraction must not run on
         # the files written before one was refused, as if the rest had never been committed.
-        self._done: dict[tuple[str, bool, Callable[[str], bool]], UserError | None] = {}
+        self._done: dict[tuple[object, ...], UserError | None] = {}
 
     def named(self, error: UserError) -> UserError:
         """``error`` naming ``CHECKOUT@REF`` where it names the temporary folder, which is gone
@@ -127,15 +127,17 @@ class CodeRoot:
 
     def materialise_extends(self, is_config: Callable[[str], bool]) -> None:
         """At a ref: what the config files written so far extend by a relative path
-        (``"extends": "./config/base.json"``, or a list of them), and what those extend."""
-        if self.tree is None:
-            return
+        (``"extends": "./config/base.json"``, or a list of them), and what those extend.
+        Once: the configs are all written by then, and a walk of the folder finds no other."""
+        self._once(("extends", is_config), lambda tree: self._write_extended(tree, is_config))
+
+    def _write_extended(self, tree: GitTree, is_config: Callable[[str], bool]) -> None:
         todo = [path for path in self.path.rglob("*.json") if is_config(path.name)]
         seen: set[str] = set()
         while todo:
             config = todo.pop()
             try:  # bounded, as every file wiregate reads: a config is a few lines
-                text = read_regular(config, self.tree.max_bytes).decode("utf-8", "replace")
+                text = read_regular(config, tree.max_bytes).decode("utf-8", "replace")
             except NotReadable:
                 continue  # the extraction says what is wrong with it
             for target in _extended(text):
@@ -147,7 +149,7 @@ class CodeRoot:
                     if relative.startswith("..") or relative in seen:
                         continue
                     seen.add(relative)
-                    written = self.tree.write_file(self.path, relative.replace(os.sep, "/"))
+                    written = tree.write_file(self.path, relative.replace(os.sep, "/"))
                     if written is not None:
                         todo.append(written)
                         break
@@ -155,7 +157,15 @@ class CodeRoot:
     def materialise(self, folder: str, recursive: bool, keep: Callable[[str], bool]) -> None:
         """Write the files of ``folder`` (relative to the checkout; all levels below it with
         ``recursive``) whose name ``keep`` accepts, as committed: nothing for a work tree."""
-        key = (folder, recursive, keep)  # TypeScript's and Python's files of one folder differ
+        # The key holds ``keep``: TypeScript's and Python's files of one folder differ.
+        self._once(
+            (folder, recursive, keep),
+            lambda tree: tree.write_files(self.path, folder, recursive, keep),
+        )
+
+    def _once(self, key: tuple[object, ...], write: Callable[[GitTree], None]) -> None:
+        """``write(tree)`` at a ref, the first time ``key`` is asked; its error again
+        each later time."""
         if self.tree is None or key in self._done:
             failed = self._done.get(key)
             if failed is not None:
@@ -163,7 +173,7 @@ class CodeRoot:
             return
         self._done[key] = None
         try:
-            self.tree.write_files(self.path, folder, recursive, keep)
+            write(self.tree)
         except UserError as exc:
             self._done[key] = exc
             raise

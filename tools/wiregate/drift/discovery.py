@@ -29,9 +29,6 @@ from contracts import SCHEMA_FILES, Contract
 from wiregate.drift.config import CopySpec, load_mirrors
 from wiregate.drift.expected import expected_copy
 from wiregate.errors import UserError
-
-if TYPE_CHECKING:
-    import git
 from wiregate.files import (
     DEFAULT_MAX_BYTES,
     NotReadable,
@@ -42,6 +39,9 @@ from wiregate.files import (
 )
 from wiregate.pointer import fragment
 from wiregate.sources import parse_document
+
+if TYPE_CHECKING:
+    import git
 
 __all__ = [
     "PROPOSE_THRESHOLD",

@@ -48,6 +48,12 @@ MEMORY_LIMIT = 8 * 1024**3
 
 
 @cache
+def _script(path: Path) -> str:
+    """The text of a script run in the child interpreter: read once, not once per extraction."""
+    return path.read_text(encoding="utf-8")
+
+
+@cache
 def _versions() -> tuple[str, ...]:
     found = [sys.version, hashlib.sha256(_WORKER.read_bytes()).hexdigest()]
     for package in ("pydantic", "pydantic-core", "msgspec"):
@@ -84,9 +90,9 @@ def extract_models(
     }
     limit = timeout_seconds() if timeout is None else timeout
     where = root if python_path in (".", "") else root / python_path
-    command = [sys.executable, "-I", "-c", _WORKER.read_text(encoding="utf-8"), json.dumps(request)]
+    command = [sys.executable, "-I", "-c", _script(_WORKER), json.dumps(request)]
     if sys.platform == "linux":  # a process that left the worker's group ends with it too
-        command = [sys.executable, "-I", "-c", _SUPERVISOR.read_text(encoding="utf-8"), *command]
+        command = [sys.executable, "-I", "-c", _script(_SUPERVISOR), *command]
     try:
         returncode, stdout = _run_isolated(command, os.path.abspath(root), limit)
     except subprocess.TimeoutExpired:

@@ -9,6 +9,11 @@ function reply(document) {
   process.stdout.write(JSON.stringify(document));
 }
 
+// Whether the absolute path `name` is under the checkout `root`; a file of the checkout's
+// own, not of a package installed there (node_modules).
+const underRoot = (root, name) => name.startsWith(root + path.sep);
+const isOwn = (root, name) => underRoot(root, name) && !name.includes(`${path.sep}node_modules${path.sep}`);
+
 function firstLine(text) {
   return String(text).split("\n").find((line) => line.trim()) || String(text);
 }
@@ -42,7 +47,7 @@ function main() {
     if (typeof original !== "function") continue;
     ts.sys[method] = function (name, ...rest) {
       const full = path.resolve(String(name));
-      if (full.startsWith(root + path.sep)) looked.add(full);
+      if (underRoot(root, full)) looked.add(full);
       return original.call(this, name, ...rest);
     };
   }
@@ -55,11 +60,12 @@ function main() {
   const inside = program
     .getSourceFiles()
     .map((file) => path.resolve(file.fileName))
-    .filter((name) => name.startsWith(root + path.sep));
+    .filter((name) => underRoot(root, name));
   for (const name of inside) looked.add(name);
-  const files = inside.filter((name) => !name.includes(`${path.sep}node_modules${path.sep}`));
+  const files = inside.filter((name) => isOwn(root, name));
+  const own = new Set(files); // looked up once per source file: thousands in a monorepo
   for (const file of program.getSourceFiles()) {
-    if (!files.includes(path.resolve(file.fileName))) continue;
+    if (!own.has(path.resolve(file.fileName))) continue;
     const diagnostics = program.getSyntacticDiagnostics(file);
     if (diagnostics.length) {
       const d = diagnostics[0];
@@ -165,6 +171,16 @@ function jsonMembers(ts, tsj, ConstructorType, callables, program, checker, refu
     const bare = tsj.derefType(type);
     return bare instanceof tsj.FunctionType || bare instanceof ConstructorType || callables.has(bare);
   };
+  const isNull = (type) => tsj.derefType(type) instanceof tsj.NullType;
+  // A value's type with `void` read as undefined, its members (itself when no union) and
+  // those of them that are not undefined, with what a function among them makes of it.
+  const defined = (type, place) => {
+    type = absent(type);
+    const bare = tsj.derefType(type);
+    const all = bare instanceof tsj.UnionType ? bare.getTypes() : [bare];
+    const types = all.filter((t) => !(tsj.derefType(t) instanceof tsj.UndefinedType));
+    return { type, bare, all, types, held: functionOr(types, isFunction, isNull, place) };
+  };
   // One property as JSON.stringify writes it (null: it writes none), or refused at `place`.
   const written = (name, type, required, place) => {
     if (name === "__proto__") {
@@ -173,13 +189,7 @@ function jsonMembers(ts, tsj, ConstructorType, callables, program, checker, refu
       // such key: whether the JSON holds it depends on how the value was built.
       throw refusals.error("a property named __proto__ (an object literal sets the prototype instead)", place);
     }
-    type = absent(type);
-    const bare = tsj.derefType(type);
-    const types = (bare instanceof tsj.UnionType ? bare.getTypes() : [bare]).filter(
-      (t) => !(tsj.derefType(t) instanceof tsj.UndefinedType),
-    );
-    const isNull = (t) => tsj.derefType(t) instanceof tsj.NullType;
-    const held = functionOr(types, isFunction, isNull, place);
+    const { type: value, bare, held } = defined(type, place);
     if (held !== undefined) return held && new tsj.ObjectProperty(name, held, false);
     if (bare instanceof tsj.NeverType) {
       // An optional never is absent. A required one leaves the type no value at all: a
@@ -187,21 +197,17 @@ function jsonMembers(ts, tsj, ConstructorType, callables, program, checker, refu
       if (required) throw refusals.error("a required property of type never (no value has it)", place);
       return null;
     }
-    return new tsj.ObjectProperty(name, type, required);
+    return new tsj.ObjectProperty(name, value, required);
   };
   // An index signature's value (`[k: string]: T`, Record<string, T>) as JSON.stringify writes
   // it: it writes no key holding undefined or a function, by the rule of a property. What is
   // left is the value; nothing left, no key at all.
   const valueOf = (type, place) => {
-    type = absent(type);
-    const bare = tsj.derefType(type);
-    const all = bare instanceof tsj.UnionType ? bare.getTypes() : [bare];
-    const types = all.filter((t) => !(tsj.derefType(t) instanceof tsj.UndefinedType));
-    const held = functionOr(types, isFunction, (t) => tsj.derefType(t) instanceof tsj.NullType, place);
+    const { type: value, all, types, held } = defined(type, place);
     if (held !== undefined) return held || false;
     if (!types.length) return false;
-    if (types.length === all.length) return type;
-    return tsj.preserveAnnotation(type, types.length === 1 ? types[0] : new tsj.UnionType(types));
+    if (types.length === all.length) return value;
+    return tsj.preserveAnnotation(value, types.length === 1 ? types[0] : new tsj.UnionType(types));
   };
   const indexed = (additional, place) => (additional instanceof tsj.BaseType ? valueOf(additional, place) : additional);
   const getProperties = function (node, context) {
@@ -505,8 +511,7 @@ class Refusals {
   inside(node) {
     const file = node.pos >= 0 && node.getSourceFile();
     const name = file && path.resolve(file.fileName);
-    const mine = name && name.startsWith(this.root + path.sep);
-    return mine && !name.includes(`${path.sep}node_modules${path.sep}`) ? node : null;
+    return name && isOwn(this.root, name) ? node : null;
   }
 
   error(construct, place) {
@@ -593,7 +598,7 @@ function locate(ts, checker, symbol, schema, root) {
     if (!node) return;
     const file = node.getSourceFile();
     const name = path.resolve(file.fileName);
-    if (!name.startsWith(root + path.sep)) return; // a declaration outside the checkout
+    if (!underRoot(root, name)) return; // a declaration outside the checkout
     const start = node.getStart(file);
     const { line, character } = file.getLineAndCharacterOfPosition(start);
     const lineStart = file.getPositionOfLineAndCharacter(line, 0);
