@@ -142,11 +142,15 @@ def _steps(events: Sequence[EventJson]) -> list[_Step]:
 
 
 def _built(task: str, steps: list[_Step], final_answer: str) -> Conversation:
+    pairs, unmatched = _pairs(steps)
+    return _conversation(task, pairs, final_answer, unmatched)
+
+
+def _pairs(steps: list[_Step]) -> tuple[list[_Pair], int]:
+    """The steps paired (alternating when they are, else by ``_paired_steps``), and how many
+    results answered no call."""
     pairs = _alternating_steps(steps)
-    if pairs is not None:
-        return _conversation(task, pairs, final_answer)
-    paired, unmatched = _paired_steps(steps)
-    return _conversation(task, paired, final_answer, unmatched)
+    return (pairs, 0) if pairs is not None else _paired_steps(steps)
 
 
 def _paired(events: Sequence[EventJson]) -> list[_Pair]:
@@ -156,8 +160,7 @@ def _paired(events: Sequence[EventJson]) -> list[_Pair]:
 def unmatched_results(events: Sequence[EventJson]) -> int:
     """How many of a branch's tool results answer no call (before any call, or after every
     call was answered): the conversation has no turn for them, so the run counts them."""
-    steps = _steps(events)
-    return 0 if _alternating_steps(steps) is not None else _paired_steps(steps)[1]
+    return _pairs(_steps(events))[1]
 
 
 def _alternating(events: Sequence[EventJson]) -> list[_Pair] | None:
@@ -213,7 +216,8 @@ def _alternating_steps(steps: list[_Step]) -> list[_Pair] | None:
 def _conversation(
     task: str, pairs: list[_Pair], final_answer: str, unmatched: int = 0
 ) -> Conversation:
-    """The messages of the calls (with their ids) and their results (None: unanswered)."""
+    """The messages of the calls (with their ids) and their results (None: unanswered);
+    ``unmatched``: how many results answered no call."""
     messages: list[MessageJson] = [{"role": "user", "content": task}]
     errors: list[int] = []
     dumps = orjson.dumps
