@@ -137,6 +137,21 @@ def test_a_python_model_importing_a_sibling_package(root: Path) -> None:
     assert _changes(root, "--ref", "HEAD") == here
 
 
+def test_an_extends_that_no_json_string_holds_is_the_compiler_s_to_judge(root: Path) -> None:
+    r"""``"extends": "./a\q"`` (an escape JSON has not) in a committed tsconfig: its search for
+    the file to write ended in a traceback; the extraction now runs, as in the work tree."""
+    write_files(root / "gov", {
+        "tsconfig.json": '{"extends": "./a\\q", "compilerOptions": {"strict": true}}\n',
+        "a.ts": "export interface T { objective_score: number }\n",
+    })  # fmt: skip
+    commit_all(root / "gov")
+    what = (
+        'kind = "typescript"\ncanonical_at = "#/$defs/DpoProvenance"\ntype = "T"\npaths = ["a.ts"]'
+    )
+    _configure(root, "producer", what)
+    assert _changes(root, "--ref", "HEAD") == _changes(root)
+
+
 def test_an_error_at_a_ref_names_the_checkout_and_the_ref(root: Path) -> None:
     write_files(root / "gov", {"m.py": "import not_installed_anywhere\n"})
     commit_all(root / "gov")

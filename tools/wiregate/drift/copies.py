@@ -201,7 +201,13 @@ def _extended(config: str) -> list[str]:
     found = _EXTENDS.search(config)
     if found is None:
         return []
-    return [json.loads(f'"{name}"') for name in _STRING.findall(found.group(1))]
+    names = []
+    for name in _STRING.findall(found.group(1)):
+        try:
+            names.append(json.loads(f'"{name}"'))
+        except json.JSONDecodeError:  # no path (``"./a\\q"``): the compiler says what is wrong
+            continue
+    return names
 
 
 class GitTree:
