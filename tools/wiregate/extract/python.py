@@ -185,17 +185,19 @@ def _run_isolated(command: list[str], cwd: str, limit: float) -> tuple[int, byte
     finally:
         if process.stdin is not None:
             process.stdin.close()
-        if sys.platform == "linux":  # the supervisor ends what is below it, then itself
-            grace = time.monotonic() + _END_GRACE
-            while not _ended(process) and time.monotonic() < grace:
-                time.sleep(0.01)
-        # The group goes in any case: with no supervisor, one that did not end in time, or
-        # one the governed code killed itself (same user), the worker and what stayed in its
-        # group ran on. Killed before the process is reaped: its pid, the group's id, cannot
-        # be another process's until then, so the signal reaches no one else's group.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
+        try:
+            if sys.platform == "linux":  # the supervisor ends what is below it, then itself
+                grace = time.monotonic() + _END_GRACE
+                while not _ended(process) and time.monotonic() < grace:
+                    time.sleep(0.01)
+        finally:  # a second Ctrl-C while waiting skips no kill
+            # The group goes in any case: with no supervisor, one that did not end in time,
+            # or one the governed code killed itself (same user), the worker and what stayed
+            # in its group ran on. Killed before the process is reaped: its pid, the group's
+            # id, cannot be another process's until then, so the signal reaches no one else's.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
         if process.stdout is not None:
             process.stdout.close()
     return process.returncode, bytes(reply.partition(b"\n")[0])
